@@ -1,0 +1,75 @@
+/* A backend executes a kernel's description with one I/O library. It never
+ * knows which kernel produced the schema and the requests, and it never
+ * times or reports anything: the core times each call from outside.
+ *
+ * Each entry point is one timed phase:
+ *   create + define   (write)  or  open   (read)
+ *   put | get         post the step's accesses
+ *   wait              complete what put/get posted (no-op when blocking)
+ *   flush             make written data durable (--fsync), inside the write
+ *   close
+ * Errors: return an iok_status after iok_error() with a message naming the
+ * file and the library call. Collective calls must be entered by every rank
+ * even when its own list is empty. */
+#ifndef IOKERNELS_BACKEND_H
+#define IOKERNELS_BACKEND_H
+
+#include <mpi.h>
+
+#include "iokernels/options.h"
+#include "iokernels/request.h"
+#include "iokernels/schema.h"
+
+#define IOK_BACKEND_ABI 1
+
+enum iok_api { IOK_API_BLOCKING, IOK_API_NONBLOCKING, IOK_API_VARN };
+
+enum iok_caps {
+    IOK_CAP_COLLECTIVE = 1u << 0,  /* collective transfers */
+    IOK_CAP_INDEPENDENT = 1u << 1, /* independent transfers */
+    IOK_CAP_NONBLOCKING = 1u << 2, /* --api nonblocking */
+    IOK_CAP_VARN = 1u << 3,        /* --api varn */
+    IOK_CAP_ATTRS = 1u << 4,       /* stores attributes (self-describing) */
+    IOK_CAP_NOIO = 1u << 5,        /* moves no bytes (the null backend) */
+};
+
+/* What the core hands a backend when it creates or opens a file. */
+struct iok_backend_params {
+    MPI_Comm comm;
+    int collective;   /* 1 collective, 0 independent transfers */
+    enum iok_api api; /* checked against caps by the core */
+    const void *opts; /* the backend's own option struct */
+};
+
+struct iok_backend {
+    int abi; /* IOK_BACKEND_ABI */
+    const char *name;
+    const char *summary;
+    const char *ext; /* file name extension, with the dot: ".nc" */
+    unsigned caps;
+    const struct iok_option *options; /* may be NULL */
+    size_t opts_size;
+
+    /* Library name and version, e.g. "PnetCDF 1.12.3". */
+    const char *(*version)(void);
+
+    int (*create)(void **handle, const char *path, const struct iok_schema *s,
+                  const struct iok_backend_params *p);
+    int (*define)(void *handle); /* dimensions, variables, attributes; end define */
+    /* Opens an existing file for reading; checks that every variable of s is
+     * there with the expected shape (records at least as many as s says). */
+    int (*open)(void **handle, const char *path, const struct iok_schema *s,
+                const struct iok_backend_params *p);
+    int (*put)(void *handle, const struct iok_reqlist *r);
+    int (*get)(void *handle, struct iok_reqlist *r);
+    int (*wait)(void *handle);
+    int (*flush)(void *handle); /* may be NULL: then --fsync is refused */
+    int (*close)(void *handle);
+};
+
+/* The registry, generated at configure time from the backends built. */
+const struct iok_backend *iok_backend_find(const char *name);
+int iok_backend_count(void);
+const struct iok_backend *iok_backend_at(int i);
+
+#endif

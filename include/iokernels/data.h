@@ -1,0 +1,26 @@
+/* The suite's deterministic data: every element's value is a pure function
+ * of (seed, variable, record, element index within the record), so any rank
+ * can generate or check any element without communication, and a file
+ * written by P ranks verifies when read by Q ranks. */
+#ifndef IOKERNELS_DATA_H
+#define IOKERNELS_DATA_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iokernels/request.h"
+#include "iokernels/schema.h"
+
+/* The raw 64-bit value of one element. */
+uint64_t iok_data_bits(uint64_t seed, uint64_t var_hash, int64_t record, int64_t index);
+
+/* Fills every access buffer of the list with the expected values. */
+void iok_data_fill(const struct iok_schema *s, const struct iok_reqlist *r, uint64_t seed);
+
+/* Compares the list's buffers with the expected values. Returns the number
+ * of mismatching elements; `checked` grows by the number compared; the first
+ * mismatch is described in `first_bad` (if it is still empty). */
+int64_t iok_data_check(const struct iok_schema *s, const struct iok_reqlist *r, uint64_t seed,
+                       int64_t *checked, char *first_bad, size_t first_bad_len);
+
+#endif

@@ -1,0 +1,41 @@
+/* Error codes, the per-rank error message, and agreement across ranks.
+ *
+ * Every function that can fail returns one of the codes below. The first
+ * failure on a rank records one message (iok_error); later failures on the
+ * same rank keep the first message. At each phase end the ranks agree on the
+ * outcome (iok_agree), so an error seen on one rank ends the whole job and no
+ * rank waits forever in a collective. Only main() ends the process. */
+#ifndef IOKERNELS_ERROR_H
+#define IOKERNELS_ERROR_H
+
+#include <mpi.h>
+
+enum iok_status {
+    IOK_OK = 0,
+    IOK_EIO = 1,     /* I/O or runtime error */
+    IOK_EUSAGE = 2,  /* bad input, option or usage */
+    IOK_EVERIFY = 3, /* data read back differs from what was written */
+};
+
+/* Records the first error of this rank and returns code. printf-style. */
+int iok_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The message recorded by iok_error on this rank ("" if none). */
+const char *iok_errmsg(void);
+
+/* Forget the recorded message (used by tests that expect several errors). */
+void iok_error_clear(void);
+
+/* Every rank passes its own status; all ranks get the worst one (highest code
+ * wins: usage beats I/O). The lowest rank that failed prints its message once
+ * to stderr as "iokernels: error: ..." so the user sees one line. */
+int iok_agree(MPI_Comm comm, int status);
+
+#define IOK_TRY(call)                                                                             \
+    do {                                                                                           \
+        int iok_try_rc_ = (call);                                                                  \
+        if (iok_try_rc_ != IOK_OK)                                                                 \
+            return iok_try_rc_;                                                                    \
+    } while (0)
+
+#endif

@@ -1,0 +1,63 @@
+/* A kernel describes an application's I/O: which files, their schemas, and
+ * each rank's requests per step. It never calls an I/O library; the core runs
+ * the plan on the chosen backend, times it, verifies it and reports it. */
+#ifndef IOKERNELS_KERNEL_H
+#define IOKERNELS_KERNEL_H
+
+#include <stdio.h>
+
+#include <mpi.h>
+
+#include "iokernels/options.h"
+#include "iokernels/request.h"
+#include "iokernels/run.h"
+#include "iokernels/schema.h"
+
+#define IOK_MAX_FILES 8
+
+struct iok_file_plan {
+    char path[IOK_OPT_STRLEN];
+    struct iok_schema schema;
+    int nsteps; /* steps (records, dumps); each step is one put/get + one wait */
+};
+
+struct iok_plan {
+    int nfiles;
+    struct iok_file_plan files[IOK_MAX_FILES];
+    void *priv;                  /* the kernel's own state (decompositions...) */
+    void (*free_priv)(void *priv); /* called by the core when the run ends */
+};
+
+void iok_plan_free(struct iok_plan *plan);
+
+struct iok_kernel {
+    const char *name;
+    const char *summary;
+    const struct iok_option *options;
+    size_t opts_size;
+    /* Native input file read when no positional argument names one; NULL if
+     * the kernel has none. A missing default file means built-in defaults. */
+    const char *default_input;
+
+    /* Applies the native input file's text to the option sets. */
+    int (*read_input)(const char *text, const char *path, const struct iok_optset *sets,
+                      int nsets);
+    /* Options are final: validate them and settle the run's choices that
+     * depend on the kernel (BTIO's method picks backend and API). `given`
+     * says which core options the user set explicitly. Runs on every rank. */
+    int (*configure)(void *kopts, struct iok_core_opts *core, int (*given)(const char *name));
+    /* Builds the plan (files, schemas, steps) for this run. */
+    int (*plan)(const void *kopts, const struct iok_run *run, struct iok_plan *plan);
+    /* This rank's accesses of one step of one file (buffers allocated, empty). */
+    int (*requests)(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
+                    int file, int step, struct iok_reqlist *out);
+    /* The kernel's own human report, on rank 0. */
+    void (*report)(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
+                   const struct iok_result *res, FILE *out);
+};
+
+const struct iok_kernel *iok_kernel_find(const char *name);
+int iok_kernel_count(void);
+const struct iok_kernel *iok_kernel_at(int i);
+
+#endif

@@ -1,0 +1,85 @@
+/* Options declared as data, one table per kernel, per backend and for the
+ * core. One setter serves the command line, the kernels' native input files
+ * and JSON: every value arrives as (key, text) and is parsed by its type. */
+#ifndef IOKERNELS_OPTIONS_H
+#define IOKERNELS_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum iok_opt_type {
+    IOK_OPT_BOOL,   /* int; a flag: "--name" alone means 1, or 0|1|yes|no|true|false */
+    IOK_OPT_INT,    /* int */
+    IOK_OPT_INT64,  /* int64_t; accepts k/m/g/t suffixes (powers of 1024) */
+    IOK_OPT_DOUBLE, /* double */
+    IOK_OPT_STRING, /* char[IOK_OPT_STRLEN] */
+    IOK_OPT_CHOICE, /* char[IOK_OPT_STRLEN], one of `choices` ("a|b|c") */
+    IOK_OPT_INT3,   /* int[3]: "X,Y,Z" or "X Y Z" */
+};
+
+#define IOK_OPT_STRLEN 1024
+
+struct iok_option {
+    const char *name;  /* long name, used as --name and as key in input files */
+    char short_name;   /* 0 if none; -x value */
+    enum iok_opt_type type;
+    size_t offset;     /* offsetof the field in the owner's struct */
+    const char *def;   /* default as text; NULL = zero/empty */
+    const char *help;
+    const char *choices; /* IOK_OPT_CHOICE only: "a|b|c" */
+};
+
+/* A table bound to the struct it fills. */
+struct iok_optset {
+    const char *title; /* "core", "btio", "pnetcdf", ... (help sections) */
+    const struct iok_option *opts; /* terminated by { NULL } */
+    void *base;
+};
+
+/* Fills every field of the set with its default. */
+int iok_opts_defaults(const struct iok_optset *set);
+
+/* Finds `key` in the sets (by long name, or by short name when key is one
+ * character). Returns the option and its set, or NULL. */
+const struct iok_option *iok_opts_find(const struct iok_optset *sets, int nsets, const char *key,
+                                       const struct iok_optset **owner);
+
+/* Parses `value` into the option's field. `where` names the source for the
+ * error message ("command line", "inputbt.data line 3"). Returns IOK_OK or
+ * IOK_EUSAGE with the error recorded. */
+int iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const char *value,
+                 const char *where);
+
+/* The option's current value as text (for reports and JSON). */
+void iok_opts_format(const struct iok_optset *set, const struct iok_option *o, char *out,
+                     size_t outlen);
+
+/* Prints "  --name VALUE   help (default: x)" lines for a set. */
+void iok_opts_help(const struct iok_optset *set, FILE *out);
+
+/* Command line split into option pairs and positional arguments. Options are
+ * "--key=value", "--key value", "--flag", "-k value", "-k=value", "-k";
+ * whether a value follows is decided by the option's type, so the sets are
+ * needed to split. Everything after "--" is positional. */
+struct iok_cmdline {
+    int npairs, npos;
+    const char **keys, **values; /* value NULL for a bare flag */
+    const char **pos;
+};
+
+int iok_cmdline_split(int argc, char **argv, const struct iok_optset *sets, int nsets,
+                      struct iok_cmdline *cl);
+/* Applies every pair to the sets (later pairs win). */
+int iok_cmdline_apply(const struct iok_cmdline *cl, const struct iok_optset *sets, int nsets);
+/* 1 if the user gave this option on the command line. */
+int iok_cmdline_has(const struct iok_cmdline *cl, const struct iok_optset *sets, int nsets,
+                    const char *name);
+void iok_cmdline_free(struct iok_cmdline *cl);
+
+/* ParmParse style text ("key = value", '#' comments, blank lines): applies
+ * each line to the sets. `path` names the file in error messages. */
+int iok_keyvalue_apply(const char *text, const char *path, const struct iok_optset *sets,
+                       int nsets);
+
+#endif

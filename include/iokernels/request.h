@@ -1,0 +1,51 @@
+/* What one rank reads or writes in one step: a list of accesses.
+ *
+ * An access names one variable and one or more subarrays of it (start/count
+ * in element units, one entry per dimension of the variable, the record
+ * dimension included). Its data lies contiguous in `buf`: the subarrays one
+ * after another, each in row-major order. One access is one library call in
+ * the simplest mapping (vara for one subarray, varn for several); a backend
+ * may combine consecutive accesses of one variable into fewer calls.
+ *
+ * Collective contract: in collective mode every rank's list holds the same
+ * number of accesses in the same variable order; a rank with nothing to do
+ * for a variable still lists it with nsub = 0. */
+#ifndef IOKERNELS_REQUEST_H
+#define IOKERNELS_REQUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iokernels/schema.h"
+
+struct iok_access {
+    int varid;
+    int nsub;        /* number of subarrays */
+    int64_t *starts; /* nsub x ndims(var) */
+    int64_t *counts; /* nsub x ndims(var) */
+    void *buf;       /* sum of subarray sizes x type size bytes */
+    int64_t nelems;  /* sum over subarrays of product(counts) */
+};
+
+struct iok_reqlist {
+    int n, cap;
+    struct iok_access *acc;
+};
+
+void iok_reqlist_init(struct iok_reqlist *r);
+/* Frees the accesses' starts/counts and buffers. */
+void iok_reqlist_free(struct iok_reqlist *r);
+
+/* Appends an access with room for nsub subarrays (starts/counts zeroed; the
+ * caller fills them and then calls iok_reqlist_finish). Returns the access or
+ * NULL on allocation failure. */
+struct iok_access *iok_reqlist_add(struct iok_reqlist *r, const struct iok_schema *s, int varid,
+                                   int nsub);
+
+/* Computes nelems of every access and allocates its buffer. */
+int iok_reqlist_finish(struct iok_reqlist *r, const struct iok_schema *s);
+
+/* Total payload bytes of the list. */
+int64_t iok_reqlist_bytes(const struct iok_reqlist *r, const struct iok_schema *s);
+
+#endif

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# mpiexec with the flags this machine needs, and nothing else: OpenMPI
+# refuses root without --allow-run-as-root and more ranks than cores without
+# --oversubscribe. Usage: scripts/mpiexec.sh -n 4 build/iokernels btio ...
+# Set MPIEXEC to use another launcher command (srun, for instance).
+set -euo pipefail
+launcher=${MPIEXEC:-mpiexec}
+flags=()
+if [ "$launcher" = mpiexec ] && mpiexec --version 2>/dev/null | grep -qi "open mpi\|openrte"; then
+  [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+  flags+=(--oversubscribe)
+fi
+exec $launcher "${flags[@]}" "$@"

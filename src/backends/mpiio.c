@@ -1,0 +1,327 @@
+/* The MPI-IO backend: one raw file, no header. Variables lie one after
+ * another in schema order, each in canonical row-major order with its full
+ * extent (a record variable holds the run's number of records). All the
+ * subarrays of one put or get become one derived file view and one
+ * MPI_File_write_all (or write, independent): the rows of every subarray are
+ * flattened to (file offset, length, buffer address) runs, sorted by file
+ * offset (a file type must be monotone) and merged where contiguous. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "iokernels/backend.h"
+#include "iokernels/error.h"
+
+struct mpiio_opts {
+    char hints[IOK_OPT_STRLEN];
+};
+
+static const struct iok_option mpiio_options[] = {
+    {"mpiio-hints", 0, IOK_OPT_STRING, offsetof(struct mpiio_opts, hints), NULL,
+     "MPI-IO hints as key=value,key=value (e.g. cb_nodes=2,romio_cb_write=enable)"},
+    {NULL}};
+
+struct mpiio_file {
+    MPI_File fh;
+    MPI_Comm comm;
+    int collective;
+    const struct iok_schema *s;
+    MPI_Offset *var_off; /* byte offset of each variable */
+    MPI_Offset size;     /* bytes of the whole layout */
+    char path[1024];
+};
+
+struct run {
+    MPI_Offset off;
+    MPI_Aint addr;
+    MPI_Offset len;
+};
+
+static const char *
+mpiio_version(void)
+{
+    static char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int major, minor;
+    MPI_Get_version(&major, &minor);
+    snprintf(v, sizeof v, "MPI %d.%d", major, minor);
+    return v;
+}
+
+static int
+mpi_fail(const struct mpiio_file *f, const char *call, int err)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(err, msg, &len);
+    return iok_error(IOK_EIO, "%s on %s failed: %s", call, f->path, msg);
+}
+
+/* "a=b,c=d" -> MPI_Info (MPI_INFO_NULL when empty). */
+static int
+make_info(const char *hints, MPI_Info *info)
+{
+    *info = MPI_INFO_NULL;
+    if (!hints || !hints[0])
+        return IOK_OK;
+    MPI_Info_create(info);
+    char *copy = strdup(hints), *save = NULL;
+    for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq || eq == kv || !eq[1]) {
+            free(copy);
+            MPI_Info_free(info);
+            return iok_error(IOK_EUSAGE, "--mpiio-hints: '%s' is not key=value", kv);
+        }
+        *eq = '\0';
+        MPI_Info_set(*info, kv, eq + 1);
+    }
+    free(copy);
+    return IOK_OK;
+}
+
+static struct mpiio_file *
+new_file(const char *path, const struct iok_schema *s, const struct iok_backend_params *p)
+{
+    struct mpiio_file *f = calloc(1, sizeof *f);
+    f->comm = p->comm;
+    f->collective = p->collective;
+    f->s = s;
+    snprintf(f->path, sizeof f->path, "%s", path);
+    f->var_off = calloc((size_t)s->nvars + 1, sizeof *f->var_off);
+    for (int v = 0; v < s->nvars; v++) {
+        f->var_off[v] = f->size;
+        f->size += iok_var_total_elems(s, v) * (MPI_Offset)iok_type_size(s->vars[v].type);
+    }
+    return f;
+}
+
+static int
+open_common(void **h, const char *path, const struct iok_schema *s,
+            const struct iok_backend_params *p, int amode)
+{
+    const struct mpiio_opts *o = p->opts;
+    struct mpiio_file *f = new_file(path, s, p);
+    MPI_Info info;
+    int rc = make_info(o ? o->hints : NULL, &info);
+    if (rc) {
+        free(f->var_off);
+        free(f);
+        return rc;
+    }
+    int err = MPI_File_open(p->comm, path, amode, info, &f->fh);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    if (err != MPI_SUCCESS) {
+        rc = mpi_fail(f, "MPI_File_open", err);
+        free(f->var_off);
+        free(f);
+        return rc;
+    }
+    *h = f;
+    return IOK_OK;
+}
+
+static int
+mpiio_create(void **h, const char *path, const struct iok_schema *s,
+             const struct iok_backend_params *p)
+{
+    IOK_TRY(open_common(h, path, s, p, MPI_MODE_CREATE | MPI_MODE_WRONLY));
+    struct mpiio_file *f = *h;
+    int err = MPI_File_set_size(f->fh, 0); /* --overwrite: start from an empty file */
+    return err == MPI_SUCCESS ? IOK_OK : mpi_fail(f, "MPI_File_set_size", err);
+}
+
+static int
+mpiio_define(void *h)
+{
+    return IOK_OK; /* no header */
+}
+
+static int
+mpiio_open(void **h, const char *path, const struct iok_schema *s,
+           const struct iok_backend_params *p)
+{
+    IOK_TRY(open_common(h, path, s, p, MPI_MODE_RDONLY));
+    struct mpiio_file *f = *h;
+    MPI_Offset size;
+    int err = MPI_File_get_size(f->fh, &size);
+    if (err != MPI_SUCCESS)
+        return mpi_fail(f, "MPI_File_get_size", err);
+    if (size < f->size)
+        return iok_error(IOK_EIO,
+                         "%s holds %lld bytes but the layout needs %lld: was it written with "
+                         "the same options?",
+                         path, (long long)size, (long long)f->size);
+    return IOK_OK;
+}
+
+static int
+cmp_run(const void *a, const void *b)
+{
+    const struct run *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Flattens every subarray into rows of the fastest dimension. */
+static int
+flatten(const struct mpiio_file *f, const struct iok_reqlist *r, struct run **out, size_t *nout)
+{
+    size_t n = 0, cap = 0;
+    struct run *runs = NULL;
+    for (int i = 0; i < r->n; i++) {
+        const struct iok_access *a = &r->acc[i];
+        const struct iok_var *v = &f->s->vars[a->varid];
+        int nd = v->ndims;
+        MPI_Offset es = (MPI_Offset)iok_type_size(v->type);
+        char *buf = a->buf;
+        for (int j = 0; j < a->nsub; j++) {
+            const int64_t *st = a->starts + (size_t)j * nd, *ct = a->counts + (size_t)j * nd;
+            int64_t rows = 1, len[IOK_MAX_DIMS], idx[IOK_MAX_DIMS] = {0};
+            for (int k = 0; k < nd; k++) {
+                len[k] = iok_var_dim_len(f->s, a->varid, k);
+                if (k < nd - 1)
+                    rows *= ct[k];
+                if (ct[k] == 0 || st[k] < 0 || st[k] + ct[k] > len[k])
+                    rows = ct[k] == 0 ? 0 : -1;
+            }
+            if (rows < 0)
+                return iok_error(IOK_EIO, "request outside variable %s of %s", v->name, f->path);
+            MPI_Offset row_bytes = (nd ? ct[nd - 1] : 1) * es;
+            for (int64_t row = 0; row < rows; row++) {
+                MPI_Offset lin = 0;
+                for (int k = 0; k < nd; k++)
+                    lin = lin * len[k] + st[k] + idx[k];
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 1024;
+                    struct run *p = realloc(runs, cap * sizeof *p);
+                    if (!p) {
+                        free(runs);
+                        return iok_error(IOK_EIO, "out of memory flattening requests");
+                    }
+                    runs = p;
+                }
+                MPI_Get_address(buf, &runs[n].addr);
+                runs[n].off = f->var_off[a->varid] + lin * es;
+                runs[n].len = row_bytes;
+                n++;
+                buf += row_bytes;
+                for (int k = nd - 2; k >= 0; k--) {
+                    if (++idx[k] < ct[k])
+                        break;
+                    idx[k] = 0;
+                }
+            }
+        }
+    }
+    qsort(runs, n, sizeof *runs, cmp_run);
+    size_t m = 0; /* merge runs contiguous in both file and memory */
+    for (size_t i = 0; i < n; i++) {
+        if (m && runs[m - 1].off + runs[m - 1].len == runs[i].off &&
+            runs[m - 1].addr + runs[m - 1].len == runs[i].addr &&
+            runs[m - 1].len + runs[i].len < (1LL << 30))
+            runs[m - 1].len += runs[i].len;
+        else
+            runs[m++] = runs[i];
+    }
+    *out = runs;
+    *nout = m;
+    return IOK_OK;
+}
+
+static int
+transfer(struct mpiio_file *f, const struct iok_reqlist *r, int writing)
+{
+    struct run *runs = NULL;
+    size_t n = 0;
+    IOK_TRY(flatten(f, r, &runs, &n));
+    int *lens = malloc((n ? n : 1) * sizeof *lens);
+    MPI_Aint *offs = malloc((n ? n : 1) * sizeof *offs), *addrs = malloc((n ? n : 1) * sizeof *addrs);
+    for (size_t i = 0; i < n; i++) {
+        lens[i] = (int)runs[i].len;
+        offs[i] = (MPI_Aint)runs[i].off;
+        addrs[i] = runs[i].addr;
+    }
+    MPI_Datatype ftype, mtype;
+    MPI_Type_create_hindexed((int)n, lens, offs, MPI_BYTE, &ftype);
+    MPI_Type_create_hindexed((int)n, lens, addrs, MPI_BYTE, &mtype);
+    MPI_Type_commit(&ftype);
+    MPI_Type_commit(&mtype);
+    free(runs);
+    free(lens);
+    free(offs);
+    free(addrs);
+
+    int err = MPI_File_set_view(f->fh, 0, MPI_BYTE, ftype, "native", MPI_INFO_NULL);
+    const char *call = "MPI_File_set_view";
+    if (err == MPI_SUCCESS) {
+        MPI_Status st;
+        int count = n ? 1 : 0;
+        if (writing) {
+            call = f->collective ? "MPI_File_write_all" : "MPI_File_write";
+            err = f->collective ? MPI_File_write_all(f->fh, MPI_BOTTOM, count, mtype, &st)
+                                : MPI_File_write(f->fh, MPI_BOTTOM, count, mtype, &st);
+        } else {
+            call = f->collective ? "MPI_File_read_all" : "MPI_File_read";
+            err = f->collective ? MPI_File_read_all(f->fh, MPI_BOTTOM, count, mtype, &st)
+                                : MPI_File_read(f->fh, MPI_BOTTOM, count, mtype, &st);
+        }
+    }
+    MPI_Type_free(&ftype);
+    MPI_Type_free(&mtype);
+    return err == MPI_SUCCESS ? IOK_OK : mpi_fail(f, call, err);
+}
+
+static int
+mpiio_put(void *h, const struct iok_reqlist *r)
+{
+    return transfer(h, r, 1);
+}
+
+static int
+mpiio_get(void *h, struct iok_reqlist *r)
+{
+    return transfer(h, r, 0);
+}
+
+static int
+mpiio_wait(void *h)
+{
+    return IOK_OK;
+}
+
+static int
+mpiio_flush(void *h)
+{
+    struct mpiio_file *f = h;
+    int err = MPI_File_sync(f->fh);
+    return err == MPI_SUCCESS ? IOK_OK : mpi_fail(f, "MPI_File_sync", err);
+}
+
+static int
+mpiio_close(void *h)
+{
+    struct mpiio_file *f = h;
+    int err = MPI_File_close(&f->fh);
+    int rc = err == MPI_SUCCESS ? IOK_OK : mpi_fail(f, "MPI_File_close", err);
+    free(f->var_off);
+    free(f);
+    return rc;
+}
+
+const struct iok_backend iok_backend_mpiio = {
+    .abi = IOK_BACKEND_ABI,
+    .name = "mpiio",
+    .summary = "raw MPI-IO, canonical row-major layout, no header",
+    .ext = ".mpi",
+    .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT,
+    .options = mpiio_options,
+    .opts_size = sizeof(struct mpiio_opts),
+    .version = mpiio_version,
+    .create = mpiio_create,
+    .define = mpiio_define,
+    .open = mpiio_open,
+    .put = mpiio_put,
+    .get = mpiio_get,
+    .wait = mpiio_wait,
+    .flush = mpiio_flush,
+    .close = mpiio_close,
+};

@@ -1,0 +1,564 @@
+/* The NetCDF-4 backend: parallel netCDF-4 files (HDF5 underneath) through
+ * nc_create_par / nc_open_par, one nc_put_vara / nc_get_vara per subarray.
+ *
+ * Transfers are collective or independent per variable (nc_var_par_access).
+ * In collective mode every rank makes the same number of vara calls per
+ * access: the per-access subarray counts are reduced (MAX) once per put/get
+ * and the ranks with fewer subarrays pad with zero-count calls. Scalar
+ * variables cannot express a zero count, so they always use independent
+ * access (one element: collective buying nothing).
+ *
+ * Record variables and independent access: netCDF-C (4.9.0 checked) extends
+ * an unlimited dimension only in collective mode; an independent
+ * nc_put_vara that reaches past the dataset's current extent fails with
+ * NC_ECANTEXTEND ("Attempt to extend dataset during NC_INDEPENDENT I/O
+ * operation"), even for record 0 of a fresh file. The schema knows how many
+ * records the run writes, so define() extends every record variable to its
+ * final length right after nc_enddef: one collective nc_put_vara of a single
+ * zero element at (last record, 0, ..., 0), issued by every rank with the
+ * same value (identical overlapping data). Every rank writing it also keeps
+ * netCDF-C's per-rank notion of the dimension length (dim->len, dim->extended)
+ * identical; a zero-count rank would not update it, and at close netCDF-C
+ * extends a coordinate variable's dataset (a collective HDF5 call) only on
+ * the ranks that saw the dimension grow. This is done in collective mode
+ * too, so that both modes write the same file layout and no put ever
+ * extends a dataset. A barrier then orders these writes before any data
+ * write that may overwrite the element. */
+#include "iokernels/backend.h"
+#include "iokernels/error.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <netcdf.h>
+#include <netcdf_par.h>
+
+#define NC4_CHUNK_BYTES ((size_t)4 << 20) /* default chunks stay below 4 MiB */
+
+struct nc4_opts {
+    char layout[IOK_OPT_STRLEN];
+    int fill;
+    int deflate;
+};
+
+static const struct iok_option nc4_options[] = {
+    {"netcdf4-layout", 0, IOK_OPT_CHOICE, offsetof(struct nc4_opts, layout), "contiguous",
+     "storage of fixed-size variables (record variables are always chunked)", "contiguous|chunked"},
+    {"netcdf4-fill", 0, IOK_OPT_BOOL, offsetof(struct nc4_opts, fill), "0",
+     "pre-fill variables with fill values (default: NC_NOFILL)", NULL},
+    {"netcdf4-deflate", 0, IOK_OPT_INT, offsetof(struct nc4_opts, deflate), "0",
+     "deflate level 0-9 with shuffle; needs collective transfers", NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL},
+};
+
+/* One open file. */
+struct nc4_file {
+    int ncid; /* -1 when not open */
+    MPI_Comm comm;
+    int rank;
+    int collective;
+    struct nc4_opts opts;
+    const struct iok_schema *s; /* owned by the caller, outlives the handle */
+    char *path;
+    int *varids;                 /* schema variable -> netCDF variable */
+    size_t (*len)[IOK_MAX_DIMS]; /* extents: the schema's (write), the file's (read) */
+};
+
+static const nc_type nc4_types[] = {NC_CHAR,  NC_BYTE,  NC_SHORT, NC_INT,
+                                    NC_INT64, NC_FLOAT, NC_DOUBLE};
+
+/* Records a netCDF failure: "call on path kind name: message". */
+static int
+nc4_fail(const struct nc4_file *f, const char *call, const char *kind, const char *name, int err)
+{
+    if (kind)
+        return iok_error(IOK_EIO, "%s on %s %s %s: %s", call, f->path, kind, name,
+                         nc_strerror(err));
+    return iok_error(IOK_EIO, "%s on %s: %s", call, f->path, nc_strerror(err));
+}
+
+static void
+nc4_free(struct nc4_file *f)
+{
+    if (!f)
+        return;
+    free(f->path);
+    free(f->varids);
+    free(f->len);
+    free(f);
+}
+
+static int
+nc4_alloc(struct nc4_file **out, const char *path, const struct iok_schema *s,
+          const struct iok_backend_params *p)
+{
+    struct nc4_file *f = calloc(1, sizeof *f);
+    size_t nv = s->nvars > 0 ? (size_t)s->nvars : 1;
+    if (f) {
+        f->path = strdup(path);
+        f->varids = calloc(nv, sizeof *f->varids);
+        f->len = calloc(nv, sizeof *f->len);
+    }
+    if (!f || !f->path || !f->varids || !f->len) {
+        nc4_free(f);
+        return iok_error(IOK_EIO, "netcdf4 backend on %s: out of memory", path);
+    }
+    f->ncid = -1;
+    f->comm = p->comm;
+    MPI_Comm_rank(p->comm, &f->rank);
+    f->collective = p->collective;
+    f->s = s;
+    if (p->opts)
+        memcpy(&f->opts, p->opts, sizeof f->opts);
+    else
+        strcpy(f->opts.layout, "contiguous");
+    *out = f;
+    return IOK_OK;
+}
+
+static const char *
+nc4_version(void)
+{
+    /* Written on every call with the same text: a cache of a constant. */
+    static char buf[160];
+    const char *v = nc_inq_libvers();
+    size_t n = strlen(v);
+    while (n > 0 && (v[n - 1] == '$' || v[n - 1] == ' '))
+        n--; /* "4.9.0 of Aug  7 2022 23:42:36 $" */
+    snprintf(buf, sizeof buf, "NetCDF %.*s", (int)n, v);
+    return buf;
+}
+
+static int
+nc4_create(void **handle, const char *path, const struct iok_schema *s,
+           const struct iok_backend_params *p)
+{
+    *handle = NULL;
+    const struct nc4_opts *o = p->opts;
+    if (o && (o->deflate < 0 || o->deflate > 9))
+        return iok_error(IOK_EUSAGE, "--netcdf4-deflate must be a level 0-9, not %d", o->deflate);
+    if (o && o->deflate > 0 && !p->collective)
+        return iok_error(IOK_EUSAGE, "--netcdf4-deflate needs collective transfers (--io coll)");
+
+    struct nc4_file *f;
+    IOK_TRY(nc4_alloc(&f, path, s, p));
+    for (int v = 0; v < s->nvars; v++)
+        for (int k = 0; k < s->vars[v].ndims; k++)
+            f->len[v][k] = (size_t)iok_var_dim_len(s, v, k);
+    int err = nc_create_par(path, NC_NETCDF4 | NC_CLOBBER, p->comm, MPI_INFO_NULL, &f->ncid);
+    if (err) {
+        int rc = nc4_fail(f, "nc_create_par", NULL, NULL, err);
+        nc4_free(f);
+        return rc;
+    }
+    *handle = f;
+    return IOK_OK;
+}
+
+/* Chunk sizes of variable v: the hint where given (clamped to fixed extents),
+ * else 1 along the record dimension and the full extent of the others, the
+ * largest unhinted one halved until a chunk holds at most 4 MiB. */
+static void
+nc4_chunks(const struct nc4_file *f, int v, size_t *chunk)
+{
+    const struct iok_var *var = &f->s->vars[v];
+    int hinted[IOK_MAX_DIMS];
+    for (int k = 0; k < var->ndims; k++) {
+        const struct iok_dim *d = &f->s->dims[var->dimids[k]];
+        size_t ext = d->unlimited ? 1 : (d->len > 0 ? (size_t)d->len : 1);
+        hinted[k] = var->chunk[k] > 0;
+        chunk[k] = hinted[k] ? (size_t)var->chunk[k] : ext;
+        if (hinted[k] && !d->unlimited && chunk[k] > ext)
+            chunk[k] = ext;
+    }
+    for (;;) {
+        size_t bytes = iok_type_size(var->type);
+        int big = -1;
+        for (int k = 0; k < var->ndims; k++) {
+            bytes *= chunk[k];
+            if (!hinted[k] && chunk[k] > 1 && (big < 0 || chunk[k] > chunk[big]))
+                big = k;
+        }
+        if (bytes <= NC4_CHUNK_BYTES || big < 0)
+            break;
+        chunk[big] = (chunk[big] + 1) / 2;
+    }
+}
+
+/* Storage, fill and compression of a freshly defined variable v. */
+static int
+nc4_def_storage(struct nc4_file *f, int v)
+{
+    const struct iok_var *var = &f->s->vars[v];
+    int vid = f->varids[v], err;
+    if (var->ndims > 0) {
+        int chunked = iok_var_is_record(f->s, v) || strcmp(f->opts.layout, "chunked") == 0 ||
+                      f->opts.deflate > 0;
+        for (int k = 0; k < var->ndims; k++)
+            chunked |= var->chunk[k] > 0;
+        size_t chunk[IOK_MAX_DIMS];
+        nc4_chunks(f, v, chunk);
+        err = chunked ? nc_def_var_chunking(f->ncid, vid, NC_CHUNKED, chunk)
+                      : nc_def_var_chunking(f->ncid, vid, NC_CONTIGUOUS, NULL);
+        if (err)
+            return nc4_fail(f, "nc_def_var_chunking", "variable", var->name, err);
+        if (f->opts.deflate > 0 && (err = nc_def_var_deflate(f->ncid, vid, 1, 1, f->opts.deflate)))
+            return nc4_fail(f, "nc_def_var_deflate", "variable", var->name, err);
+    }
+    if (!f->opts.fill && (err = nc_def_var_fill(f->ncid, vid, NC_NOFILL, NULL)))
+        return nc4_fail(f, "nc_def_var_fill", "variable", var->name, err);
+    return IOK_OK;
+}
+
+/* Extends record variable v to its final number of records (see the top of
+ * the file): a collective write of one zero element at the last record. */
+static int
+nc4_extend(struct nc4_file *f, int v)
+{
+    const struct iok_var *var = &f->s->vars[v];
+    size_t start[IOK_MAX_DIMS], count[IOK_MAX_DIMS];
+    for (int k = 0; k < var->ndims; k++) {
+        if (f->len[v][k] == 0)
+            return IOK_OK; /* no element to write: nothing to extend */
+        start[k] = k == 0 ? f->len[v][0] - 1 : 0;
+        count[k] = 1;
+    }
+    unsigned char zero[16] = {0};
+    int err = nc_var_par_access(f->ncid, f->varids[v], NC_COLLECTIVE);
+    if (err)
+        return nc4_fail(f, "nc_var_par_access", "variable", var->name, err);
+    if ((err = nc_put_vara(f->ncid, f->varids[v], start, count, zero)))
+        return nc4_fail(f, "nc_put_vara (record extension)", "variable", var->name, err);
+    return IOK_OK;
+}
+
+/* Collective or independent access for every variable; scalars independent. */
+static int
+nc4_set_access(struct nc4_file *f)
+{
+    for (int v = 0; v < f->s->nvars; v++) {
+        int mode = f->collective && f->s->vars[v].ndims > 0 ? NC_COLLECTIVE : NC_INDEPENDENT;
+        int err = nc_var_par_access(f->ncid, f->varids[v], mode);
+        if (err)
+            return nc4_fail(f, "nc_var_par_access", "variable", f->s->vars[v].name, err);
+    }
+    return IOK_OK;
+}
+
+static int
+nc4_define(void *handle)
+{
+    struct nc4_file *f = handle;
+    const struct iok_schema *s = f->s;
+    int err, dimids[IOK_MAX_DIMS];
+    int *ncdim = malloc((s->ndims > 0 ? (size_t)s->ndims : 1) * sizeof *ncdim);
+    if (!ncdim)
+        return iok_error(IOK_EIO, "netcdf4 define on %s: out of memory", f->path);
+
+    for (int d = 0; d < s->ndims; d++) {
+        size_t len = s->dims[d].unlimited ? NC_UNLIMITED : (size_t)s->dims[d].len;
+        if ((err = nc_def_dim(f->ncid, s->dims[d].name, len, &ncdim[d]))) {
+            free(ncdim);
+            return nc4_fail(f, "nc_def_dim", "dimension", s->dims[d].name, err);
+        }
+    }
+    for (int v = 0; v < s->nvars; v++) {
+        const struct iok_var *var = &s->vars[v];
+        for (int k = 0; k < var->ndims; k++)
+            dimids[k] = ncdim[var->dimids[k]];
+        if ((err = nc_def_var(f->ncid, var->name, nc4_types[var->type], var->ndims, dimids,
+                              &f->varids[v]))) {
+            free(ncdim);
+            return nc4_fail(f, "nc_def_var", "variable", var->name, err);
+        }
+        int rc = nc4_def_storage(f, v);
+        if (rc != IOK_OK) {
+            free(ncdim);
+            return rc;
+        }
+    }
+    free(ncdim);
+
+    for (int i = 0; i < s->nattrs; i++) {
+        const struct iok_attr *a = &s->attrs[i];
+        int vid = a->owner == IOK_GLOBAL ? NC_GLOBAL : f->varids[a->owner];
+        err = a->type == IOK_CHAR
+                  ? nc_put_att_text(f->ncid, vid, a->name, a->len, a->value)
+                  : nc_put_att(f->ncid, vid, a->name, nc4_types[a->type], a->len, a->value);
+        if (err) {
+            char what[512];
+            snprintf(what, sizeof what, "%s:%s",
+                     a->owner == IOK_GLOBAL ? "" : s->vars[a->owner].name, a->name);
+            return nc4_fail(f, a->type == IOK_CHAR ? "nc_put_att_text" : "nc_put_att", "attribute",
+                            what, err);
+        }
+    }
+    if ((err = nc_enddef(f->ncid)))
+        return nc4_fail(f, "nc_enddef", NULL, NULL, err);
+
+    int any = 0;
+    for (int v = 0; v < s->nvars; v++)
+        if (iok_var_is_record(s, v)) {
+            IOK_TRY(nc4_extend(f, v));
+            any = 1;
+        }
+    if (any)
+        MPI_Barrier(f->comm);
+    return nc4_set_access(f);
+}
+
+static int
+nc4_open(void **handle, const char *path, const struct iok_schema *s,
+         const struct iok_backend_params *p)
+{
+    *handle = NULL;
+    struct nc4_file *f;
+    IOK_TRY(nc4_alloc(&f, path, s, p));
+    int err = nc_open_par(path, NC_NOWRITE, p->comm, MPI_INFO_NULL, &f->ncid);
+    if (err) {
+        /* A missing file comes back as EBADF ("Bad file descriptor"): say why. */
+        int rc;
+        if (access(path, R_OK) != 0)
+            rc = iok_error(IOK_EIO, "nc_open_par on %s: %s (%s)", path, strerror(errno),
+                           nc_strerror(err));
+        else
+            rc = nc4_fail(f, "nc_open_par", NULL, NULL, err);
+        nc4_free(f);
+        return rc;
+    }
+    int rc = IOK_OK;
+    for (int v = 0; v < s->nvars && rc == IOK_OK; v++) {
+        const struct iok_var *var = &s->vars[v];
+        int vid, nd, dimids[NC_MAX_VAR_DIMS];
+        nc_type xt;
+        const char *call = "nc_inq_varid";
+        if ((err = nc_inq_varid(f->ncid, var->name, &vid)) ||
+            (call = "nc_inq_var", err = nc_inq_var(f->ncid, vid, NULL, &xt, &nd, dimids, NULL))) {
+            rc = nc4_fail(f, call, "variable", var->name, err);
+            break;
+        }
+        f->varids[v] = vid;
+        if (xt != nc4_types[var->type] || nd != var->ndims) {
+            char tname[NC_MAX_NAME + 1] = "?";
+            nc_inq_type(f->ncid, xt, tname, NULL);
+            rc = iok_error(IOK_EIO, "%s: variable %s is %s with %d dimensions, expected %s with %d",
+                           path, var->name, tname, nd, iok_type_name(var->type), var->ndims);
+            break;
+        }
+        for (int k = 0; k < nd; k++) {
+            char dname[NC_MAX_NAME + 1];
+            size_t want = (size_t)iok_var_dim_len(s, v, k);
+            int unlim = f->s->dims[var->dimids[k]].unlimited;
+            if ((err = nc_inq_dim(f->ncid, dimids[k], dname, &f->len[v][k]))) {
+                rc = nc4_fail(f, "nc_inq_dim", "variable", var->name, err);
+                break;
+            }
+            if (unlim ? f->len[v][k] < want : f->len[v][k] != want) {
+                rc = iok_error(
+                    IOK_EIO, "%s: variable %s: dimension %d (%s) has length %zu, expected %s%zu",
+                    path, var->name, k, dname, f->len[v][k], unlim ? "at least " : "", want);
+                break;
+            }
+        }
+    }
+    if (rc == IOK_OK)
+        rc = nc4_set_access(f);
+    if (rc != IOK_OK) {
+        nc_close(f->ncid);
+        nc4_free(f);
+        return rc;
+    }
+    *handle = f;
+    return IOK_OK;
+}
+
+/* Checks access a against the extents; on failure fills
+ * info = {access, subarray, dimension, start, count, length} and returns 1. */
+static int
+nc4_check(const struct nc4_file *f, const struct iok_access *a, int i, int64_t info[6])
+{
+    int nd = f->s->vars[a->varid].ndims;
+    for (int j = 0; j < a->nsub; j++)
+        for (int k = 0; k < nd; k++) {
+            int64_t st = a->starts[(size_t)j * nd + k], ct = a->counts[(size_t)j * nd + k];
+            int64_t len = (int64_t)f->len[a->varid][k];
+            if (st < 0 || ct < 0 || st + ct > len) {
+                int64_t bad[6] = {i, j, k, st, ct, len};
+                memcpy(info, bad, sizeof bad);
+                return 1;
+            }
+        }
+    return 0;
+}
+
+static int
+nc4_bad_request(const struct nc4_file *f, const struct iok_reqlist *r, const char *call, int rank,
+                const int64_t info[6])
+{
+    const struct iok_var *var = &f->s->vars[r->acc[info[0]].varid];
+    return iok_error(IOK_EIO,
+                     "%s on %s variable %s: rank %d access %lld subarray %lld: start %lld count "
+                     "%lld exceed dimension %s of length %lld",
+                     call, f->path, var->name, rank, (long long)info[0], (long long)info[1],
+                     (long long)info[3], (long long)info[4], f->s->dims[var->dimids[info[2]]].name,
+                     (long long)info[5]);
+}
+
+/* Collective mode: agrees on the number of vara calls per access (ncalls),
+ * checks that the ranks list the same variables and that every request is
+ * inside its variable, all in one reduction. The same error on every rank. */
+static int
+nc4_agree(const struct nc4_file *f, const struct iok_reqlist *r, const char *call, int *ncalls)
+{
+    int n = r->n, nprocs;
+    MPI_Comm_size(f->comm, &nprocs);
+    int *v = malloc((1 + 3 * (size_t)n) * sizeof *v);
+    if (!v)
+        return iok_error(IOK_EIO, "%s on %s: out of memory", call, f->path);
+    int64_t info[6] = {0};
+    v[0] = 0; /* nprocs - rank of the lowest rank with a bad request */
+    for (int i = 0; i < n; i++) {
+        v[1 + i] = r->acc[i].nsub;
+        v[1 + n + i] = r->acc[i].varid;
+        v[1 + 2 * n + i] = -r->acc[i].varid;
+        if (!v[0] && nc4_check(f, &r->acc[i], i, info))
+            v[0] = nprocs - f->rank;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, v, 1 + 3 * n, MPI_INT, MPI_MAX, f->comm);
+    int rc = IOK_OK;
+    for (int i = 0; i < n && rc == IOK_OK; i++)
+        if (v[1 + n + i] != -v[1 + 2 * n + i])
+            rc = iok_error(IOK_EIO,
+                           "%s on %s: ranks list different variables at access %d "
+                           "(collective transfers need the same access list on every rank)",
+                           call, f->path, i);
+    if (rc == IOK_OK && v[0]) {
+        int root = nprocs - v[0];
+        MPI_Bcast(info, 6, MPI_INT64_T, root, f->comm);
+        rc = nc4_bad_request(f, r, call, root, info);
+    }
+    for (int i = 0; i < n; i++)
+        ncalls[i] = v[1 + i];
+    free(v);
+    return rc;
+}
+
+/* put and get: one vara call per subarray, padded with zero-count calls to
+ * the maximum over the ranks in collective mode. */
+static int
+nc4_xfer(struct nc4_file *f, const struct iok_reqlist *r, int write)
+{
+    const char *call = write ? "nc_put_vara" : "nc_get_vara";
+    int n = r->n, rc = IOK_OK;
+    int *ncalls = malloc((n > 0 ? (size_t)n : 1) * sizeof *ncalls);
+    if (!ncalls)
+        return iok_error(IOK_EIO, "%s on %s: out of memory", call, f->path);
+    if (f->collective) {
+        rc = nc4_agree(f, r, call, ncalls);
+    } else {
+        int64_t info[6];
+        for (int i = 0; i < n && rc == IOK_OK; i++) {
+            ncalls[i] = r->acc[i].nsub;
+            if (nc4_check(f, &r->acc[i], i, info))
+                rc = nc4_bad_request(f, r, call, f->rank, info);
+        }
+    }
+
+    for (int i = 0; i < n && rc == IOK_OK; i++) {
+        const struct iok_access *a = &r->acc[i];
+        const struct iok_var *var = &f->s->vars[a->varid];
+        int nd = var->ndims, vid = f->varids[a->varid];
+        size_t esz = iok_type_size(var->type);
+        char *p = a->buf, dummy[16];
+        /* Scalars are accessed independently (see nc4_set_access): no padding. */
+        int calls = nd > 0 ? ncalls[i] : a->nsub;
+        for (int j = 0; j < calls; j++) {
+            size_t start[IOK_MAX_DIMS] = {0}, count[IOK_MAX_DIMS] = {0}, ne = 0;
+            if (j < a->nsub) {
+                ne = 1;
+                for (int k = 0; k < nd; k++) {
+                    start[k] = (size_t)a->starts[(size_t)j * nd + k];
+                    count[k] = (size_t)a->counts[(size_t)j * nd + k];
+                    ne *= count[k];
+                }
+            }
+            void *data = ne > 0 ? (void *)p : (void *)dummy;
+            int err = write ? nc_put_vara(f->ncid, vid, start, count, data)
+                            : nc_get_vara(f->ncid, vid, start, count, data);
+            if (err) {
+                rc = nc4_fail(f, call, "variable", var->name, err);
+                break;
+            }
+            p += ne * esz;
+        }
+    }
+    free(ncalls);
+    return rc;
+}
+
+static int
+nc4_put(void *handle, const struct iok_reqlist *r)
+{
+    return nc4_xfer(handle, r, 1);
+}
+
+static int
+nc4_get(void *handle, struct iok_reqlist *r)
+{
+    return nc4_xfer(handle, r, 0);
+}
+
+static int
+nc4_wait(void *handle)
+{
+    return IOK_OK; /* vara calls are blocking */
+}
+
+static int
+nc4_flush(void *handle)
+{
+    struct nc4_file *f = handle;
+    int err = nc_sync(f->ncid);
+    return err ? nc4_fail(f, "nc_sync", NULL, NULL, err) : IOK_OK;
+}
+
+static int
+nc4_close(void *handle)
+{
+    struct nc4_file *f = handle;
+    int rc = IOK_OK;
+    if (!f)
+        return IOK_OK;
+    if (f->ncid >= 0) {
+        int err = nc_close(f->ncid);
+        f->ncid = -1;
+        if (err)
+            rc = nc4_fail(f, "nc_close", NULL, NULL, err);
+    }
+    nc4_free(f);
+    return rc;
+}
+
+const struct iok_backend iok_backend_netcdf4 = {
+    .abi = IOK_BACKEND_ABI,
+    .name = "netcdf4",
+    .summary = "NetCDF-4 parallel (HDF5 underneath)",
+    .ext = ".nc4",
+    .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_ATTRS,
+    .options = nc4_options,
+    .opts_size = sizeof(struct nc4_opts),
+    .version = nc4_version,
+    .create = nc4_create,
+    .define = nc4_define,
+    .open = nc4_open,
+    .put = nc4_put,
+    .get = nc4_get,
+    .wait = nc4_wait,
+    .flush = nc4_flush,
+    .close = nc4_close,
+};

@@ -1,0 +1,58 @@
+/* The null backend: every call returns at once and moves no bytes. It
+ * measures the core itself: its I/O phase times must be ~0. */
+#include <stdlib.h>
+
+#include "iokernels/backend.h"
+#include "iokernels/error.h"
+
+static int dummy_handle;
+
+static const char *
+null_version(void)
+{
+    return "none";
+}
+
+static int
+null_create(void **h, const char *path, const struct iok_schema *s,
+            const struct iok_backend_params *p)
+{
+    *h = &dummy_handle;
+    return IOK_OK;
+}
+
+static int
+null_define(void *h)
+{
+    return IOK_OK;
+}
+
+static int
+null_put(void *h, const struct iok_reqlist *r)
+{
+    return IOK_OK;
+}
+
+static int
+null_get(void *h, struct iok_reqlist *r)
+{
+    return IOK_OK;
+}
+
+const struct iok_backend iok_backend_null = {
+    .abi = IOK_BACKEND_ABI,
+    .name = "null",
+    .summary = "no I/O at all (measures the core; reads cannot verify)",
+    .ext = ".null",
+    .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_NONBLOCKING | IOK_CAP_VARN |
+            IOK_CAP_NOIO,
+    .version = null_version,
+    .create = null_create,
+    .define = null_define,
+    .open = null_create,
+    .put = null_put,
+    .get = null_get,
+    .wait = null_define,
+    .flush = null_define,
+    .close = null_define,
+};

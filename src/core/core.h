@@ -1,0 +1,62 @@
+/* Internal interfaces of the core: timelines, system probes, the pass
+ * runner and the JSON record. Not seen by kernels or backends. */
+#ifndef IOKERNELS_CORE_H
+#define IOKERNELS_CORE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <mpi.h>
+
+#include "iokernels/kernel.h"
+#include "iokernels/run.h"
+
+/* Timeline: every occurrence of every phase on this rank, to be reduced
+ * across ranks once the pass is over (never inside a timed region). */
+struct iok_timeline {
+    int n[IOK_NPHASES], cap[IOK_NPHASES];
+    double *t[IOK_NPHASES]; /* begin, end pairs */
+};
+
+void iok_timeline_init(struct iok_timeline *tl);
+void iok_timeline_free(struct iok_timeline *tl);
+void iok_timeline_add(struct iok_timeline *tl, enum iok_phase p, double begin, double end);
+/* Collective: job time per phase (sum over occurrences of latest end minus
+ * earliest start) and min/avg/max of each rank's own total. */
+void iok_timeline_reduce(const struct iok_timeline *tl, MPI_Comm comm,
+                         struct iok_phase_result out[IOK_NPHASES]);
+
+/* Collective: min/avg/max of one value per rank. */
+struct iok_stat iok_stat_reduce(double v, MPI_Comm comm);
+
+/* System probes. */
+void iok_mem_reset_peak(void);   /* writes 5 to /proc/self/clear_refs */
+int64_t iok_mem_peak_bytes(void); /* VmHWM, or -1 when unknown */
+void iok_fs_describe(const char *path, char *fstype, size_t len, int64_t *free_bytes);
+
+/* Runs one pass (write, read or verify read-back) over file `file` of the
+ * plan. Collective; returns an agreed status. */
+int iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
+                 const struct iok_plan *plan, int file, enum iok_op op,
+                 struct iok_pass_result *out);
+
+/* Collective: writes `bytes` (this rank's) contiguously to near_path.ceiling,
+ * times it as one phase, removes the file. */
+int iok_ceiling_write(const struct iok_run *run, const char *near_path, int64_t bytes,
+                      struct iok_ceiling *out);
+
+/* Appends the run's JSON record (one line) to `path`. Rank 0 only. */
+struct iok_json_input {
+    const struct iok_kernel *kernel;
+    const struct iok_run *run;
+    const struct iok_plan *plan;
+    const struct iok_result *res;
+    const struct iok_optset *sets;
+    int nsets;
+    int status;
+    int argc;
+    char **argv;
+};
+int iok_json_append(const char *path, const struct iok_json_input *in);
+
+#endif

@@ -1,0 +1,50 @@
+/* The per-rank error message and the agreement on the worst status. */
+#include "iokernels/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static char errmsg[2048];
+
+int
+iok_error(int code, const char *fmt, ...)
+{
+    if (errmsg[0] == '\0') {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(errmsg, sizeof errmsg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+const char *
+iok_errmsg(void)
+{
+    return errmsg;
+}
+
+void
+iok_error_clear(void)
+{
+    errmsg[0] = '\0';
+}
+
+int
+iok_agree(MPI_Comm comm, int status)
+{
+    int rank, nprocs;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    /* [0]: worst code; [1]: lowest failing rank (as nprocs - rank for MAX). */
+    int mine[2] = {status, status != IOK_OK ? nprocs - rank : 0};
+    int all[2];
+    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, comm);
+    if (all[0] != IOK_OK && all[1] == nprocs - rank) {
+        fprintf(stderr, "iokernels: error: %s\n",
+                errmsg[0] ? errmsg : "unspecified failure (no message recorded)");
+        fflush(stderr);
+    }
+    return all[0];
+}

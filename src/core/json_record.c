@@ -1,0 +1,196 @@
+/* The machine-readable record of one run: one JSON object, appended as one
+ * line to the --json file. Raw bytes and seconds only; no human units.
+ * Bump IOK_JSON_SCHEMA when a field changes meaning or disappears. */
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "iokernels/error.h"
+
+#define IOK_JSON_SCHEMA 1
+
+static json_t *
+stat_json(struct iok_stat s)
+{
+    return json_pack("{s:f, s:f, s:f}", "min", s.min, "avg", s.avg, "max", s.max);
+}
+
+static json_t *
+pass_json(const struct iok_pass_result *p)
+{
+    json_t *ph = json_object();
+    for (int i = 0; i < IOK_NPHASES; i++) {
+        if (p->ph[i].count == 0)
+            continue;
+        json_object_set_new(ph, iok_phase_names[i],
+                            json_pack("{s:f, s:o, s:i, s:b}", "job", p->ph[i].job, "rank",
+                                      stat_json(p->ph[i].rank), "count", p->ph[i].count, "io",
+                                      iok_phase_is_io(i)));
+    }
+    json_t *j = json_pack(
+        "{s:s, s:s, s:I, s:I, s:o, s:f, s:f, s:o, s:o}", "op", iok_op_names[p->op], "path",
+        p->path, "bytes", (json_int_t)p->bytes, "requests", (json_int_t)p->requests,
+        "rank_bytes", stat_json(p->rank_bytes), "io_time", p->io_time, "bandwidth", p->bandwidth,
+        "peak_rss", stat_json(p->peak_rss), "phases", ph);
+    if (p->ceiling.measured)
+        json_object_set_new(j, "ceiling",
+                            json_pack("{s:s, s:I, s:f, s:f, s:f}", "method",
+                                      "contiguous MPI_File_write_at_all", "bytes",
+                                      (json_int_t)p->ceiling.bytes, "time", p->ceiling.time,
+                                      "bandwidth", p->ceiling.bandwidth, "fraction",
+                                      p->ceiling.bandwidth > 0
+                                          ? p->bandwidth / p->ceiling.bandwidth
+                                          : 0.0));
+    if (p->op != IOK_OP_WRITE) {
+        json_object_set_new(j, "checked", json_integer(p->checked));
+        json_object_set_new(j, "mismatches", json_integer(p->mismatches));
+        if (p->first_bad[0])
+            json_object_set_new(j, "first_bad", json_string(p->first_bad));
+    }
+    return j;
+}
+
+static json_t *
+options_json(const struct iok_json_input *in)
+{
+    json_t *all = json_object();
+    for (int i = 0; i < in->nsets; i++) {
+        const struct iok_optset *set = &in->sets[i];
+        /* the core, the kernel, and only the backend in use */
+        if (i > 1 && strcmp(set->title, in->run->backend->name) != 0)
+            continue;
+        json_t *o = json_object();
+        for (const struct iok_option *opt = set->opts; opt && opt->name; opt++) {
+            char v[IOK_OPT_STRLEN];
+            if (!strcmp(opt->name, "help"))
+                continue;
+            iok_opts_format(set, opt, v, sizeof v);
+            json_object_set_new(o, opt->name, json_string(v));
+        }
+        json_object_set_new(all, i == 0 ? "core" : i == 1 ? "kernel" : "backend", o);
+    }
+    return all;
+}
+
+static json_t *
+libraries_json(void)
+{
+    json_t *l = json_object();
+    char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(mpi, &len);
+    char *nl = strchr(mpi, '\n');
+    if (nl)
+        *nl = '\0';
+    json_object_set_new(l, "mpi", json_string(mpi));
+    for (int i = 0; i < iok_backend_count(); i++)
+        json_object_set_new(l, iok_backend_at(i)->name,
+                            json_string(iok_backend_at(i)->version()));
+    char jv[32];
+    snprintf(jv, sizeof jv, "Jansson %s", JANSSON_VERSION);
+    json_object_set_new(l, "jansson", json_string(jv));
+    return l;
+}
+
+static json_t *
+build(const struct iok_json_input *in)
+{
+    const struct iok_run *run = in->run;
+    const struct iok_result *res = in->res;
+    char host[256] = "", date[64], fstype[64] = "unknown";
+    int64_t free_bytes = -1;
+    time_t now = time(NULL);
+    gethostname(host, sizeof host - 1);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    if (in->plan->nfiles > 0)
+        iok_fs_describe(in->plan->files[0].path, fstype, sizeof fstype, &free_bytes);
+
+    json_t *passes = json_array(), *files = json_array(), *argv = json_array();
+    int64_t wbytes = 0, rbytes = 0, mism = 0, checked = 0;
+    double wtime = 0, rtime = 0, mem_max = 0;
+    const char *first_bad = NULL;
+    for (int i = 0; i < res->npasses; i++) {
+        const struct iok_pass_result *p = &res->pass[i];
+        json_array_append_new(passes, pass_json(p));
+        if (p->op == IOK_OP_WRITE) {
+            wbytes += p->bytes;
+            wtime += p->io_time;
+        } else if (p->op == IOK_OP_READ) {
+            rbytes += p->bytes;
+            rtime += p->io_time;
+        }
+        mism += p->mismatches;
+        checked += p->checked;
+        if (!first_bad && p->first_bad[0])
+            first_bad = p->first_bad;
+        if (p->peak_rss.max > mem_max)
+            mem_max = p->peak_rss.max;
+    }
+    for (int f = 0; f < in->plan->nfiles; f++)
+        json_array_append_new(files, json_string(in->plan->files[f].path));
+    for (int i = 0; i < in->argc; i++)
+        json_array_append_new(argv, json_string(in->argv[i]));
+    int any_check = run->core.verify;
+
+    json_t *j = json_object();
+    json_object_set_new(j, "schema_version", json_integer(IOK_JSON_SCHEMA));
+    json_object_set_new(j, "kernel", json_string(in->kernel->name));
+    json_object_set_new(j, "backend", json_string(run->backend->name));
+    json_object_set_new(j, "mode", json_string(run->core.mode));
+    json_object_set_new(j, "io", json_string(run->collective ? "coll" : "indep"));
+    json_object_set_new(j, "api", json_string(run->core.api));
+    json_object_set_new(j, "nprocs", json_integer(run->nprocs));
+    json_object_set_new(j, "argv", argv);
+    json_object_set_new(j, "options", options_json(in));
+    json_object_set_new(j, "files", files);
+    json_object_set_new(j, "parse_time", json_real(res->parse_time));
+    json_object_set_new(
+        j, "summary",
+        json_pack("{s:I, s:f, s:f, s:I, s:f, s:f, s:f}", "write_bytes", (json_int_t)wbytes,
+                  "write_time", wtime, "write_bandwidth", wtime > 0 ? wbytes / wtime : 0.0,
+                  "read_bytes", (json_int_t)rbytes, "read_time", rtime, "read_bandwidth",
+                  rtime > 0 ? rbytes / rtime : 0.0, "peak_rss_max", mem_max));
+    json_object_set_new(j, "passes", passes);
+    json_t *v = json_pack("{s:b, s:I, s:I, s:b}", "enabled", any_check, "checked",
+                          (json_int_t)checked, "mismatches", (json_int_t)mism, "ok",
+                          any_check && mism == 0);
+    if (first_bad)
+        json_object_set_new(v, "first_bad", json_string(first_bad));
+    json_object_set_new(j, "verify", v);
+    json_object_set_new(j, "libraries", libraries_json());
+    json_object_set_new(j, "host", json_string(host));
+    json_object_set_new(j, "date", json_string(date));
+    json_object_set_new(j, "filesystem", json_pack("{s:s, s:I}", "type", fstype, "free_bytes",
+                                                   (json_int_t)free_bytes));
+    json_object_set_new(j, "exit_code", json_integer(in->status));
+    json_object_set_new(j, "iokernels_version", json_string(IOK_VERSION));
+    return j;
+}
+
+int
+iok_json_append(const char *path, const struct iok_json_input *in)
+{
+    json_t *j = build(in);
+    char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));
+    json_decref(j);
+    if (!line)
+        return iok_error(IOK_EIO, "cannot encode the JSON record");
+    /* one write() of the whole line, O_APPEND: concurrent runs never interleave */
+    size_t len = strlen(line);
+    line[len] = '\n';
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    int rc = IOK_OK;
+    if (fd < 0)
+        rc = iok_error(IOK_EIO, "cannot open --json file %s: check the path", path);
+    else if (write(fd, line, len + 1) != (ssize_t)(len + 1))
+        rc = iok_error(IOK_EIO, "cannot write the JSON record to %s", path);
+    if (fd >= 0)
+        close(fd);
+    free(line);
+    return rc;
+}

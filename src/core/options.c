@@ -1,0 +1,371 @@
+/* One parser for options declared as data: command line, ParmParse-style
+ * key = value files, and the kernels' own input files all end in
+ * iok_opts_set(). */
+#include "iokernels/options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iokernels/error.h"
+
+static void *
+field(const struct iok_optset *set, const struct iok_option *o)
+{
+    return (char *)set->base + o->offset;
+}
+
+static int
+parse_int64(const char *s, int64_t *out, int allow_suffix)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno)
+        return -1;
+    if (allow_suffix && *end) {
+        int shift = 0;
+        switch (tolower((unsigned char)*end)) {
+        case 'k': shift = 10; break;
+        case 'm': shift = 20; break;
+        case 'g': shift = 30; break;
+        case 't': shift = 40; break;
+        default: return -1;
+        }
+        end++;
+        if (*end == 'b' || *end == 'B')
+            end++;
+        v *= 1LL << shift;
+    }
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int
+choice_ok(const char *choices, const char *v)
+{
+    size_t n = strlen(v);
+    for (const char *p = choices; p && *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, v, n) == 0)
+            return 1;
+        p = bar ? bar + 1 : NULL;
+    }
+    return 0;
+}
+
+int
+iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const char *value,
+             const char *where)
+{
+    void *f = field(set, o);
+    int64_t v;
+    if (value == NULL) {
+        if (o->type != IOK_OPT_BOOL)
+            return iok_error(IOK_EUSAGE, "%s: option --%s needs a value (%s)", where, o->name,
+                             o->help);
+        *(int *)f = 1;
+        return IOK_OK;
+    }
+    switch (o->type) {
+    case IOK_OPT_BOOL:
+        if (!strcmp(value, "1") || !strcasecmp(value, "yes") || !strcasecmp(value, "true"))
+            *(int *)f = 1;
+        else if (!strcmp(value, "0") || !strcasecmp(value, "no") || !strcasecmp(value, "false"))
+            *(int *)f = 0;
+        else
+            return iok_error(IOK_EUSAGE, "%s: --%s takes 0 or 1, not '%s'", where, o->name,
+                             value);
+        return IOK_OK;
+    case IOK_OPT_INT:
+        if (parse_int64(value, &v, 0) || v < -2147483647LL || v > 2147483647LL)
+            return iok_error(IOK_EUSAGE, "%s: --%s takes an integer, not '%s'", where, o->name,
+                             value);
+        *(int *)f = (int)v;
+        return IOK_OK;
+    case IOK_OPT_INT64:
+        if (parse_int64(value, &v, 1))
+            return iok_error(IOK_EUSAGE,
+                             "%s: --%s takes an integer (k, m, g suffixes allowed), not '%s'",
+                             where, o->name, value);
+        *(int64_t *)f = v;
+        return IOK_OK;
+    case IOK_OPT_DOUBLE: {
+        char *end;
+        errno = 0;
+        double d = strtod(value, &end);
+        if (end == value || *end || errno)
+            return iok_error(IOK_EUSAGE, "%s: --%s takes a number, not '%s'", where, o->name,
+                             value);
+        *(double *)f = d;
+        return IOK_OK;
+    }
+    case IOK_OPT_CHOICE:
+        if (!choice_ok(o->choices, value))
+            return iok_error(IOK_EUSAGE, "%s: --%s takes one of %s, not '%s'", where, o->name,
+                             o->choices, value);
+        /* fall through */
+    case IOK_OPT_STRING:
+        if (strlen(value) >= IOK_OPT_STRLEN)
+            return iok_error(IOK_EUSAGE, "%s: value of --%s is too long", where, o->name);
+        strcpy((char *)f, value);
+        return IOK_OK;
+    case IOK_OPT_INT3: {
+        int *out = f;
+        int vals[3], n = 0;
+        const char *p = value;
+        while (*p && n < 4) {
+            while (*p == ' ' || *p == '\t' || *p == ',' || *p == 'x')
+                p++;
+            if (!*p)
+                break;
+            char *end;
+            errno = 0;
+            long x = strtol(p, &end, 10);
+            if (end == p || errno || x < -2147483647L || x > 2147483647L)
+                break;
+            if (n < 3)
+                vals[n] = (int)x;
+            n++;
+            p = end;
+        }
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (n != 3 || *p)
+            return iok_error(IOK_EUSAGE, "%s: --%s takes three integers 'X,Y,Z', not '%s'",
+                             where, o->name, value);
+        memcpy(out, vals, sizeof vals);
+        return IOK_OK;
+    }
+    }
+    return IOK_EUSAGE;
+}
+
+int
+iok_opts_defaults(const struct iok_optset *set)
+{
+    for (const struct iok_option *o = set->opts; o && o->name; o++) {
+        void *f = field(set, o);
+        switch (o->type) {
+        case IOK_OPT_BOOL:
+        case IOK_OPT_INT: *(int *)f = 0; break;
+        case IOK_OPT_INT64: *(int64_t *)f = 0; break;
+        case IOK_OPT_DOUBLE: *(double *)f = 0; break;
+        case IOK_OPT_STRING:
+        case IOK_OPT_CHOICE: ((char *)f)[0] = '\0'; break;
+        case IOK_OPT_INT3: memset(f, 0, 3 * sizeof(int)); break;
+        }
+        if (o->def && iok_opts_set(set, o, o->def, "built-in default") != IOK_OK)
+            return IOK_EUSAGE; /* a bug in a table, caught by the unit tests */
+    }
+    return IOK_OK;
+}
+
+static const struct iok_option *
+find_by(const struct iok_optset *sets, int nsets, const char *key, int by_short,
+        const struct iok_optset **owner)
+{
+    for (int i = 0; i < nsets; i++)
+        for (const struct iok_option *o = sets[i].opts; o && o->name; o++)
+            if (by_short ? (o->short_name && !key[1] && o->short_name == key[0])
+                         : !strcmp(o->name, key)) {
+                if (owner)
+                    *owner = &sets[i];
+                return o;
+            }
+    return NULL;
+}
+
+const struct iok_option *
+iok_opts_find(const struct iok_optset *sets, int nsets, const char *key,
+              const struct iok_optset **owner)
+{
+    /* long names first: "--n" is the option named n, "-n" its short form if none is */
+    const struct iok_option *o = find_by(sets, nsets, key, 0, owner);
+    return o ? o : find_by(sets, nsets, key, 1, owner);
+}
+
+void
+iok_opts_format(const struct iok_optset *set, const struct iok_option *o, char *out,
+                size_t outlen)
+{
+    const void *f = field(set, o);
+    switch (o->type) {
+    case IOK_OPT_BOOL:
+    case IOK_OPT_INT: snprintf(out, outlen, "%d", *(const int *)f); break;
+    case IOK_OPT_INT64: snprintf(out, outlen, "%" PRId64, *(const int64_t *)f); break;
+    case IOK_OPT_DOUBLE: snprintf(out, outlen, "%g", *(const double *)f); break;
+    case IOK_OPT_STRING:
+    case IOK_OPT_CHOICE: snprintf(out, outlen, "%s", (const char *)f); break;
+    case IOK_OPT_INT3: {
+        const int *v = f;
+        snprintf(out, outlen, "%d,%d,%d", v[0], v[1], v[2]);
+        break;
+    }
+    }
+}
+
+void
+iok_opts_help(const struct iok_optset *set, FILE *out)
+{
+    static const char *const metas[] = {"", "N", "N", "X", "TEXT", "", "X,Y,Z"};
+    for (const struct iok_option *o = set->opts; o && o->name; o++) {
+        char lhs[96];
+        const char *meta = o->type == IOK_OPT_CHOICE ? o->choices : metas[o->type];
+        if (o->short_name)
+            snprintf(lhs, sizeof lhs, "-%c, --%s %s", o->short_name, o->name, meta);
+        else
+            snprintf(lhs, sizeof lhs, "    --%s %s", o->name, meta);
+        fprintf(out, "  %-40s %s", lhs, o->help);
+        if (o->def && o->def[0])
+            fprintf(out, " (default: %s)", o->def);
+        else if (o->type == IOK_OPT_BOOL)
+            fprintf(out, " (default: off)");
+        fputc('\n', out);
+    }
+}
+
+/* Splits "--key=value" / "-k=value" into key and value (value NULL if none).
+ * Returns the key in a static-lifetime copy owned by the cmdline. */
+static char *
+split_key(const char *arg, const char **value)
+{
+    const char *k = arg[1] == '-' ? arg + 2 : arg + 1;
+    const char *eq = strchr(k, '=');
+    *value = eq ? eq + 1 : NULL;
+    return strndup(k, eq ? (size_t)(eq - k) : strlen(k));
+}
+
+int
+iok_cmdline_split(int argc, char **argv, const struct iok_optset *sets, int nsets,
+                  struct iok_cmdline *cl)
+{
+    memset(cl, 0, sizeof *cl);
+    cl->keys = calloc((size_t)argc + 1, sizeof *cl->keys);
+    cl->values = calloc((size_t)argc + 1, sizeof *cl->values);
+    cl->pos = calloc((size_t)argc + 1, sizeof *cl->pos);
+    int dashdash = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (dashdash || a[0] != '-' || a[1] == '\0' || (isdigit((unsigned char)a[1]))) {
+            cl->pos[cl->npos++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            dashdash = 1;
+            continue;
+        }
+        const char *value;
+        char *key = split_key(a, &value);
+        const struct iok_option *o = iok_opts_find(sets, nsets, key, NULL);
+        if (!o) {
+            int rc = iok_error(IOK_EUSAGE, "unknown option '%s' (see --help)", a);
+            free(key);
+            return rc;
+        }
+        if (!value && o->type != IOK_OPT_BOOL) {
+            if (i + 1 >= argc) {
+                int rc = iok_error(IOK_EUSAGE, "option '%s' needs a value (%s)", a, o->help);
+                free(key);
+                return rc;
+            }
+            value = argv[++i];
+        }
+        cl->keys[cl->npairs] = key;
+        cl->values[cl->npairs] = value;
+        cl->npairs++;
+    }
+    return IOK_OK;
+}
+
+int
+iok_cmdline_apply(const struct iok_cmdline *cl, const struct iok_optset *sets, int nsets)
+{
+    for (int i = 0; i < cl->npairs; i++) {
+        const struct iok_optset *owner;
+        const struct iok_option *o = iok_opts_find(sets, nsets, cl->keys[i], &owner);
+        if (!o)
+            return iok_error(IOK_EUSAGE, "unknown option '--%s' (see --help)", cl->keys[i]);
+        IOK_TRY(iok_opts_set(owner, o, cl->values[i], "command line"));
+    }
+    return IOK_OK;
+}
+
+int
+iok_cmdline_has(const struct iok_cmdline *cl, const struct iok_optset *sets, int nsets,
+                const char *name)
+{
+    for (int i = 0; i < cl->npairs; i++) {
+        const struct iok_option *o = iok_opts_find(sets, nsets, cl->keys[i], NULL);
+        if (o && !strcmp(o->name, name))
+            return 1;
+    }
+    return 0;
+}
+
+void
+iok_cmdline_free(struct iok_cmdline *cl)
+{
+    for (int i = 0; i < cl->npairs; i++)
+        free((void *)cl->keys[i]);
+    free(cl->keys);
+    free(cl->values);
+    free(cl->pos);
+    memset(cl, 0, sizeof *cl);
+}
+
+static char *
+trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+int
+iok_keyvalue_apply(const char *text, const char *path, const struct iok_optset *sets, int nsets)
+{
+    char *copy = strdup(text);
+    int lineno = 0, rc = IOK_OK;
+    for (char *line = copy, *next; line && rc == IOK_OK; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *s = trim(line);
+        if (!*s)
+            continue;
+        char where[IOK_OPT_STRLEN + 32];
+        snprintf(where, sizeof where, "%s line %d", path, lineno);
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            rc = iok_error(IOK_EUSAGE, "%s: expected 'key = value', got '%s'", where, s);
+            break;
+        }
+        *eq = '\0';
+        char *key = trim(s), *value = trim(eq + 1);
+        const struct iok_optset *owner;
+        const struct iok_option *o = find_by(sets, nsets, key, 0, &owner);
+        if (!o)
+            rc = iok_error(IOK_EUSAGE, "%s: unknown key '%s'", where, key);
+        else if (!*value)
+            rc = iok_error(IOK_EUSAGE, "%s: key '%s' has no value", where, key);
+        else
+            rc = iok_opts_set(owner, o, value, where);
+    }
+    free(copy);
+    return rc;
+}

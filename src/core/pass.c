@@ -1,0 +1,211 @@
+/* One pass over one file: the only place where backend calls are timed.
+ * Each timed region holds one backend call and nothing else; request
+ * building, data generation and checking are timed as their own phases.
+ * Ranks agree on the outcome after every phase, outside the timed regions,
+ * so a failure on one rank ends the pass everywhere. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "iokernels/data.h"
+#include "iokernels/error.h"
+
+/* Refuses to clobber a file the run did not create, and to write where it
+ * cannot. Rank 0 looks; the caller agrees. */
+static int
+check_output_path(const char *path, int overwrite)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    else
+        strcpy(dir, ".");
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return iok_error(IOK_EUSAGE, "output directory %s does not exist: create it or choose another",
+                         dir);
+    if (!S_ISDIR(st.st_mode))
+        return iok_error(IOK_EUSAGE, "output directory %s is not a directory: choose another", dir);
+    if (access(dir, W_OK) != 0)
+        return iok_error(IOK_EUSAGE, "output directory %s is not writable (%s): choose another",
+                         dir, strerror(errno));
+    if (!overwrite && access(path, F_OK) == 0)
+        return iok_error(IOK_EUSAGE,
+                         "output file %s exists: pass --overwrite to replace it, or remove it",
+                         path);
+    return IOK_OK;
+}
+
+static int
+check_input_path(const char *path)
+{
+    if (access(path, R_OK) != 0)
+        return iok_error(IOK_EUSAGE, "cannot read %s (%s): write it first (--mode write) or fix the path",
+                         path, strerror(errno));
+    return IOK_OK;
+}
+
+struct pass_state {
+    const struct iok_run *run;
+    struct iok_timeline tl;
+    double t0;
+};
+
+/* I/O phases start together, as IOR's -g: a barrier (outside the timed
+ * region) so that the job time of a phase is its own span, not the skew of
+ * the ranks' preceding work. */
+static void
+start(struct pass_state *ps, enum iok_phase p)
+{
+    if (iok_phase_is_io(p))
+        MPI_Barrier(ps->run->comm);
+    ps->t0 = MPI_Wtime();
+}
+
+static void
+stop(struct pass_state *ps, enum iok_phase p)
+{
+    iok_timeline_add(&ps->tl, p, ps->t0, MPI_Wtime());
+}
+
+int
+iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
+             const struct iok_plan *plan, int file, enum iok_op op, struct iok_pass_result *out)
+{
+    const struct iok_backend *be = run->backend;
+    const struct iok_file_plan *fp = &plan->files[file];
+    const struct iok_schema *s = &fp->schema;
+    const int writing = op == IOK_OP_WRITE;
+    /* a backend that moves no bytes has nothing to check */
+    const int checking = !(be->caps & IOK_CAP_NOIO) &&
+                         (op == IOK_OP_VERIFY || (op == IOK_OP_READ && run->core.verify));
+    const uint64_t seed = (uint64_t)run->core.seed;
+    struct iok_backend_params params = {run->comm, run->collective, run->api, run->backend_opts};
+    struct pass_state ps = {.run = run};
+    struct iok_reqlist rl;
+    void *h = NULL;
+    int64_t bytes = 0, nreq = 0, checked = 0, bad = 0;
+    char first_bad[512] = "";
+    int rc = IOK_OK;
+
+    memset(out, 0, sizeof *out);
+    out->op = op;
+    out->file = file;
+    snprintf(out->path, sizeof out->path, "%s", fp->path);
+    iok_timeline_init(&ps.tl);
+    iok_reqlist_init(&rl);
+
+    if (run->rank == 0 && !(be->caps & IOK_CAP_NOIO))
+        rc = writing ? check_output_path(fp->path, run->core.overwrite)
+                     : check_input_path(fp->path);
+    if ((rc = iok_agree(run->comm, rc)))
+        goto done;
+
+    iok_mem_reset_peak();
+    MPI_Barrier(run->comm); /* all ranks start the pass together */
+
+    start(&ps, IOK_PH_OPEN);
+    rc = writing ? be->create(&h, fp->path, s, &params) : be->open(&h, fp->path, s, &params);
+    stop(&ps, IOK_PH_OPEN);
+    if ((rc = iok_agree(run->comm, rc)))
+        goto done;
+    if (writing) {
+        start(&ps, IOK_PH_DEFINE);
+        rc = be->define(h);
+        stop(&ps, IOK_PH_DEFINE);
+        if ((rc = iok_agree(run->comm, rc)))
+            goto close;
+    }
+
+    for (int step = 0; step < fp->nsteps; step++) {
+        start(&ps, IOK_PH_REQUESTS);
+        rc = k->requests(kopts, run, plan, file, step, &rl);
+        stop(&ps, IOK_PH_REQUESTS);
+        if ((rc = iok_agree(run->comm, rc)))
+            goto close;
+        if (writing) {
+            start(&ps, IOK_PH_DATAGEN);
+            iok_data_fill(s, &rl, seed);
+            stop(&ps, IOK_PH_DATAGEN);
+        }
+        start(&ps, IOK_PH_POST);
+        rc = writing ? be->put(h, &rl) : be->get(h, &rl);
+        stop(&ps, IOK_PH_POST);
+        if ((rc = iok_agree(run->comm, rc)))
+            goto close;
+        start(&ps, IOK_PH_WAIT);
+        rc = be->wait(h);
+        stop(&ps, IOK_PH_WAIT);
+        if ((rc = iok_agree(run->comm, rc)))
+            goto close;
+        if (checking) {
+            start(&ps, IOK_PH_CHECK);
+            bad += iok_data_check(s, &rl, seed, &checked, first_bad, sizeof first_bad);
+            stop(&ps, IOK_PH_CHECK);
+        }
+        bytes += iok_reqlist_bytes(&rl, s);
+        for (int i = 0; i < rl.n; i++)
+            nreq += rl.acc[i].nsub;
+        iok_reqlist_free(&rl);
+    }
+    if (writing && run->core.fsync) {
+        start(&ps, IOK_PH_FLUSH);
+        rc = be->flush(h);
+        stop(&ps, IOK_PH_FLUSH);
+        if ((rc = iok_agree(run->comm, rc)))
+            goto close;
+    }
+
+close:
+    if (h) {
+        /* Every rank holds a handle here: open/create failures went to done. */
+        int crc;
+        start(&ps, IOK_PH_CLOSE);
+        crc = be->close(h);
+        stop(&ps, IOK_PH_CLOSE);
+        crc = iok_agree(run->comm, crc);
+        if (rc == IOK_OK)
+            rc = crc;
+    }
+    if (rc)
+        goto done;
+
+    iok_timeline_reduce(&ps.tl, run->comm, out->ph);
+    for (int p = 0; p < IOK_NPHASES; p++)
+        if (iok_phase_is_io(p))
+            out->io_time += out->ph[p].job;
+    int64_t in[3] = {bytes, nreq, checked}, sum[3], badsum;
+    MPI_Allreduce(in, sum, 3, MPI_INT64_T, MPI_SUM, run->comm);
+    MPI_Allreduce(&bad, &badsum, 1, MPI_INT64_T, MPI_SUM, run->comm);
+    out->bytes = sum[0];
+    out->requests = sum[1];
+    out->checked = sum[2];
+    out->mismatches = badsum;
+    out->rank_bytes = iok_stat_reduce((double)bytes, run->comm);
+    out->own_bytes = bytes;
+    out->bandwidth = out->io_time > 0 ? (double)out->bytes / out->io_time : 0;
+    out->peak_rss = iok_stat_reduce((double)iok_mem_peak_bytes(), run->comm);
+    if (badsum > 0) {
+        int mine = bad ? run->rank : run->nprocs, lowest;
+        MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, run->comm);
+        memcpy(out->first_bad, first_bad, sizeof first_bad);
+        MPI_Bcast(out->first_bad, sizeof out->first_bad, MPI_CHAR, lowest, run->comm);
+        /* The lowest rank with a mismatch names it (iok_agree prints it). */
+        int vrc = bad ? iok_error(IOK_EVERIFY,
+                                  "verify failed: %lld of %lld values differ in %s; first: %s",
+                                  (long long)badsum, (long long)sum[2], fp->path, first_bad)
+                      : IOK_OK;
+        rc = iok_agree(run->comm, vrc);
+    }
+done:
+    iok_reqlist_free(&rl);
+    iok_timeline_free(&ps.tl);
+    return rc;
+}

@@ -1,0 +1,83 @@
+/* Request lists: accesses of variables by subarrays. */
+#include "iokernels/request.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void
+iok_reqlist_init(struct iok_reqlist *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void
+iok_reqlist_free(struct iok_reqlist *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        free(r->acc[i].starts);
+        free(r->acc[i].counts);
+        free(r->acc[i].buf);
+    }
+    free(r->acc);
+    iok_reqlist_init(r);
+}
+
+struct iok_access *
+iok_reqlist_add(struct iok_reqlist *r, const struct iok_schema *s, int varid, int nsub)
+{
+    if (varid < 0 || varid >= s->nvars || nsub < 0)
+        return NULL;
+    if (r->n == r->cap) {
+        int ncap = r->cap ? r->cap * 2 : 16;
+        struct iok_access *p = realloc(r->acc, (size_t)ncap * sizeof *p);
+        if (!p)
+            return NULL;
+        r->acc = p;
+        r->cap = ncap;
+    }
+    struct iok_access *a = &r->acc[r->n];
+    memset(a, 0, sizeof *a);
+    size_t n = (size_t)nsub * (size_t)(s->vars[varid].ndims ? s->vars[varid].ndims : 1);
+    a->starts = calloc(n ? n : 1, sizeof *a->starts);
+    a->counts = calloc(n ? n : 1, sizeof *a->counts);
+    if (!a->starts || !a->counts) {
+        free(a->starts);
+        free(a->counts);
+        return NULL;
+    }
+    a->varid = varid;
+    a->nsub = nsub;
+    r->n++;
+    return a;
+}
+
+int
+iok_reqlist_finish(struct iok_reqlist *r, const struct iok_schema *s)
+{
+    for (int i = 0; i < r->n; i++) {
+        struct iok_access *a = &r->acc[i];
+        int nd = s->vars[a->varid].ndims;
+        a->nelems = 0;
+        for (int j = 0; j < a->nsub; j++) {
+            int64_t n = 1;
+            for (int k = 0; k < nd; k++)
+                n *= a->counts[(size_t)j * nd + k];
+            a->nelems += n;
+        }
+        free(a->buf);
+        size_t bytes = (size_t)a->nelems * iok_type_size(s->vars[a->varid].type);
+        a->buf = malloc(bytes ? bytes : 1);
+        if (!a->buf)
+            return -1;
+    }
+    return 0;
+}
+
+int64_t
+iok_reqlist_bytes(const struct iok_reqlist *r, const struct iok_schema *s)
+{
+    int64_t b = 0;
+    for (int i = 0; i < r->n; i++)
+        b += r->acc[i].nelems * (int64_t)iok_type_size(s->vars[r->acc[i].varid].type);
+    return b;
+}

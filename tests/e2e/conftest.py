@@ -1,0 +1,68 @@
+"""Helpers for end-to-end tests: run the built iokernels under mpiexec."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared" / "data"
+BIN = Path(os.environ.get("IOK_BIN", REPO / "build" / "iokernels")).resolve()
+MPIEXEC = REPO / "scripts" / "mpiexec.sh"
+
+
+class Run:
+    """One finished mpiexec job: exit code, output, and its JSON records."""
+
+    def __init__(self, proc, json_path):
+        self.rc = proc.returncode
+        self.out = proc.stdout
+        self.err = proc.stderr
+        self.records = []
+        if json_path and json_path.exists():
+            self.records = [json.loads(line) for line in json_path.read_text().splitlines()]
+
+    @property
+    def record(self):
+        assert self.records, f"no JSON record; rc={self.rc}\n{self.out}\n{self.err}"
+        return self.records[-1]
+
+    def error_lines(self):
+        return [line for line in self.err.splitlines() if line.startswith("iokernels:")]
+
+
+def run(np_, args, cwd, timeout=120, json_name="run.jsonl"):
+    """Runs `iokernels ARGS` on np_ ranks in cwd; appends its JSON record."""
+    json_path = Path(cwd) / json_name
+    if json_path.exists():
+        json_path.unlink()
+    cmd = [str(MPIEXEC), "-n", str(np_), str(BIN), *args, "--json", str(json_path)]
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return Run(proc, json_path)
+
+
+def run_plain(np_, args, cwd, timeout=60):
+    """Runs without adding --json (for bad-input tests)."""
+    cmd = [str(MPIEXEC), "-n", str(np_), str(BIN), *args]
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return Run(proc, None)
+
+
+def backends():
+    out = subprocess.run([str(BIN), "--list"], capture_output=True, text=True, check=True).stdout
+    names = []
+    on = False
+    for line in out.splitlines():
+        if line.startswith("backends:"):
+            on = True
+        elif on and line.strip():
+            names.append(line.split()[0])
+    return names
+
+
+@pytest.fixture(scope="session")
+def built_backends():
+    assert BIN.exists(), f"{BIN} is missing: run make build first"
+    return backends()
