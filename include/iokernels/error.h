@@ -31,7 +31,7 @@ void iok_error_clear(void);
  * to stderr as "iokernels: error: ..." so the user sees one line. */
 int iok_agree(MPI_Comm comm, int status);
 
-#define IOK_TRY(call)                                                                             \
+#define IOK_TRY(call)                                                                              \
     do {                                                                                           \
         int iok_try_rc_ = (call);                                                                  \
         if (iok_try_rc_ != IOK_OK)                                                                 \

@@ -24,7 +24,7 @@ struct iok_file_plan {
 struct iok_plan {
     int nfiles;
     struct iok_file_plan files[IOK_MAX_FILES];
-    void *priv;                  /* the kernel's own state (decompositions...) */
+    void *priv;                    /* the kernel's own state (decompositions...) */
     void (*free_priv)(void *priv); /* called by the core when the run ends */
 };
 
@@ -40,8 +40,7 @@ struct iok_kernel {
     const char *default_input;
 
     /* Applies the native input file's text to the option sets. */
-    int (*read_input)(const char *text, const char *path, const struct iok_optset *sets,
-                      int nsets);
+    int (*read_input)(const char *text, const char *path, const struct iok_optset *sets, int nsets);
     /* Options are final: validate them and settle the run's choices that
      * depend on the kernel (BTIO's method picks backend and API). `given`
      * says which core options the user set explicitly. Runs on every rank. */

@@ -21,18 +21,18 @@ enum iok_opt_type {
 #define IOK_OPT_STRLEN 1024
 
 struct iok_option {
-    const char *name;  /* long name, used as --name and as key in input files */
-    char short_name;   /* 0 if none; -x value */
+    const char *name; /* long name, used as --name and as key in input files */
+    char short_name;  /* 0 if none; -x value */
     enum iok_opt_type type;
-    size_t offset;     /* offsetof the field in the owner's struct */
-    const char *def;   /* default as text; NULL = zero/empty */
+    size_t offset;   /* offsetof the field in the owner's struct */
+    const char *def; /* default as text; NULL = zero/empty */
     const char *help;
     const char *choices; /* IOK_OPT_CHOICE only: "a|b|c" */
 };
 
 /* A table bound to the struct it fills. */
 struct iok_optset {
-    const char *title; /* "core", "btio", "pnetcdf", ... (help sections) */
+    const char *title;             /* "core", "btio", "pnetcdf", ... (help sections) */
     const struct iok_option *opts; /* terminated by { NULL } */
     void *base;
 };

@@ -49,9 +49,9 @@ struct iok_stat {
 };
 
 struct iok_phase_result {
-    double job;        /* sum over occurrences of latest end - earliest start */
+    double job;           /* sum over occurrences of latest end - earliest start */
     struct iok_stat rank; /* each rank's own summed duration */
-    int count;         /* occurrences */
+    int count;            /* occurrences */
 };
 
 /* A contiguous MPI-IO write of the same bytes by the same ranks (--ceiling). */
@@ -66,14 +66,14 @@ struct iok_pass_result {
     enum iok_op op;
     int file; /* index in the kernel's plan */
     char path[IOK_OPT_STRLEN];
-    int64_t bytes;           /* payload, summed over ranks */
-    int64_t requests;        /* subarrays, summed over ranks */
+    int64_t bytes;    /* payload, summed over ranks */
+    int64_t requests; /* subarrays, summed over ranks */
     struct iok_stat rank_bytes;
     int64_t own_bytes; /* this rank's share (differs per rank) */
     struct iok_phase_result ph[IOK_NPHASES];
-    double io_time; /* sum of the I/O phases' job times */
-    double bandwidth; /* bytes / io_time, bytes per second */
-    struct iok_stat peak_rss; /* bytes, VmHWM over the pass */
+    double io_time;              /* sum of the I/O phases' job times */
+    double bandwidth;            /* bytes / io_time, bytes per second */
+    struct iok_stat peak_rss;    /* bytes, VmHWM over the pass */
     int64_t checked, mismatches; /* elements compared (read and verify passes) */
     char first_bad[512];         /* the first mismatch, from the lowest rank with one */
     struct iok_ceiling ceiling;  /* write passes with --ceiling */

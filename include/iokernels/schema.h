@@ -60,8 +60,7 @@ int iok_schema_add_var(struct iok_schema *s, const char *name, enum iok_type typ
                        const int *dimids);
 int iok_schema_add_attr(struct iok_schema *s, int owner, const char *name, enum iok_type type,
                         size_t len, const void *value);
-int iok_schema_add_text_attr(struct iok_schema *s, int owner, const char *name,
-                             const char *text);
+int iok_schema_add_text_attr(struct iok_schema *s, int owner, const char *name, const char *text);
 
 int iok_schema_find_var(const struct iok_schema *s, const char *name);
 

@@ -143,15 +143,21 @@ mpiio_open(void **h, const char *path, const struct iok_schema *s,
     IOK_TRY(open_common(h, path, s, p, MPI_MODE_RDONLY));
     struct mpiio_file *f = *h;
     MPI_Offset size;
-    int err = MPI_File_get_size(f->fh, &size);
+    int rc = IOK_OK, err = MPI_File_get_size(f->fh, &size);
     if (err != MPI_SUCCESS)
-        return mpi_fail(f, "MPI_File_get_size", err);
-    if (size < f->size)
-        return iok_error(IOK_EIO,
-                         "%s holds %lld bytes but the layout needs %lld: was it written with "
-                         "the same options?",
-                         path, (long long)size, (long long)f->size);
-    return IOK_OK;
+        rc = mpi_fail(f, "MPI_File_get_size", err);
+    else if (size < f->size)
+        rc = iok_error(IOK_EIO,
+                       "%s holds %lld bytes but the layout needs %lld: was it written with "
+                       "the same options?",
+                       path, (long long)size, (long long)f->size);
+    if (rc) { /* the core closes nothing after a failed open */
+        MPI_File_close(&f->fh);
+        free(f->var_off);
+        free(f);
+        *h = NULL;
+    }
+    return rc;
 }
 
 static int
@@ -234,7 +240,8 @@ transfer(struct mpiio_file *f, const struct iok_reqlist *r, int writing)
     size_t n = 0;
     IOK_TRY(flatten(f, r, &runs, &n));
     int *lens = malloc((n ? n : 1) * sizeof *lens);
-    MPI_Aint *offs = malloc((n ? n : 1) * sizeof *offs), *addrs = malloc((n ? n : 1) * sizeof *addrs);
+    MPI_Aint *offs = malloc((n ? n : 1) * sizeof *offs),
+             *addrs = malloc((n ? n : 1) * sizeof *addrs);
     for (size_t i = 0; i < n; i++) {
         lens[i] = (int)runs[i].len;
         offs[i] = (MPI_Aint)runs[i].off;

@@ -34,11 +34,11 @@ struct pnc_file {
     char path[1024];
 };
 
-static const nc_type nc_types[] = {NC_CHAR, NC_BYTE, NC_SHORT, NC_INT, NC_INT64, NC_FLOAT,
-                                   NC_DOUBLE};
+static const nc_type nc_types[] = {NC_CHAR,  NC_BYTE,  NC_SHORT, NC_INT,
+                                   NC_INT64, NC_FLOAT, NC_DOUBLE};
 
 /* Buffers hold the variable's own type: no conversion on the way. */
-static const MPI_Datatype mpi_types[] = {MPI_CHAR,     MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT,
+static const MPI_Datatype mpi_types[] = {MPI_CHAR,      MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT,
                                          MPI_LONG_LONG, MPI_FLOAT,       MPI_DOUBLE};
 
 static const char *
@@ -127,8 +127,8 @@ pnc_define(void *h)
         int ids[IOK_MAX_DIMS];
         for (int k = 0; k < var->ndims; k++)
             ids[k] = dimids[var->dimids[k]];
-        err = ncmpi_def_var(f->ncid, var->name, nc_types[var->type], var->ndims, ids,
-                            &f->varids[v]);
+        err =
+            ncmpi_def_var(f->ncid, var->name, nc_types[var->type], var->ndims, ids, &f->varids[v]);
         if (err != NC_NOERR) {
             free(dimids);
             return fail(f, "ncmpi_def_var", var->name, err);
@@ -151,9 +151,10 @@ pnc_define(void *h)
     return begin_data(f);
 }
 
+static int check_vars(struct pnc_file *f, const char *path, const struct iok_schema *s);
+
 static int
-pnc_open(void **h, const char *path, const struct iok_schema *s,
-         const struct iok_backend_params *p)
+pnc_open(void **h, const char *path, const struct iok_schema *s, const struct iok_backend_params *p)
 {
     struct pnc_file *f = new_file(path, s, p);
     int err = ncmpi_open(p->comm, path, NC_NOWRITE, MPI_INFO_NULL, &f->ncid);
@@ -162,7 +163,23 @@ pnc_open(void **h, const char *path, const struct iok_schema *s,
         free_file(f);
         return rc;
     }
+    int rc = check_vars(f, path, s);
+    if (rc == IOK_OK)
+        rc = begin_data(f);
+    if (rc) { /* the core closes nothing after a failed open */
+        ncmpi_close(f->ncid);
+        free_file(f);
+        return rc;
+    }
     *h = f;
+    return IOK_OK;
+}
+
+/* Every variable of the schema is in the file with at least its extents. */
+static int
+check_vars(struct pnc_file *f, const char *path, const struct iok_schema *s)
+{
+    int err;
     for (int v = 0; v < s->nvars; v++) {
         const struct iok_var *var = &s->vars[v];
         int nd, ids[IOK_MAX_DIMS]; /* PnetCDF's NC_MAX_VAR_DIMS is INT_MAX */
@@ -185,7 +202,7 @@ pnc_open(void **h, const char *path, const struct iok_schema *s,
                                  (long long)iok_var_dim_len(s, v, k));
         }
     }
-    return begin_data(f);
+    return IOK_OK;
 }
 
 static int
@@ -230,13 +247,11 @@ access_one(struct pnc_file *f, const struct iok_access *a, int writing)
         } else if (writing) {
             call = single ? "ncmpi_iput_vara" : "ncmpi_iput_varn";
             err = single ? ncmpi_iput_vara(f->ncid, id, s0, c0, a->buf, n, mt, &req)
-                         : ncmpi_iput_varn(f->ncid, id, a->nsub, st, ct, a->buf, n,
-                                           mt, &req);
+                         : ncmpi_iput_varn(f->ncid, id, a->nsub, st, ct, a->buf, n, mt, &req);
         } else {
             call = single ? "ncmpi_iget_vara" : "ncmpi_iget_varn";
             err = single ? ncmpi_iget_vara(f->ncid, id, s0, c0, a->buf, n, mt, &req)
-                         : ncmpi_iget_varn(f->ncid, id, a->nsub, st, ct, a->buf, n,
-                                           mt, &req);
+                         : ncmpi_iget_varn(f->ncid, id, a->nsub, st, ct, a->buf, n, mt, &req);
         }
         if (err == NC_NOERR && a->nsub > 0)
             err = add_req(f, req) ? NC_ENOMEM : NC_NOERR;
@@ -244,22 +259,18 @@ access_one(struct pnc_file *f, const struct iok_access *a, int writing)
         call = single ? "ncmpi_put_vara" : "ncmpi_put_varn";
         if (f->collective)
             err = single ? ncmpi_put_vara_all(f->ncid, id, s0, c0, a->buf, n, mt)
-                         : ncmpi_put_varn_all(f->ncid, id, a->nsub, st, ct, a->buf, n,
-                                              mt);
+                         : ncmpi_put_varn_all(f->ncid, id, a->nsub, st, ct, a->buf, n, mt);
         else
             err = single ? ncmpi_put_vara(f->ncid, id, s0, c0, a->buf, n, mt)
-                         : ncmpi_put_varn(f->ncid, id, a->nsub, st, ct, a->buf, n,
-                                          mt);
+                         : ncmpi_put_varn(f->ncid, id, a->nsub, st, ct, a->buf, n, mt);
     } else {
         call = single ? "ncmpi_get_vara" : "ncmpi_get_varn";
         if (f->collective)
             err = single ? ncmpi_get_vara_all(f->ncid, id, s0, c0, a->buf, n, mt)
-                         : ncmpi_get_varn_all(f->ncid, id, a->nsub, st, ct, a->buf, n,
-                                              mt);
+                         : ncmpi_get_varn_all(f->ncid, id, a->nsub, st, ct, a->buf, n, mt);
         else
             err = single ? ncmpi_get_vara(f->ncid, id, s0, c0, a->buf, n, mt)
-                         : ncmpi_get_varn(f->ncid, id, a->nsub, st, ct, a->buf, n,
-                                          mt);
+                         : ncmpi_get_varn(f->ncid, id, a->nsub, st, ct, a->buf, n, mt);
     }
     free(st);
     free(ct);

@@ -22,8 +22,9 @@ iok_ceiling_write(const struct iok_run *run, const char *near_path, int64_t byte
     memset(out, 0, sizeof *out);
     int rc = IOK_OK;
     if (run->rank == 0 && access(path, F_OK) == 0)
-        rc = iok_error(IOK_EUSAGE, "ceiling file %s exists: remove it (iokernels never deletes "
-                                   "files it did not create)",
+        rc = iok_error(IOK_EUSAGE,
+                       "ceiling file %s exists: remove it (iokernels never deletes "
+                       "files it did not create)",
                        path);
     IOK_TRY(iok_agree(run->comm, rc));
 
@@ -46,8 +47,8 @@ iok_ceiling_write(const struct iok_run *run, const char *near_path, int64_t byte
     if (opened) {
         for (int64_t r = 0; r < rounds && err == MPI_SUCCESS; r++) {
             int64_t off = r * CEILING_CHUNK;
-            int n = off < bytes ? (int)(bytes - off < CEILING_CHUNK ? bytes - off : CEILING_CHUNK)
-                                : 0;
+            int n =
+                off < bytes ? (int)(bytes - off < CEILING_CHUNK ? bytes - off : CEILING_CHUNK) : 0;
             err = MPI_File_write_at_all(fh, before + off, buf, n, MPI_BYTE, MPI_STATUS_IGNORE);
         }
         if (run->core.fsync && err == MPI_SUCCESS)

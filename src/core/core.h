@@ -30,7 +30,7 @@ void iok_timeline_reduce(const struct iok_timeline *tl, MPI_Comm comm,
 struct iok_stat iok_stat_reduce(double v, MPI_Comm comm);
 
 /* System probes. */
-void iok_mem_reset_peak(void);   /* writes 5 to /proc/self/clear_refs */
+void iok_mem_reset_peak(void);    /* writes 5 to /proc/self/clear_refs */
 int64_t iok_mem_peak_bytes(void); /* VmHWM, or -1 when unknown */
 void iok_fs_describe(const char *path, char *fstype, size_t len, int64_t *free_bytes);
 

@@ -33,12 +33,24 @@ store(enum iok_type t, uint64_t bits, void *dst)
 {
     switch (t) {
     case IOK_CHAR:
-    case IOK_BYTE: *(int8_t *)dst = (int8_t)(bits >> 56); break;
-    case IOK_SHORT: *(int16_t *)dst = (int16_t)(bits >> 48); break;
-    case IOK_INT: *(int32_t *)dst = (int32_t)(bits >> 32); break;
-    case IOK_INT64: *(int64_t *)dst = (int64_t)bits; break;
-    case IOK_FLOAT: *(float *)dst = (float)(bits >> 40) * 0x1p-24f; break;
-    case IOK_DOUBLE: *(double *)dst = (double)(bits >> 11) * 0x1p-53; break;
+    case IOK_BYTE:
+        *(int8_t *)dst = (int8_t)(bits >> 56);
+        break;
+    case IOK_SHORT:
+        *(int16_t *)dst = (int16_t)(bits >> 48);
+        break;
+    case IOK_INT:
+        *(int32_t *)dst = (int32_t)(bits >> 32);
+        break;
+    case IOK_INT64:
+        *(int64_t *)dst = (int64_t)bits;
+        break;
+    case IOK_FLOAT:
+        *(float *)dst = (float)(bits >> 40) * 0x1p-24f;
+        break;
+    case IOK_DOUBLE:
+        *(double *)dst = (double)(bits >> 11) * 0x1p-53;
+        break;
     }
 }
 
@@ -47,20 +59,32 @@ format_value(enum iok_type t, const void *p, char *out, size_t len)
 {
     switch (t) {
     case IOK_CHAR:
-    case IOK_BYTE: snprintf(out, len, "%d", *(const int8_t *)p); break;
-    case IOK_SHORT: snprintf(out, len, "%d", *(const int16_t *)p); break;
-    case IOK_INT: snprintf(out, len, "%" PRId32, *(const int32_t *)p); break;
-    case IOK_INT64: snprintf(out, len, "%" PRId64, *(const int64_t *)p); break;
-    case IOK_FLOAT: snprintf(out, len, "%.9g", *(const float *)p); break;
-    case IOK_DOUBLE: snprintf(out, len, "%.17g", *(const double *)p); break;
+    case IOK_BYTE:
+        snprintf(out, len, "%d", *(const int8_t *)p);
+        break;
+    case IOK_SHORT:
+        snprintf(out, len, "%d", *(const int16_t *)p);
+        break;
+    case IOK_INT:
+        snprintf(out, len, "%" PRId32, *(const int32_t *)p);
+        break;
+    case IOK_INT64:
+        snprintf(out, len, "%" PRId64, *(const int64_t *)p);
+        break;
+    case IOK_FLOAT:
+        snprintf(out, len, "%.9g", *(const float *)p);
+        break;
+    case IOK_DOUBLE:
+        snprintf(out, len, "%.17g", *(const double *)p);
+        break;
     }
 }
 
 /* Walks every element of every subarray of an access, row by row: calls
  * fn(ctx, record, first linear index in the record, coordinates of the row's
  * first element, number of elements, buffer position). */
-typedef int (*row_fn)(void *ctx, int64_t record, int64_t index, const int64_t *coord,
-                      int64_t n, char *buf);
+typedef int (*row_fn)(void *ctx, int64_t record, int64_t index, const int64_t *coord, int64_t n,
+                      char *buf);
 
 static int
 walk_rows(const struct iok_schema *s, const struct iok_access *a, row_fn fn, void *ctx)
@@ -166,8 +190,8 @@ check_row(void *vctx, int64_t record, int64_t index, const int64_t *coord, int64
                                          coord[k] + (k == c->var->ndims - 1 ? i : 0));
             format_value(c->f.type, got, g, sizeof g);
             format_value(c->f.type, want, w, sizeof w);
-            snprintf(c->first_bad, c->first_bad_len, "%s%s: read %s, expected %s",
-                     c->var->name, pos, g, w);
+            snprintf(c->first_bad, c->first_bad_len, "%s%s: read %s, expected %s", c->var->name,
+                     pos, g, w);
         }
     }
     c->checked += n;

@@ -32,20 +32,18 @@ pass_json(const struct iok_pass_result *p)
                                       stat_json(p->ph[i].rank), "count", p->ph[i].count, "io",
                                       iok_phase_is_io(i)));
     }
-    json_t *j = json_pack(
-        "{s:s, s:s, s:I, s:I, s:o, s:f, s:f, s:o, s:o}", "op", iok_op_names[p->op], "path",
-        p->path, "bytes", (json_int_t)p->bytes, "requests", (json_int_t)p->requests,
-        "rank_bytes", stat_json(p->rank_bytes), "io_time", p->io_time, "bandwidth", p->bandwidth,
-        "peak_rss", stat_json(p->peak_rss), "phases", ph);
+    json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:o, s:f, s:f, s:o, s:o}", "op",
+                          iok_op_names[p->op], "path", p->path, "bytes", (json_int_t)p->bytes,
+                          "requests", (json_int_t)p->requests, "rank_bytes",
+                          stat_json(p->rank_bytes), "io_time", p->io_time, "bandwidth",
+                          p->bandwidth, "peak_rss", stat_json(p->peak_rss), "phases", ph);
     if (p->ceiling.measured)
-        json_object_set_new(j, "ceiling",
-                            json_pack("{s:s, s:I, s:f, s:f, s:f}", "method",
-                                      "contiguous MPI_File_write_at_all", "bytes",
-                                      (json_int_t)p->ceiling.bytes, "time", p->ceiling.time,
-                                      "bandwidth", p->ceiling.bandwidth, "fraction",
-                                      p->ceiling.bandwidth > 0
-                                          ? p->bandwidth / p->ceiling.bandwidth
-                                          : 0.0));
+        json_object_set_new(
+            j, "ceiling",
+            json_pack("{s:s, s:I, s:f, s:f, s:f}", "method", "contiguous MPI_File_write_at_all",
+                      "bytes", (json_int_t)p->ceiling.bytes, "time", p->ceiling.time, "bandwidth",
+                      p->ceiling.bandwidth, "fraction",
+                      p->ceiling.bandwidth > 0 ? p->bandwidth / p->ceiling.bandwidth : 0.0));
     if (p->op != IOK_OP_WRITE) {
         json_object_set_new(j, "checked", json_integer(p->checked));
         json_object_set_new(j, "mismatches", json_integer(p->mismatches));
@@ -89,8 +87,7 @@ libraries_json(void)
         *nl = '\0';
     json_object_set_new(l, "mpi", json_string(mpi));
     for (int i = 0; i < iok_backend_count(); i++)
-        json_object_set_new(l, iok_backend_at(i)->name,
-                            json_string(iok_backend_at(i)->version()));
+        json_object_set_new(l, iok_backend_at(i)->name, json_string(iok_backend_at(i)->version()));
     char jv[32];
     snprintf(jv, sizeof jv, "Jansson %s", JANSSON_VERSION);
     json_object_set_new(l, "jansson", json_string(jv));
@@ -149,24 +146,25 @@ build(const struct iok_json_input *in)
     json_object_set_new(j, "options", options_json(in));
     json_object_set_new(j, "files", files);
     json_object_set_new(j, "parse_time", json_real(res->parse_time));
-    json_object_set_new(
-        j, "summary",
-        json_pack("{s:I, s:f, s:f, s:I, s:f, s:f, s:f}", "write_bytes", (json_int_t)wbytes,
-                  "write_time", wtime, "write_bandwidth", wtime > 0 ? wbytes / wtime : 0.0,
-                  "read_bytes", (json_int_t)rbytes, "read_time", rtime, "read_bandwidth",
-                  rtime > 0 ? rbytes / rtime : 0.0, "peak_rss_max", mem_max));
+    json_object_set_new(j, "summary",
+                        json_pack("{s:I, s:f, s:f, s:I, s:f, s:f, s:f}", "write_bytes",
+                                  (json_int_t)wbytes, "write_time", wtime, "write_bandwidth",
+                                  wtime > 0 ? wbytes / wtime : 0.0, "read_bytes",
+                                  (json_int_t)rbytes, "read_time", rtime, "read_bandwidth",
+                                  rtime > 0 ? rbytes / rtime : 0.0, "peak_rss_max", mem_max));
     json_object_set_new(j, "passes", passes);
-    json_t *v = json_pack("{s:b, s:I, s:I, s:b}", "enabled", any_check, "checked",
-                          (json_int_t)checked, "mismatches", (json_int_t)mism, "ok",
-                          any_check && mism == 0);
+    json_t *v =
+        json_pack("{s:b, s:I, s:I, s:b}", "enabled", any_check, "checked", (json_int_t)checked,
+                  "mismatches", (json_int_t)mism, "ok", any_check && mism == 0);
     if (first_bad)
         json_object_set_new(v, "first_bad", json_string(first_bad));
     json_object_set_new(j, "verify", v);
     json_object_set_new(j, "libraries", libraries_json());
     json_object_set_new(j, "host", json_string(host));
     json_object_set_new(j, "date", json_string(date));
-    json_object_set_new(j, "filesystem", json_pack("{s:s, s:I}", "type", fstype, "free_bytes",
-                                                   (json_int_t)free_bytes));
+    json_object_set_new(
+        j, "filesystem",
+        json_pack("{s:s, s:I}", "type", fstype, "free_bytes", (json_int_t)free_bytes));
     json_object_set_new(j, "exit_code", json_integer(in->status));
     json_object_set_new(j, "iokernels_version", json_string(IOK_VERSION));
     return j;

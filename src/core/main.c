@@ -33,8 +33,7 @@ static const struct iok_option core_options[] = {
     {"independent", 0, IOK_OPT_BOOL, offsetof(struct core_flags, independent), NULL,
      "independent transfers"},
     {"api", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.api), NULL,
-     "library API flavour for backends that have several (pnetcdf)",
-     "blocking|nonblocking|varn"},
+     "library API flavour for backends that have several (pnetcdf)", "blocking|nonblocking|varn"},
     {"verify", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.verify), NULL,
      "check every value: read back after writing, or check what is read"},
     {"seed", 0, IOK_OPT_INT64, offsetof(struct core_flags, o.seed), "1",
@@ -152,8 +151,7 @@ settle_core(struct core_flags *cf, struct iok_run *run)
         char names[512] = "";
         for (int i = 0; i < iok_backend_count(); i++)
             strcat(strcat(names, i ? ", " : ""), iok_backend_at(i)->name);
-        return iok_error(IOK_EUSAGE, "unknown backend '%s': this build has %s", o->backend,
-                         names);
+        return iok_error(IOK_EUSAGE, "unknown backend '%s': this build has %s", o->backend, names);
     }
     unsigned caps = run->backend->caps;
     run->collective = strcmp(o->io, "indep") != 0;
@@ -164,8 +162,7 @@ settle_core(struct core_flags *cf, struct iok_run *run)
         return iok_error(IOK_EUSAGE, "backend %s has no nonblocking API: use --api blocking",
                          o->backend);
     if (run->api == IOK_API_VARN && !(caps & IOK_CAP_VARN))
-        return iok_error(IOK_EUSAGE, "backend %s has no varn API: use --api blocking",
-                         o->backend);
+        return iok_error(IOK_EUSAGE, "backend %s has no varn API: use --api blocking", o->backend);
     if (run->collective && !(caps & IOK_CAP_COLLECTIVE))
         return iok_error(IOK_EUSAGE, "backend %s has no collective transfers: use --independent",
                          o->backend);

@@ -28,11 +28,20 @@ parse_int64(const char *s, int64_t *out, int allow_suffix)
     if (allow_suffix && *end) {
         int shift = 0;
         switch (tolower((unsigned char)*end)) {
-        case 'k': shift = 10; break;
-        case 'm': shift = 20; break;
-        case 'g': shift = 30; break;
-        case 't': shift = 40; break;
-        default: return -1;
+        case 'k':
+            shift = 10;
+            break;
+        case 'm':
+            shift = 20;
+            break;
+        case 'g':
+            shift = 30;
+            break;
+        case 't':
+            shift = 40;
+            break;
+        default:
+            return -1;
         }
         end++;
         if (*end == 'b' || *end == 'B')
@@ -81,8 +90,7 @@ iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const cha
         else if (!strcmp(value, "0") || !strcasecmp(value, "no") || !strcasecmp(value, "false"))
             *(int *)f = 0;
         else
-            return iok_error(IOK_EUSAGE, "%s: --%s takes 0 or 1, not '%s'", where, o->name,
-                             value);
+            return iok_error(IOK_EUSAGE, "%s: --%s takes 0 or 1, not '%s'", where, o->name, value);
         return IOK_OK;
     case IOK_OPT_INT:
         if (parse_int64(value, &v, 0) || v < -2147483647LL || v > 2147483647LL)
@@ -139,8 +147,8 @@ iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const cha
         while (*p == ' ' || *p == '\t')
             p++;
         if (n != 3 || *p)
-            return iok_error(IOK_EUSAGE, "%s: --%s takes three integers 'X,Y,Z', not '%s'",
-                             where, o->name, value);
+            return iok_error(IOK_EUSAGE, "%s: --%s takes three integers 'X,Y,Z', not '%s'", where,
+                             o->name, value);
         memcpy(out, vals, sizeof vals);
         return IOK_OK;
     }
@@ -155,12 +163,22 @@ iok_opts_defaults(const struct iok_optset *set)
         void *f = field(set, o);
         switch (o->type) {
         case IOK_OPT_BOOL:
-        case IOK_OPT_INT: *(int *)f = 0; break;
-        case IOK_OPT_INT64: *(int64_t *)f = 0; break;
-        case IOK_OPT_DOUBLE: *(double *)f = 0; break;
+        case IOK_OPT_INT:
+            *(int *)f = 0;
+            break;
+        case IOK_OPT_INT64:
+            *(int64_t *)f = 0;
+            break;
+        case IOK_OPT_DOUBLE:
+            *(double *)f = 0;
+            break;
         case IOK_OPT_STRING:
-        case IOK_OPT_CHOICE: ((char *)f)[0] = '\0'; break;
-        case IOK_OPT_INT3: memset(f, 0, 3 * sizeof(int)); break;
+        case IOK_OPT_CHOICE:
+            ((char *)f)[0] = '\0';
+            break;
+        case IOK_OPT_INT3:
+            memset(f, 0, 3 * sizeof(int));
+            break;
         }
         if (o->def && iok_opts_set(set, o, o->def, "built-in default") != IOK_OK)
             return IOK_EUSAGE; /* a bug in a table, caught by the unit tests */
@@ -193,17 +211,24 @@ iok_opts_find(const struct iok_optset *sets, int nsets, const char *key,
 }
 
 void
-iok_opts_format(const struct iok_optset *set, const struct iok_option *o, char *out,
-                size_t outlen)
+iok_opts_format(const struct iok_optset *set, const struct iok_option *o, char *out, size_t outlen)
 {
     const void *f = field(set, o);
     switch (o->type) {
     case IOK_OPT_BOOL:
-    case IOK_OPT_INT: snprintf(out, outlen, "%d", *(const int *)f); break;
-    case IOK_OPT_INT64: snprintf(out, outlen, "%" PRId64, *(const int64_t *)f); break;
-    case IOK_OPT_DOUBLE: snprintf(out, outlen, "%g", *(const double *)f); break;
+    case IOK_OPT_INT:
+        snprintf(out, outlen, "%d", *(const int *)f);
+        break;
+    case IOK_OPT_INT64:
+        snprintf(out, outlen, "%" PRId64, *(const int64_t *)f);
+        break;
+    case IOK_OPT_DOUBLE:
+        snprintf(out, outlen, "%g", *(const double *)f);
+        break;
     case IOK_OPT_STRING:
-    case IOK_OPT_CHOICE: snprintf(out, outlen, "%s", (const char *)f); break;
+    case IOK_OPT_CHOICE:
+        snprintf(out, outlen, "%s", (const char *)f);
+        break;
     case IOK_OPT_INT3: {
         const int *v = f;
         snprintf(out, outlen, "%d,%d,%d", v[0], v[1], v[2]);

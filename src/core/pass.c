@@ -29,8 +29,8 @@ check_output_path(const char *path, int overwrite)
         strcpy(dir, ".");
     struct stat st;
     if (stat(dir, &st) != 0)
-        return iok_error(IOK_EUSAGE, "output directory %s does not exist: create it or choose another",
-                         dir);
+        return iok_error(IOK_EUSAGE,
+                         "output directory %s does not exist: create it or choose another", dir);
     if (!S_ISDIR(st.st_mode))
         return iok_error(IOK_EUSAGE, "output directory %s is not a directory: choose another", dir);
     if (access(dir, W_OK) != 0)
@@ -47,8 +47,9 @@ static int
 check_input_path(const char *path)
 {
     if (access(path, R_OK) != 0)
-        return iok_error(IOK_EUSAGE, "cannot read %s (%s): write it first (--mode write) or fix the path",
-                         path, strerror(errno));
+        return iok_error(IOK_EUSAGE,
+                         "cannot read %s (%s): write it first (--mode write) or fix the path", path,
+                         strerror(errno));
     return IOK_OK;
 }
 
@@ -103,8 +104,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     iok_reqlist_init(&rl);
 
     if (run->rank == 0 && !(be->caps & IOK_CAP_NOIO))
-        rc = writing ? check_output_path(fp->path, run->core.overwrite)
-                     : check_input_path(fp->path);
+        rc =
+            writing ? check_output_path(fp->path, run->core.overwrite) : check_input_path(fp->path);
     if ((rc = iok_agree(run->comm, rc)))
         goto done;
 

@@ -5,8 +5,8 @@
 #include <string.h>
 
 static const size_t type_sizes[] = {1, 1, 2, 4, 8, 4, 8};
-static const char *const type_names[] = {"char", "byte", "short", "int", "int64", "float",
-                                         "double"};
+static const char *const type_names[] = {"char",  "byte",  "short", "int",
+                                         "int64", "float", "double"};
 
 size_t
 iok_type_size(enum iok_type t)

@@ -36,10 +36,9 @@ static const struct {
     long magic;
     const char *name;
 } fs_names[] = {
-    {0xEF53, "ext4"},        {0x58465342, "xfs"},  {0x9123683E, "btrfs"},
-    {0x01021994, "tmpfs"},   {0x794c7630, "overlay"}, {0x0BD00BD0, "lustre"},
-    {0x47504653, "gpfs"},    {0x6969, "nfs"},     {0x65735546, "fuse"},
-    {0x73717368, "squashfs"}, {0x2FC12FC1, "zfs"}, {0x00c36400, "ceph"},
+    {0xEF53, "ext4"},        {0x58465342, "xfs"},      {0x9123683E, "btrfs"}, {0x01021994, "tmpfs"},
+    {0x794c7630, "overlay"}, {0x0BD00BD0, "lustre"},   {0x47504653, "gpfs"},  {0x6969, "nfs"},
+    {0x65735546, "fuse"},    {0x73717368, "squashfs"}, {0x2FC12FC1, "zfs"},   {0x00c36400, "ceph"},
 };
 
 void

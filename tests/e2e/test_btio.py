@@ -104,7 +104,9 @@ def test_corrupted_byte_fails_verify(tmp_path, method, fname):
     assert r.rc == 3, r.err
     errs = r.error_lines()
     assert len(errs) == 1, r.err
-    assert re.search(r"verify failed: 1 of \d+ values differ in \./btio\.\w+; first: var\[1\]", errs[0])
+    assert re.search(
+        r"verify failed: 1 of \d+ values differ in \./btio\.\w+; first: var\[1\]", errs[0]
+    )
     assert r.record["verify"]["mismatches"] == 1
     assert r.record["exit_code"] == 3
 

@@ -11,7 +11,7 @@ static int check_failures, check_count;
         check_count++;                                                                             \
         if (!(cond)) {                                                                             \
             check_failures++;                                                                      \
-            fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                     \
+            fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                      \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fputc('\n', stderr);                                                                   \
         }                                                                                          \

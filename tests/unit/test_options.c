@@ -68,8 +68,8 @@ test_cmdline(void)
     CHECK(split_apply(&set, 1, a7) == IOK_EUSAGE, "bad bool");
 
     iok_error_clear();
-    CHECK(iok_keyvalue_apply("# comment\n n = 9  # trailing\n\nname = abc\n", "in.txt", &set,
-                             1) == IOK_OK,
+    CHECK(iok_keyvalue_apply("# comment\n n = 9  # trailing\n\nname = abc\n", "in.txt", &set, 1) ==
+              IOK_OK,
           "key=value file: %s", iok_errmsg());
     CHECK(o.n == 9 && !strcmp(o.name, "abc"), "key=value values");
     iok_error_clear();
@@ -180,8 +180,7 @@ test_tables(void)
             continue;
         void *o = calloc(1, b->opts_size);
         struct iok_optset set = {b->name, b->options, o};
-        CHECK(iok_opts_defaults(&set) == IOK_OK, "backend %s defaults: %s", b->name,
-              iok_errmsg());
+        CHECK(iok_opts_defaults(&set) == IOK_OK, "backend %s defaults: %s", b->name, iok_errmsg());
         for (const struct iok_option *x = b->options; x->name; x++)
             CHECK(!strncmp(x->name, b->name, strlen(b->name)), "backend option %s unprefixed",
                   x->name);

@@ -32,9 +32,9 @@ static const struct iok_option btio_options[] = {
      "directory of the file btio.<ext>"},
     {NULL}};
 
-static const char *const method_names[] = {
-    "MPI collective I/O", "MPI independent I/O", "Parallel netCDF blocking I/O",
-    "Parallel netCDF non-blocking I/O"};
+static const char *const method_names[] = {"MPI collective I/O", "MPI independent I/O",
+                                           "Parallel netCDF blocking I/O",
+                                           "Parallel netCDF non-blocking I/O"};
 
 /* ---- inputbt.data: 5 lines, values first, comments after them on 1-4 ---- */
 
@@ -81,10 +81,8 @@ btio_read_input(const char *text, const char *path, const struct iok_optset *set
         const char *key, *what;
         int ntok;
     } lines[] = {
-        {"mode", "the I/O mode: w or r", 1},
-        {"method", "the I/O method: 0, 1, 2 or 3", 1},
-        {"dumps", "the number of writes/reads", 1},
-        {"grid", "three grid sizes X Y Z", 3},
+        {"mode", "the I/O mode: w or r", 1},        {"method", "the I/O method: 0, 1, 2 or 3", 1},
+        {"dumps", "the number of writes/reads", 1}, {"grid", "three grid sizes X Y Z", 3},
         {"dir", "the output directory", 0},
     };
     char *copy = strdup(text), *cursor = copy;
@@ -144,8 +142,8 @@ btio_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
         return iok_error(IOK_EUSAGE, "--dumps must be at least 1, not %d", o->dumps);
     for (int k = 0; k < 3; k++)
         if (o->grid[k] < 1)
-            return iok_error(IOK_EUSAGE, "--grid sizes must be positive, got %d,%d,%d",
-                             o->grid[0], o->grid[1], o->grid[2]);
+            return iok_error(IOK_EUSAGE, "--grid sizes must be positive, got %d,%d,%d", o->grid[0],
+                             o->grid[1], o->grid[2]);
     if (!strcmp(core->mode, "both"))
         return iok_error(IOK_EUSAGE, "BTIO writes or reads in one run: --mode write or read");
     if (!given("backend"))
@@ -193,8 +191,8 @@ btio_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
 }
 
 static int
-btio_requests(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
-              int file, int step, struct iok_reqlist *out)
+btio_requests(const void *kopts, const struct iok_run *run, const struct iok_plan *plan, int file,
+              int step, struct iok_reqlist *out)
 {
     const struct btio_opts *o = kopts;
     const struct iok_schema *s = &plan->files[file].schema;
@@ -241,8 +239,7 @@ btio_report(const void *kopts, const struct iok_run *run, const struct iok_plan 
     if (run->input_path)
         fprintf(out, " Reading from input file %s\n", run->input_path);
     else
-        fprintf(out, " No input file %s: built-in defaults and command line\n",
-                "./inputbt.data");
+        fprintf(out, " No input file %s: built-in defaults and command line\n", "./inputbt.data");
     for (int i = 0; i < res->npasses; i++) {
         const struct iok_pass_result *p = &res->pass[i];
         int w = p->op == IOK_OP_WRITE;

@@ -1,0 +1,616 @@
+/* Parallel HDF5 backend: one dataset per variable, MPI-IO file driver.
+ *
+ * Record variables are chunked datasets with an unlimited first dimension,
+ * created with the number of records the run writes. An access is one
+ * H5Dwrite/H5Dread when its subarrays can be selected as one union of
+ * hyperslabs in the order they lie in the buffer, else one call per
+ * subarray. In collective mode the ranks agree on the number of calls per
+ * access and pad with empty selections. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include "iokernels/backend.h"
+#include "iokernels/error.h"
+
+struct hdf5_opts {
+    char layout[IOK_OPT_STRLEN]; /* contiguous | chunked (fixed-size variables) */
+    int64_t chunk_kib;           /* target chunk size without a chunk hint */
+    int64_t alignment;           /* H5Pset_alignment when > 0 */
+};
+
+static const struct iok_option hdf5_options[] = {
+    {"hdf5-layout", 0, IOK_OPT_CHOICE, offsetof(struct hdf5_opts, layout), "contiguous",
+     "layout of fixed-size datasets (record variables are always chunked)", "contiguous|chunked"},
+    {"hdf5-chunk-kib", 0, IOK_OPT_INT64, offsetof(struct hdf5_opts, chunk_kib), "4096",
+     "target chunk size in KiB for variables without a chunk hint", NULL},
+    {"hdf5-alignment", 0, IOK_OPT_INT64, offsetof(struct hdf5_opts, alignment), "0",
+     "align file objects to this many bytes (H5Pset_alignment; 0 = off)", NULL},
+    {NULL},
+};
+
+/* One open file. */
+struct h5file {
+    char *path;
+    const struct iok_schema *s; /* owned by the caller, outlives the handle */
+    struct iok_backend_params p;
+    struct hdf5_opts o;
+    hid_t file, fapl, dxpl;
+    hid_t chartype;                /* 1-byte C string: file and memory type of IOK_CHAR */
+    hid_t *dsets;                  /* one per variable, H5I_INVALID_HID until opened */
+    hsize_t (*dims)[IOK_MAX_DIMS]; /* current extents per variable */
+};
+
+static herr_t
+walk_cb(unsigned n, const H5E_error2_t *e, void *data)
+{
+    if (n == 0 && e->desc)
+        snprintf(data, 256, "%s", e->desc);
+    return 0;
+}
+
+/* Records "<what> (<most specific HDF5 error>)" as this rank's error. Must be
+ * called right after the failing call, before the next API call clears the
+ * error stack. */
+static int h5fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+h5fail(const char *fmt, ...)
+{
+    char what[1024], why[256] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_cb, why);
+    if (why[0])
+        return iok_error(IOK_EIO, "%s (%s)", what, why);
+    return iok_error(IOK_EIO, "%s", what);
+}
+
+static int hdf5_close(void *handle);
+
+static const char *
+hdf5_version(void)
+{
+    static char buf[64];
+    unsigned maj = 0, min = 0, rel = 0;
+    H5get_libversion(&maj, &min, &rel);
+    snprintf(buf, sizeof buf, "HDF5 %u.%u.%u", maj, min, rel);
+    return buf;
+}
+
+/* File types are little-endian whatever the machine; memory types native.
+ * HDF5 converts no integer type to a string type, so IOK_CHAR data travel as
+ * the 1-byte string type they are stored as. */
+static hid_t
+file_type(const struct h5file *f, enum iok_type t)
+{
+    const hid_t types[] = {f->chartype,   H5T_STD_I8LE,   H5T_STD_I16LE, H5T_STD_I32LE,
+                           H5T_STD_I64LE, H5T_IEEE_F32LE, H5T_IEEE_F64LE};
+    return types[t];
+}
+
+static hid_t
+mem_type(const struct h5file *f, enum iok_type t)
+{
+    const hid_t types[] = {f->chartype,      H5T_NATIVE_INT8,  H5T_NATIVE_INT16, H5T_NATIVE_INT32,
+                           H5T_NATIVE_INT64, H5T_NATIVE_FLOAT, H5T_NATIVE_DOUBLE};
+    return types[t];
+}
+
+/* Allocates the handle and the property lists shared by create and open. On
+ * failure *out may still hold a partial handle (for hdf5_close). */
+static int
+new_handle(struct h5file **out, const char *path, const struct iok_schema *s,
+           const struct iok_backend_params *p)
+{
+    *out = NULL;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    struct h5file *f = calloc(1, sizeof *f);
+    if (!f)
+        return iok_error(IOK_EIO, "out of memory opening %s", path);
+    f->file = f->fapl = f->dxpl = f->chartype = H5I_INVALID_HID;
+    *out = f;
+    f->s = s;
+    f->p = *p;
+    if (p->opts) {
+        f->o = *(const struct hdf5_opts *)p->opts;
+    } else {
+        snprintf(f->o.layout, sizeof f->o.layout, "contiguous");
+        f->o.chunk_kib = 4096;
+    }
+    f->p.opts = &f->o;
+    f->path = strdup(path);
+    int nv = s->nvars;
+    f->dsets = malloc((size_t)(nv ? nv : 1) * sizeof *f->dsets);
+    f->dims = calloc((size_t)(nv ? nv : 1), sizeof *f->dims);
+    if (!f->path || !f->dsets || !f->dims)
+        return iok_error(IOK_EIO, "out of memory opening %s", path);
+    for (int v = 0; v < nv; v++)
+        f->dsets[v] = H5I_INVALID_HID;
+
+    f->fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (f->fapl < 0 || H5Pset_fapl_mpio(f->fapl, p->comm, MPI_INFO_NULL) < 0)
+        return h5fail("H5Pset_fapl_mpio failed for %s", path);
+    if (H5Pset_all_coll_metadata_ops(f->fapl, 1) < 0 || H5Pset_coll_metadata_write(f->fapl, 1) < 0)
+        return h5fail("H5Pset_all_coll_metadata_ops failed for %s", path);
+    if (f->o.alignment > 0 && H5Pset_alignment(f->fapl, 0, (hsize_t)f->o.alignment) < 0)
+        return h5fail("H5Pset_alignment(%lld) failed for %s", (long long)f->o.alignment, path);
+    f->dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (f->dxpl < 0 ||
+        H5Pset_dxpl_mpio(f->dxpl, p->collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT) < 0)
+        return h5fail("H5Pset_dxpl_mpio failed for %s", path);
+    f->chartype = H5Tcopy(H5T_C_S1);
+    if (f->chartype < 0 || H5Tset_size(f->chartype, 1) < 0)
+        return h5fail("H5Tcopy(H5T_C_S1) failed for %s", path);
+    return IOK_OK;
+}
+
+/* Hands out the handle, or after a failure releases what was built (the
+ * core does not close after a failed create or open) and hands out NULL. */
+static int
+hand_out(void **handle, struct h5file *f, int rc)
+{
+    if (rc != IOK_OK) {
+        hdf5_close(f);
+        f = NULL;
+    }
+    *handle = f;
+    return rc;
+}
+
+static int
+hdf5_create(void **handle, const char *path, const struct iok_schema *s,
+            const struct iok_backend_params *p)
+{
+    struct h5file *f;
+    int rc = new_handle(&f, path, s, p);
+    if (rc == IOK_OK && (f->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, f->fapl)) < 0)
+        rc = h5fail("H5Fcreate failed on %s", path);
+    return hand_out(handle, f, rc);
+}
+
+/* Chunk shape of variable v: the hint where it is nonzero; without any hint,
+ * 1 record by the full extent of the other dimensions, halving the largest
+ * until a chunk holds at most hdf5-chunk-kib KiB. */
+static void
+chunk_dims(const struct h5file *f, int v, int rec, const hsize_t *dims, hsize_t *chunk)
+{
+    const struct iok_var *var = &f->s->vars[v];
+    int nd = var->ndims, hint = 0;
+    for (int k = 0; k < nd; k++) {
+        chunk[k] = (rec && k == 0) || dims[k] == 0 ? 1 : dims[k];
+        if (var->chunk[k] > 0) {
+            hint = 1;
+            chunk[k] = (hsize_t)var->chunk[k];
+            if (!(rec && k == 0) && dims[k] > 0 && chunk[k] > dims[k])
+                chunk[k] = dims[k];
+        }
+    }
+    if (hint)
+        return;
+    double limit = (double)f->o.chunk_kib * 1024.0;
+    for (;;) {
+        double bytes = (double)iok_type_size(var->type);
+        int big = 0;
+        for (int k = 0; k < nd; k++) {
+            bytes *= (double)chunk[k];
+            if (chunk[k] > chunk[big])
+                big = k;
+        }
+        if (bytes <= limit || chunk[big] <= 1)
+            return;
+        chunk[big] /= 2;
+    }
+}
+
+static int
+define_var(struct h5file *f, int v)
+{
+    const struct iok_var *var = &f->s->vars[v];
+    int nd = var->ndims, rec = iok_var_is_record(f->s, v);
+    int chunked = rec || (nd > 0 && strcmp(f->o.layout, "chunked") == 0);
+    hsize_t *dims = f->dims[v], maxdims[IOK_MAX_DIMS], chunk[IOK_MAX_DIMS];
+    for (int k = 0; k < nd; k++) {
+        dims[k] = (hsize_t)iok_var_dim_len(f->s, v, k);
+        maxdims[k] = rec && k == 0 ? H5S_UNLIMITED : dims[k];
+        /* A chunk may not exceed a fixed dimension, and has no zero side. */
+        if (chunked && dims[k] == 0 && maxdims[k] != H5S_UNLIMITED) {
+            if (rec)
+                maxdims[k] = H5S_UNLIMITED;
+            else
+                chunked = 0;
+        }
+    }
+    hid_t space = nd > 0 ? H5Screate_simple(nd, dims, maxdims) : H5Screate(H5S_SCALAR);
+    if (space < 0)
+        return h5fail("H5Screate failed on %s variable %s", f->path, var->name);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    int rc = IOK_OK;
+    if (dcpl < 0 || H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0) {
+        rc = h5fail("H5Pset_fill_time failed on %s variable %s", f->path, var->name);
+    } else if (chunked) {
+        chunk_dims(f, v, rec, dims, chunk);
+        if (H5Pset_chunk(dcpl, nd, chunk) < 0)
+            rc = h5fail("H5Pset_chunk failed on %s variable %s", f->path, var->name);
+    }
+    if (rc == IOK_OK) {
+        f->dsets[v] = H5Dcreate2(f->file, var->name, file_type(f, var->type), space, H5P_DEFAULT,
+                                 dcpl, H5P_DEFAULT);
+        if (f->dsets[v] < 0)
+            rc = h5fail("H5Dcreate2 failed on %s variable %s", f->path, var->name);
+    }
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    H5Sclose(space);
+    return rc;
+}
+
+/* Text as a fixed-length string of len characters (at least 1, an empty
+ * string when len is 0); numbers as a 1-D array of len elements. */
+static int
+define_attr(struct h5file *f, const struct iok_attr *a)
+{
+    const char *on = a->owner == IOK_GLOBAL ? "/" : f->s->vars[a->owner].name;
+    hid_t loc = a->owner == IOK_GLOBAL ? f->file : f->dsets[a->owner];
+    hid_t type, mtype, space;
+    const void *value = a->value;
+    if (a->type == IOK_CHAR) {
+        type = H5Tcopy(H5T_C_S1);
+        if (type >= 0 && H5Tset_size(type, a->len ? a->len : 1) < 0) {
+            int rc = h5fail("H5Tset_size failed on %s attribute %s of %s", f->path, a->name, on);
+            H5Tclose(type);
+            return rc;
+        }
+        mtype = type;
+        space = H5Screate(H5S_SCALAR);
+        if (a->len == 0)
+            value = "";
+    } else {
+        hsize_t n = a->len;
+        type = H5Tcopy(file_type(f, a->type));
+        mtype = mem_type(f, a->type);
+        space = n ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_NULL);
+    }
+    int rc = IOK_OK;
+    hid_t id = H5I_INVALID_HID;
+    if (type < 0 || space < 0)
+        rc = h5fail("H5Tcopy/H5Screate failed on %s attribute %s of %s", f->path, a->name, on);
+    else if ((id = H5Acreate2(loc, a->name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+        rc = h5fail("H5Acreate2 failed on %s attribute %s of %s", f->path, a->name, on);
+    else if ((a->len > 0 || a->type == IOK_CHAR) && H5Awrite(id, mtype, value) < 0)
+        rc = h5fail("H5Awrite failed on %s attribute %s of %s", f->path, a->name, on);
+    if (id >= 0)
+        H5Aclose(id);
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    return rc;
+}
+
+static int
+hdf5_define(void *handle)
+{
+    struct h5file *f = handle;
+    for (int v = 0; v < f->s->nvars; v++)
+        IOK_TRY(define_var(f, v));
+    for (int i = 0; i < f->s->nattrs; i++)
+        IOK_TRY(define_attr(f, &f->s->attrs[i]));
+    return IOK_OK;
+}
+
+static int
+open_var(struct h5file *f, int v)
+{
+    const struct iok_var *var = &f->s->vars[v];
+    f->dsets[v] = H5Dopen2(f->file, var->name, H5P_DEFAULT);
+    if (f->dsets[v] < 0)
+        return h5fail("H5Dopen2 failed on %s variable %s", f->path, var->name);
+    hid_t space = H5Dget_space(f->dsets[v]);
+    if (space < 0)
+        return h5fail("H5Dget_space failed on %s variable %s", f->path, var->name);
+    int nd = H5Sget_simple_extent_ndims(space);
+    if (nd == var->ndims && nd > 0)
+        H5Sget_simple_extent_dims(space, f->dims[v], NULL);
+    H5Sclose(space);
+    if (nd != var->ndims)
+        return iok_error(IOK_EIO, "%s: variable %s has %d dimensions in the file, %d expected",
+                         f->path, var->name, nd, var->ndims);
+    for (int k = 0; k < nd; k++) {
+        int64_t want = iok_var_dim_len(f->s, v, k);
+        if (f->dims[v][k] < (hsize_t)want)
+            return iok_error(IOK_EIO,
+                             "%s: variable %s has %llu elements along dimension %s, "
+                             "%lld expected",
+                             f->path, var->name, (unsigned long long)f->dims[v][k],
+                             f->s->dims[var->dimids[k]].name, (long long)want);
+    }
+    return IOK_OK;
+}
+
+static int
+hdf5_open(void **handle, const char *path, const struct iok_schema *s,
+          const struct iok_backend_params *p)
+{
+    struct h5file *f;
+    int rc = new_handle(&f, path, s, p);
+    if (rc == IOK_OK && (f->file = H5Fopen(path, H5F_ACC_RDONLY, f->fapl)) < 0)
+        rc = h5fail("H5Fopen failed on %s", path);
+    for (int v = 0; rc == IOK_OK && v < s->nvars; v++)
+        rc = open_var(f, v);
+    return hand_out(handle, f, rc);
+}
+
+/* Checks an access against the variable's extents and its element count, and
+ * says whether its subarrays can be one union selection: each a run along
+ * the last dimension, in increasing file order without overlap, so that
+ * HDF5's row-major iteration of the union matches the buffer. */
+static int
+plan_access(const struct h5file *f, const struct iok_access *a, int *can_union)
+{
+    const struct iok_var *var = &f->s->vars[a->varid];
+    int nd = var->ndims;
+    const hsize_t *dims = f->dims[a->varid];
+    int64_t total = 0, prev_end = -1;
+    *can_union = nd > 0 && a->nsub > 1;
+    for (int j = 0; j < a->nsub; j++) {
+        const int64_t *st = a->starts + (size_t)j * nd, *ct = a->counts + (size_t)j * nd;
+        int64_t n = 1, off = 0;
+        for (int k = 0; k < nd; k++) {
+            if (st[k] < 0 || ct[k] < 0 || (hsize_t)(st[k] + ct[k]) > dims[k])
+                return iok_error(IOK_EIO,
+                                 "hdf5: %s variable %s: subarray %d (start %lld count "
+                                 "%lld) outside dimension %d of extent %llu",
+                                 f->path, var->name, j, (long long)st[k], (long long)ct[k], k,
+                                 (unsigned long long)dims[k]);
+            n *= ct[k];
+            off = off * (int64_t)dims[k] + st[k];
+            if (k < nd - 1 && ct[k] != 1)
+                *can_union = 0;
+        }
+        total += n;
+        if (n > 0) {
+            if (off < prev_end)
+                *can_union = 0;
+            prev_end = off + ct[nd > 0 ? nd - 1 : 0];
+        }
+    }
+    if (total != a->nelems)
+        return iok_error(IOK_EIO,
+                         "hdf5: %s variable %s: access of %lld elements lists "
+                         "subarrays of %lld",
+                         f->path, var->name, (long long)a->nelems, (long long)total);
+    return IOK_OK;
+}
+
+/* One H5Dwrite/H5Dread of n elements at buf with fspace's selection, or an
+ * empty one (both selections none) when n is 0. */
+static int
+xfer(struct h5file *f, int v, hid_t fspace, int64_t n, void *buf, int write)
+{
+    const struct iok_var *var = &f->s->vars[v];
+    hsize_t len = n > 0 ? (hsize_t)n : 1;
+    hid_t mspace = H5Screate_simple(1, &len, NULL);
+    if (mspace < 0)
+        return h5fail("H5Screate_simple failed on %s variable %s", f->path, var->name);
+    if (n == 0) {
+        H5Sselect_none(mspace);
+        H5Sselect_none(fspace);
+    }
+    hid_t mtype = mem_type(f, var->type);
+    herr_t e = write ? H5Dwrite(f->dsets[v], mtype, mspace, fspace, f->dxpl, buf)
+                     : H5Dread(f->dsets[v], mtype, mspace, fspace, f->dxpl, buf);
+    int rc = IOK_OK;
+    if (e < 0)
+        rc = h5fail("%s failed on %s variable %s", write ? "H5Dwrite" : "H5Dread", f->path,
+                    var->name);
+    H5Sclose(mspace);
+    return rc;
+}
+
+/* Subarray j of a as hyperslab start and count; returns its element count. */
+static int64_t
+sub_slab(const struct iok_access *a, int nd, int j, hsize_t *st, hsize_t *ct)
+{
+    int64_t n = 1;
+    for (int k = 0; k < nd; k++) {
+        st[k] = (hsize_t)a->starts[(size_t)j * nd + k];
+        ct[k] = (hsize_t)a->counts[(size_t)j * nd + k];
+        n *= (int64_t)ct[k];
+    }
+    return n;
+}
+
+/* Sets *out to a copy of base selecting the union of subarrays [lo, hi) of a,
+ * or to H5I_INVALID_HID when they hold no element. HDF5 1.10 merges one
+ * hyperslab into a union in time linear in the union, so the union is built
+ * by halves (n log n) rather than one subarray after another (n^2). */
+static int
+union_sel(struct h5file *f, const struct iok_access *a, hid_t base, int lo, int hi, hid_t *out)
+{
+    const struct iok_var *var = &f->s->vars[a->varid];
+    hsize_t st[IOK_MAX_DIMS], ct[IOK_MAX_DIMS];
+    *out = H5I_INVALID_HID;
+    if (hi - lo > 32) {
+        hid_t l, r;
+        int mid = lo + (hi - lo) / 2;
+        IOK_TRY(union_sel(f, a, base, lo, mid, &l));
+        int rc = union_sel(f, a, base, mid, hi, &r);
+        if (rc == IOK_OK && l >= 0 && r >= 0) {
+            *out = H5Scombine_select(l, H5S_SELECT_OR, r);
+            if (*out < 0)
+                rc = h5fail("H5Scombine_select failed on %s variable %s", f->path, var->name);
+        } else if (rc == IOK_OK) {
+            *out = l >= 0 ? l : r;
+            return IOK_OK;
+        }
+        if (l >= 0)
+            H5Sclose(l);
+        if (r >= 0)
+            H5Sclose(r);
+        return rc;
+    }
+    for (int j = lo; j < hi; j++) {
+        if (sub_slab(a, var->ndims, j, st, ct) == 0)
+            continue;
+        H5S_seloper_t op = H5S_SELECT_OR;
+        if (*out < 0) {
+            op = H5S_SELECT_SET;
+            if ((*out = H5Scopy(base)) < 0)
+                return h5fail("H5Scopy failed on %s variable %s", f->path, var->name);
+        }
+        if (H5Sselect_hyperslab(*out, op, st, NULL, ct, NULL) < 0) {
+            int rc = h5fail("H5Sselect_hyperslab failed on %s variable %s", f->path, var->name);
+            H5Sclose(*out);
+            *out = H5I_INVALID_HID;
+            return rc;
+        }
+    }
+    return IOK_OK;
+}
+
+/* The calls of one access: the union, or one per subarray, then empty ones
+ * up to `ncalls` (the most any rank makes for this access). */
+static int
+do_access(struct h5file *f, const struct iok_access *a, int can_union, int ncalls, int write)
+{
+    const struct iok_var *var = &f->s->vars[a->varid];
+    hid_t fspace = H5Dget_space(f->dsets[a->varid]);
+    if (fspace < 0)
+        return h5fail("H5Dget_space failed on %s variable %s", f->path, var->name);
+    int rc = IOK_OK, made = 0;
+    if (can_union) {
+        hid_t u;
+        rc = union_sel(f, a, fspace, 0, a->nsub, &u);
+        if (rc == IOK_OK)
+            rc = xfer(f, a->varid, u >= 0 ? u : fspace, u >= 0 ? a->nelems : 0, a->buf, write);
+        if (u >= 0)
+            H5Sclose(u);
+        made = 1;
+    }
+    char *buf = a->buf;
+    hsize_t st[IOK_MAX_DIMS], ct[IOK_MAX_DIMS];
+    for (int j = 0; !can_union && rc == IOK_OK && j < a->nsub; j++, made++) {
+        int64_t n = sub_slab(a, var->ndims, j, st, ct);
+        herr_t e = var->ndims == 0 ? H5Sselect_all(fspace)
+                   : n > 0         ? H5Sselect_hyperslab(fspace, H5S_SELECT_SET, st, NULL, ct, NULL)
+                                   : 0;
+        if (e < 0)
+            rc = h5fail("H5Sselect_hyperslab failed on %s variable %s", f->path, var->name);
+        else
+            rc = xfer(f, a->varid, fspace, n, buf, write);
+        buf += (size_t)n * iok_type_size(var->type);
+    }
+    for (; rc == IOK_OK && made < ncalls; made++)
+        rc = xfer(f, a->varid, fspace, 0, a->buf, write);
+    H5Sclose(fspace);
+    return rc;
+}
+
+static int
+transfer(struct h5file *f, const struct iok_reqlist *r, int write)
+{
+    int n = r->n;
+    int *unions = malloc((size_t)(2 * n + 1) * sizeof *unions), *all = unions + n, bad = 0;
+    if (!unions)
+        return iok_error(IOK_EIO, "hdf5: out of memory for %d accesses on %s", n, f->path);
+    for (int i = 0; i < n && !bad; i++) {
+        bad = plan_access(f, &r->acc[i], &unions[i]) != IOK_OK;
+        all[i] = unions[i] ? 1 : r->acc[i].nsub;
+    }
+    for (int i = 0; bad && i < n; i++)
+        all[i] = 0;
+    all[n] = bad;
+    int rc = IOK_OK;
+    /* One agreement per put/get: the call count of every access, and whether
+     * any rank's list is invalid (then no rank enters a collective call). */
+    if (f->p.collective &&
+        MPI_Allreduce(MPI_IN_PLACE, all, n + 1, MPI_INT, MPI_MAX, f->p.comm) != MPI_SUCCESS)
+        rc = iok_error(IOK_EIO, "hdf5: MPI_Allreduce failed on %s", f->path);
+    else if (bad)
+        rc = IOK_EIO;
+    else if (all[n])
+        rc = iok_error(IOK_EIO, "hdf5: another rank's request list for %s is invalid", f->path);
+    for (int i = 0; i < n && rc == IOK_OK; i++)
+        rc = do_access(f, &r->acc[i], unions[i], all[i], write);
+    free(unions);
+    return rc;
+}
+
+static int
+hdf5_put(void *handle, const struct iok_reqlist *r)
+{
+    return transfer(handle, r, 1);
+}
+
+static int
+hdf5_get(void *handle, struct iok_reqlist *r)
+{
+    return transfer(handle, r, 0);
+}
+
+static int
+hdf5_wait(void *handle)
+{
+    return IOK_OK;
+}
+
+static int
+hdf5_flush(void *handle)
+{
+    struct h5file *f = handle;
+    if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0)
+        return h5fail("H5Fflush failed on %s", f->path);
+    return IOK_OK;
+}
+
+static int
+hdf5_close(void *handle)
+{
+    struct h5file *f = handle;
+    if (!f)
+        return IOK_OK;
+    int rc = IOK_OK;
+    for (int v = 0; f->dsets && v < f->s->nvars; v++)
+        if (f->dsets[v] >= 0 && H5Dclose(f->dsets[v]) < 0 && rc == IOK_OK)
+            rc = h5fail("H5Dclose failed on %s variable %s", f->path, f->s->vars[v].name);
+    if (f->file >= 0 && H5Fclose(f->file) < 0 && rc == IOK_OK)
+        rc = h5fail("H5Fclose failed on %s", f->path);
+    if (f->dxpl >= 0)
+        H5Pclose(f->dxpl);
+    if (f->fapl >= 0)
+        H5Pclose(f->fapl);
+    if (f->chartype >= 0)
+        H5Tclose(f->chartype);
+    free(f->dsets);
+    free(f->dims);
+    free(f->path);
+    free(f);
+    return rc;
+}
+
+const struct iok_backend iok_backend_hdf5 = {
+    .abi = IOK_BACKEND_ABI,
+    .name = "hdf5",
+    .summary = "parallel HDF5 (MPI-IO driver)",
+    .ext = ".h5",
+    .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_ATTRS,
+    .options = hdf5_options,
+    .opts_size = sizeof(struct hdf5_opts),
+    .version = hdf5_version,
+    .create = hdf5_create,
+    .define = hdf5_define,
+    .open = hdf5_open,
+    .put = hdf5_put,
+    .get = hdf5_get,
+    .wait = hdf5_wait,
+    .flush = hdf5_flush,
+    .close = hdf5_close,
+};
