@@ -1,8 +1,9 @@
 /* The ceiling: a plain contiguous MPI-IO write of the same bytes by the same
  * ranks in the same job, beside the kernel's own file. Each rank writes as
  * many bytes as it wrote in the kernel's pass, as one contiguous block at
- * the prefix sum of the lower ranks' bytes, with collective write_at_all
- * calls of at most 1 GiB. The file is removed afterwards: the run made it. */
+ * the prefix sum of the lower ranks' bytes, with independent write_at calls
+ * of at most 1 GiB (as IOR's default: large contiguous blocks need no
+ * collective buffering). The file is removed afterwards: the run made it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +29,11 @@ iok_ceiling_write(const struct iok_run *run, const char *near_path, int64_t byte
                        path);
     IOK_TRY(iok_agree(run->comm, rc));
 
-    int64_t before = 0, total = 0, rounds, my_rounds = (bytes + CEILING_CHUNK - 1) / CEILING_CHUNK;
+    int64_t before = 0, total = 0;
     MPI_Exscan(&bytes, &before, 1, MPI_INT64_T, MPI_SUM, run->comm);
     if (run->rank == 0)
         before = 0;
     MPI_Allreduce(&bytes, &total, 1, MPI_INT64_T, MPI_SUM, run->comm);
-    MPI_Allreduce(&my_rounds, &rounds, 1, MPI_INT64_T, MPI_MAX, run->comm);
     size_t blen = (size_t)(bytes < CEILING_CHUNK ? bytes : CEILING_CHUNK);
     char *buf = malloc(blen ? blen : 1);
     memset(buf, 0xA5, blen); /* outside the timed region */
@@ -45,11 +45,9 @@ iok_ceiling_write(const struct iok_run *run, const char *near_path, int64_t byte
                             MPI_INFO_NULL, &fh);
     int opened = err == MPI_SUCCESS;
     if (opened) {
-        for (int64_t r = 0; r < rounds && err == MPI_SUCCESS; r++) {
-            int64_t off = r * CEILING_CHUNK;
-            int n =
-                off < bytes ? (int)(bytes - off < CEILING_CHUNK ? bytes - off : CEILING_CHUNK) : 0;
-            err = MPI_File_write_at_all(fh, before + off, buf, n, MPI_BYTE, MPI_STATUS_IGNORE);
+        for (int64_t off = 0; off < bytes && err == MPI_SUCCESS; off += CEILING_CHUNK) {
+            int n = (int)(bytes - off < CEILING_CHUNK ? bytes - off : CEILING_CHUNK);
+            err = MPI_File_write_at(fh, before + off, buf, n, MPI_BYTE, MPI_STATUS_IGNORE);
         }
         if (run->core.fsync && err == MPI_SUCCESS)
             err = MPI_File_sync(fh);
