@@ -40,8 +40,9 @@ pass_json(const struct iok_pass_result *p)
     if (p->ceiling.measured)
         json_object_set_new(
             j, "ceiling",
-            json_pack("{s:s, s:I, s:f, s:f, s:f}", "method", "contiguous MPI_File_write_at per rank",
-                      "bytes", (json_int_t)p->ceiling.bytes, "time", p->ceiling.time, "bandwidth",
+            json_pack("{s:s, s:I, s:f, s:f, s:f}", "method",
+                      "contiguous MPI_File_write_at per rank", "bytes",
+                      (json_int_t)p->ceiling.bytes, "time", p->ceiling.time, "bandwidth",
                       p->ceiling.bandwidth, "fraction",
                       p->ceiling.bandwidth > 0 ? p->bandwidth / p->ceiling.bandwidth : 0.0));
     if (p->op != IOK_OP_WRITE) {
