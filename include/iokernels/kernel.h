@@ -47,9 +47,11 @@ struct iok_kernel {
     int (*configure)(void *kopts, struct iok_core_opts *core, int (*given)(const char *name));
     /* Builds the plan (files, schemas, steps) for this run. */
     int (*plan)(const void *kopts, const struct iok_run *run, struct iok_plan *plan);
-    /* This rank's accesses of one step of one file (buffers allocated, empty). */
+    /* This rank's accesses of one step of one file for a write, a read or
+     * the read-back of --verify (buffers allocated; the core fills or
+     * checks them). Reads may differ from writes (a shifted read). */
     int (*requests)(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
-                    int file, int step, struct iok_reqlist *out);
+                    int file, int step, enum iok_op op, struct iok_reqlist *out);
     /* The kernel's own human report, on rank 0. */
     void (*report)(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
                    const struct iok_result *res, FILE *out);

@@ -127,7 +127,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
 
     for (int step = 0; step < fp->nsteps; step++) {
         start(&ps, IOK_PH_REQUESTS);
-        rc = k->requests(kopts, run, plan, file, step, &rl);
+        rc = k->requests(kopts, run, plan, file, step, op, &rl);
         stop(&ps, IOK_PH_REQUESTS);
         if ((rc = iok_agree(run->comm, rc)))
             goto close;
