@@ -192,7 +192,7 @@ btio_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
 
 static int
 btio_requests(const void *kopts, const struct iok_run *run, const struct iok_plan *plan, int file,
-              int step, struct iok_reqlist *out)
+              int step, enum iok_op op, struct iok_reqlist *out)
 {
     const struct btio_opts *o = kopts;
     const struct iok_schema *s = &plan->files[file].schema;
