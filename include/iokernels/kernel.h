@@ -30,6 +30,8 @@ struct iok_plan {
 
 void iok_plan_free(struct iok_plan *plan);
 
+enum iok_xstage { IOK_X_SEND, IOK_X_PREPARE, IOK_X_RETURN };
+
 struct iok_kernel {
     const char *name;
     const char *summary;
@@ -52,6 +54,16 @@ struct iok_kernel {
      * checks them). Reads may differ from writes (a shifted read). */
     int (*requests)(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
                     int file, int step, enum iok_op op, struct iok_reqlist *out);
+    /* Optional (NULL = none): moves a step's data between ranks, as E3SM's
+     * PIO rearranger or an I/O stride does. `compute` is the list from
+     * requests(); `io` is the list the backend executes. Stages:
+     *   IOK_X_SEND     write: compute holds the data; build io and fill it
+     *   IOK_X_PREPARE  read: build io (buffers to read into), before get
+     *   IOK_X_RETURN   read: io holds what was read; fill compute's buffers
+     * Timed as the "exchange" phase, which counts as I/O time. */
+    int (*exchange)(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
+                    int file, int step, enum iok_xstage stage, struct iok_reqlist *compute,
+                    struct iok_reqlist *io);
     /* The kernel's own human report, on rank 0. */
     void (*report)(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
                    const struct iok_result *res, FILE *out);

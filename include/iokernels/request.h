@@ -25,6 +25,10 @@ struct iok_access {
     int64_t *counts; /* nsub x ndims(var) */
     void *buf;       /* sum of subarray sizes x type size bytes */
     int64_t nelems;  /* sum over subarrays of product(counts) */
+    /* Kernel-provided values (metadata such as box lists), same layout as
+     * buf, owned by the list: written instead of the deterministic data, and
+     * what a read must find. NULL: the core's deterministic data. */
+    void *values;
 };
 
 struct iok_reqlist {
@@ -44,6 +48,9 @@ struct iok_access *iok_reqlist_add(struct iok_reqlist *r, const struct iok_schem
 
 /* Computes nelems of every access and allocates its buffer. */
 int iok_reqlist_finish(struct iok_reqlist *r, const struct iok_schema *s);
+
+/* Gives the access its own values (copied; same size as its buffer). */
+int iok_access_set_values(struct iok_access *a, const struct iok_schema *s, const void *values);
 
 /* Total payload bytes of the list. */
 int64_t iok_reqlist_bytes(const struct iok_reqlist *r, const struct iok_schema *s);

@@ -28,6 +28,7 @@ struct iok_core_opts {
 enum iok_phase {
     IOK_PH_REQUESTS, /* building request lists (not I/O) */
     IOK_PH_DATAGEN,  /* generating values to write (not I/O) */
+    IOK_PH_EXCHANGE, /* moving data between ranks before/after I/O (rearranger) */
     IOK_PH_OPEN,     /* create or open */
     IOK_PH_DEFINE,   /* define mode: dimensions, variables, attributes */
     IOK_PH_POST,     /* put / get calls */

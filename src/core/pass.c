@@ -90,7 +90,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     const uint64_t seed = (uint64_t)run->core.seed;
     struct iok_backend_params params = {run->comm, run->collective, run->api, run->backend_opts};
     struct pass_state ps = {.run = run};
-    struct iok_reqlist rl;
+    struct iok_reqlist rl, io;
     void *h = NULL;
     int64_t bytes = 0, nreq = 0, checked = 0, bad = 0;
     char first_bad[512] = "";
@@ -102,6 +102,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     snprintf(out->path, sizeof out->path, "%s", fp->path);
     iok_timeline_init(&ps.tl);
     iok_reqlist_init(&rl);
+    iok_reqlist_init(&io);
 
     if (run->rank == 0 && !(be->caps & IOK_CAP_NOIO))
         rc =
@@ -136,8 +137,19 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             iok_data_fill(s, &rl, seed);
             stop(&ps, IOK_PH_DATAGEN);
         }
+        /* with an exchange, the backend executes `io`, not the kernel's list */
+        struct iok_reqlist *target = &rl;
+        if (k->exchange) {
+            start(&ps, IOK_PH_EXCHANGE);
+            rc = k->exchange(kopts, run, plan, file, step, writing ? IOK_X_SEND : IOK_X_PREPARE,
+                             &rl, &io);
+            stop(&ps, IOK_PH_EXCHANGE);
+            if ((rc = iok_agree(run->comm, rc)))
+                goto close;
+            target = &io;
+        }
         start(&ps, IOK_PH_POST);
-        rc = writing ? be->put(h, &rl) : be->get(h, &rl);
+        rc = writing ? be->put(h, target) : be->get(h, target);
         stop(&ps, IOK_PH_POST);
         if ((rc = iok_agree(run->comm, rc)))
             goto close;
@@ -146,15 +158,24 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         stop(&ps, IOK_PH_WAIT);
         if ((rc = iok_agree(run->comm, rc)))
             goto close;
+        if (k->exchange && !writing) {
+            start(&ps, IOK_PH_EXCHANGE);
+            rc = k->exchange(kopts, run, plan, file, step, IOK_X_RETURN, &rl, &io);
+            stop(&ps, IOK_PH_EXCHANGE);
+            if ((rc = iok_agree(run->comm, rc)))
+                goto close;
+        }
         if (checking) {
             start(&ps, IOK_PH_CHECK);
             bad += iok_data_check(s, &rl, seed, &checked, first_bad, sizeof first_bad);
             stop(&ps, IOK_PH_CHECK);
         }
-        bytes += iok_reqlist_bytes(&rl, s);
-        for (int i = 0; i < rl.n; i++)
-            nreq += rl.acc[i].nsub;
+        /* bytes as the backend moved them; requests as the backend executed them */
+        bytes += iok_reqlist_bytes(target, s);
+        for (int i = 0; i < target->n; i++)
+            nreq += target->acc[i].nsub;
         iok_reqlist_free(&rl);
+        iok_reqlist_free(&io);
     }
     if (writing && run->core.fsync) {
         start(&ps, IOK_PH_FLUSH);
@@ -207,6 +228,7 @@ close:
     }
 done:
     iok_reqlist_free(&rl);
+    iok_reqlist_free(&io);
     iok_timeline_free(&ps.tl);
     return rc;
 }

@@ -17,6 +17,7 @@ iok_reqlist_free(struct iok_reqlist *r)
         free(r->acc[i].starts);
         free(r->acc[i].counts);
         free(r->acc[i].buf);
+        free(r->acc[i].values);
     }
     free(r->acc);
     iok_reqlist_init(r);
@@ -80,4 +81,16 @@ iok_reqlist_bytes(const struct iok_reqlist *r, const struct iok_schema *s)
     for (int i = 0; i < r->n; i++)
         b += r->acc[i].nelems * (int64_t)iok_type_size(s->vars[r->acc[i].varid].type);
     return b;
+}
+
+int
+iok_access_set_values(struct iok_access *a, const struct iok_schema *s, const void *values)
+{
+    size_t bytes = (size_t)a->nelems * iok_type_size(s->vars[a->varid].type);
+    free(a->values);
+    a->values = malloc(bytes ? bytes : 1);
+    if (!a->values)
+        return -1;
+    memcpy(a->values, values, bytes);
+    return 0;
 }

@@ -71,6 +71,25 @@ main(void)
     checked = 0;
     CHECK(iok_data_check(&s, &ints, 7, &checked, first, sizeof first) == 0 && checked == 6,
           "int round trip");
+    /* kernel-provided values are written as given and checked as given */
+    struct iok_reqlist meta;
+    iok_reqlist_init(&meta);
+    a = iok_reqlist_add(&meta, &s, vi, 1);
+    memcpy(a->starts, st3, sizeof st3);
+    memcpy(a->counts, ct3, sizeof ct3);
+    iok_reqlist_finish(&meta, &s);
+    const int32_t given[6] = {5, 4, 3, 2, 1, 0};
+    CHECK(iok_access_set_values(a, &s, given) == 0, "set values");
+    iok_data_fill(&s, &meta, 7);
+    CHECK(memcmp(a->buf, given, sizeof given) == 0, "values written as given");
+    checked = 0;
+    first[0] = '\0';
+    CHECK(iok_data_check(&s, &meta, 7, &checked, first, sizeof first) == 0 && checked == 6,
+          "given values check");
+    ((int32_t *)a->buf)[4] = 9;
+    CHECK(iok_data_check(&s, &meta, 7, &checked, first, sizeof first) == 1, "changed value");
+    CHECK(strstr(first, "i[2][2][2]: read 9, expected 1"), "names it: %s", first);
+    iok_reqlist_free(&meta);
     iok_reqlist_free(&whole);
     iok_reqlist_free(&halves);
     iok_reqlist_free(&ints);
