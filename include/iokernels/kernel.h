@@ -32,9 +32,16 @@ void iok_plan_free(struct iok_plan *plan);
 
 enum iok_xstage { IOK_X_SEND, IOK_X_PREPARE, IOK_X_RETURN };
 
+enum iok_kernel_flags {
+    /* requests() of a read may be asked for another rank (--shift-ranks):
+     * they depend on run->rank alone, not on state planned for this rank */
+    IOK_KERNEL_SHIFTABLE = 1u << 0,
+};
+
 struct iok_kernel {
     const char *name;
     const char *summary;
+    unsigned flags; /* IOK_KERNEL_* */
     const struct iok_option *options;
     size_t opts_size;
     /* Native input file read when no positional argument names one; NULL if

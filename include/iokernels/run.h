@@ -23,6 +23,9 @@ struct iok_core_opts {
     int64_t seed;
     int quiet;
     int ceiling;
+    int iterations;
+    int drop_caches;
+    int shift_ranks;
 };
 
 enum iok_phase {
@@ -55,11 +58,24 @@ struct iok_phase_result {
     int count;            /* occurrences */
 };
 
-/* A contiguous MPI-IO write of the same bytes by the same ranks (--ceiling). */
+/* The ceiling probe (--ceiling): the same bytes by the same ranks in the same
+ * job, as one contiguous block per rank of a shared file: written through
+ * MPI-IO (buffered; flushed inside the timing with --fsync), then read back
+ * with O_DIRECT, which is what the device delivers without the page cache. */
 struct iok_ceiling {
     int measured;
     int64_t bytes;
-    double time, bandwidth;
+    double time, bandwidth; /* the write */
+    int direct;             /* 1 if the O_DIRECT read could be measured */
+    double read_time, read_bandwidth;
+    int full; /* asked by `iokernels ceiling`: also the two below */
+    double direct_write_bandwidth, cached_read_bandwidth;
+};
+
+/* Bytes as the operating system counts them (/proc/self/io deltas over a
+ * pass), summed over ranks. */
+struct iok_osbytes {
+    int64_t rchar, wchar, read_bytes, write_bytes;
 };
 
 /* One pass over one file: a write, a read, or the read-back of --verify. */
@@ -77,14 +93,16 @@ struct iok_pass_result {
     struct iok_stat peak_rss;    /* bytes, VmHWM over the pass */
     int64_t checked, mismatches; /* elements compared (read and verify passes) */
     char first_bad[512];         /* the first mismatch, from the lowest rank with one */
-    struct iok_ceiling ceiling;  /* write passes with --ceiling */
+    struct iok_ceiling ceiling;  /* with --ceiling */
+    int iteration;               /* 0 .. iterations-1 */
+    struct iok_osbytes os;       /* -1 fields when /proc/self/io is unreadable */
+    char cache[64];              /* read passes: how the page cache was dropped, "" if not */
+    int cache_suspect;           /* read faster than the device ceiling */
 };
 
-#define IOK_MAX_PASSES 16
-
 struct iok_result {
-    int npasses;
-    struct iok_pass_result pass[IOK_MAX_PASSES];
+    int npasses, cap;
+    struct iok_pass_result *pass;
     double parse_time; /* reading input files and building the plan, max over ranks */
 };
 
@@ -99,6 +117,7 @@ struct iok_run {
     int collective;
     int do_write, do_read;
     const char *input_path; /* the kernel's input file actually read, or NULL */
+    unsigned kernel_flags;  /* the kernel's IOK_KERNEL_* flags */
 };
 
 #endif

@@ -34,16 +34,33 @@ void iok_mem_reset_peak(void);    /* writes 5 to /proc/self/clear_refs */
 int64_t iok_mem_peak_bytes(void); /* VmHWM, or -1 when unknown */
 void iok_fs_describe(const char *path, char *fstype, size_t len, int64_t *free_bytes);
 
+/* /proc/self/io of this rank now (fields -1 when unreadable). */
+void iok_osbytes_now(struct iok_osbytes *b);
+
+/* Collective: drops the page cache of node-local files before a read pass
+ * (see cache.c); says how in `how`. */
+void iok_drop_caches(MPI_Comm comm, const char *path, char *how, size_t len);
+
 /* Runs one pass (write, read or verify read-back) over file `file` of the
  * plan. Collective; returns an agreed status. */
 int iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
-                 const struct iok_plan *plan, int file, enum iok_op op,
+                 const struct iok_plan *plan, int file, enum iok_op op, int iteration,
                  struct iok_pass_result *out);
 
-/* Collective: writes `bytes` (this rank's) contiguously to near_path.ceiling,
- * times it as one phase, removes the file. */
-int iok_ceiling_write(const struct iok_run *run, const char *near_path, int64_t bytes,
+/* Collective: the ceiling probe over `bytes` (this rank's share) in a file
+ * beside near_path, which it creates and removes (see run.h). */
+int iok_ceiling_probe(MPI_Comm comm, const char *near_path, int64_t bytes, int fsync_inside,
                       struct iok_ceiling *out);
+
+/* O_DIRECT write of a range of an existing file; 0 or errno. */
+int iok_direct_write(const char *path, int64_t off, int64_t bytes);
+
+/* `iokernels ceiling`: the probe on its own. */
+int iok_ceiling_main(int argc, char **argv);
+
+/* The generic block printed after every kernel's own report. */
+void iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
+                     const struct iok_result *res, FILE *out);
 
 /* Appends the run's JSON record (one line) to `path`. Rank 0 only. */
 struct iok_json_input {

@@ -37,19 +37,78 @@ pass_json(const struct iok_pass_result *p)
                           "requests", (json_int_t)p->requests, "rank_bytes",
                           stat_json(p->rank_bytes), "io_time", p->io_time, "bandwidth",
                           p->bandwidth, "peak_rss", stat_json(p->peak_rss), "phases", ph);
-    if (p->ceiling.measured)
-        json_object_set_new(
-            j, "ceiling",
-            json_pack("{s:s, s:I, s:f, s:f, s:f}", "method",
-                      "contiguous MPI_File_write_at per rank", "bytes",
-                      (json_int_t)p->ceiling.bytes, "time", p->ceiling.time, "bandwidth",
-                      p->ceiling.bandwidth, "fraction",
-                      p->ceiling.bandwidth > 0 ? p->bandwidth / p->ceiling.bandwidth : 0.0));
+    if (p->ceiling.measured) {
+        const struct iok_ceiling *c = &p->ceiling;
+        double ref = p->op == IOK_OP_WRITE ? c->bandwidth : c->read_bandwidth;
+        json_t *cj =
+            json_pack("{s:s, s:I, s:f, s:f, s:b, s:f, s:f, s:f}", "method",
+                      "contiguous block per rank: MPI_File_write_at, O_DIRECT pread", "bytes",
+                      (json_int_t)c->bytes, "write_time", c->time, "write_bandwidth", c->bandwidth,
+                      "direct_read", c->direct, "read_time", c->read_time, "read_bandwidth",
+                      c->read_bandwidth, "fraction", ref > 0 ? p->bandwidth / ref : 0.0);
+        json_object_set_new(j, "ceiling", cj);
+    }
+    json_object_set_new(j, "iteration", json_integer(p->iteration));
+    if (p->os.rchar >= 0)
+        json_object_set_new(j, "os_bytes",
+                            json_pack("{s:I, s:I, s:I, s:I}", "rchar", (json_int_t)p->os.rchar,
+                                      "wchar", (json_int_t)p->os.wchar, "read_bytes",
+                                      (json_int_t)p->os.read_bytes, "write_bytes",
+                                      (json_int_t)p->os.write_bytes));
+    if (p->cache[0])
+        json_object_set_new(j, "cache_dropped", json_string(p->cache));
+    if (p->op != IOK_OP_WRITE)
+        json_object_set_new(j, "page_cache_suspect", json_boolean(p->cache_suspect));
     if (p->op != IOK_OP_WRITE) {
         json_object_set_new(j, "checked", json_integer(p->checked));
         json_object_set_new(j, "mismatches", json_integer(p->mismatches));
         if (p->first_bad[0])
             json_object_set_new(j, "first_bad", json_string(p->first_bad));
+    }
+    return j;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static json_t *
+spread_json(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return json_pack("{s:f, s:f, s:f}", "min", v[0], "median", median, "max", v[n - 1]);
+}
+
+/* Per op, over iterations: each iteration's bytes (all files) / its I/O time. */
+static json_t *
+iterations_json(const struct iok_result *res, int iterations)
+{
+    json_t *j = json_pack("{s:i}", "count", iterations);
+    for (int op = 0; op < 3; op++) {
+        double bw[iterations], t[iterations];
+        int seen = 0;
+        for (int it = 0; it < iterations; it++) {
+            double bytes = 0, time = 0;
+            int any = 0;
+            for (int i = 0; i < res->npasses; i++)
+                if (res->pass[i].iteration == it && (int)res->pass[i].op == op) {
+                    bytes += (double)res->pass[i].bytes;
+                    time += res->pass[i].io_time;
+                    any = 1;
+                }
+            if (any) {
+                bw[seen] = time > 0 ? bytes / time : 0;
+                t[seen++] = time;
+            }
+        }
+        if (seen)
+            json_object_set_new(j, iok_op_names[op],
+                                json_pack("{s:o, s:o}", "bandwidth", spread_json(bw, seen),
+                                          "io_time", spread_json(t, seen)));
     }
     return j;
 }
@@ -153,6 +212,7 @@ build(const struct iok_json_input *in)
                                   wtime > 0 ? wbytes / wtime : 0.0, "read_bytes",
                                   (json_int_t)rbytes, "read_time", rtime, "read_bandwidth",
                                   rtime > 0 ? rbytes / rtime : 0.0, "peak_rss_max", mem_max));
+    json_object_set_new(j, "iterations", iterations_json(res, run->core.iterations));
     json_object_set_new(j, "passes", passes);
     json_t *v =
         json_pack("{s:b, s:I, s:I, s:b}", "enabled", any_check, "checked", (json_int_t)checked,

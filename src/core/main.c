@@ -47,7 +47,13 @@ static const struct iok_option core_options[] = {
     {"quiet", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.quiet), NULL,
      "no human report (the JSON record is still written)"},
     {"ceiling", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.ceiling), NULL,
-     "after each write, time a contiguous MPI-IO write of the same bytes (the ceiling)"},
+     "probe plain contiguous I/O of the same bytes in the same job: MPI-IO write, O_DIRECT read"},
+    {"iterations", 0, IOK_OPT_INT, offsetof(struct core_flags, o.iterations), "1",
+     "repeat the whole write (and read) this many times; each is recorded"},
+    {"drop-caches", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.drop_caches), NULL,
+     "before each read pass drop the page cache (root) or fadvise DONTNEED the files"},
+    {"shift-ranks", 0, IOK_OPT_INT, offsetof(struct core_flags, o.shift_ranks), "0",
+     "reads: rank r reads what rank (r+K) mod P wrote (IOR's -C)"},
     {"help", 'h', IOK_OPT_BOOL, offsetof(struct core_flags, help), NULL, "this help"},
     {NULL}};
 
@@ -69,6 +75,8 @@ usage(FILE *out)
                  "kernels:\n");
     for (int i = 0; i < iok_kernel_count(); i++)
         fprintf(out, "  %-10s %s\n", iok_kernel_at(i)->name, iok_kernel_at(i)->summary);
+    fprintf(out, "  %-10s %s\n", "ceiling",
+            "probe plain contiguous I/O of this file system (--size, --dir)");
 }
 
 static void
@@ -169,6 +177,10 @@ settle_core(struct core_flags *cf, struct iok_run *run)
     if (!run->collective && !(caps & IOK_CAP_INDEPENDENT))
         return iok_error(IOK_EUSAGE, "backend %s has no independent transfers: use --collective",
                          o->backend);
+    if (o->iterations < 1)
+        return iok_error(IOK_EUSAGE, "--iterations must be at least 1, not %d", o->iterations);
+    if (o->shift_ranks && !(run->kernel_flags & IOK_KERNEL_SHIFTABLE))
+        return iok_error(IOK_EUSAGE, "--shift-ranks: this kernel's reads cannot be shifted");
     if (o->verify && (caps & IOK_CAP_NOIO))
         return iok_error(IOK_EUSAGE, "backend %s moves no data: --verify cannot check it",
                          o->backend);
@@ -178,6 +190,66 @@ settle_core(struct core_flags *cf, struct iok_run *run)
     run->do_read = strcmp(o->mode, "write") != 0;
     run->core = *o;
     return IOK_OK;
+}
+
+static struct iok_pass_result *
+next_pass(struct iok_result *res)
+{
+    if (res->npasses == res->cap) {
+        int ncap = res->cap ? 2 * res->cap : 16;
+        struct iok_pass_result *p = realloc(res->pass, (size_t)ncap * sizeof *p);
+        if (!p)
+            return NULL;
+        res->pass = p;
+        res->cap = ncap;
+    }
+    return &res->pass[res->npasses];
+}
+
+/* --iterations times: the write passes (one per file), then the read passes
+ * (or the read-back of --verify). With --ceiling, the probe follows each
+ * pass of the first iteration; later iterations carry its figures. */
+static int
+run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
+           const struct iok_plan *plan, struct iok_result *res, int *verify_rc)
+{
+    int rc = IOK_OK;
+    for (int it = 0; it < run->core.iterations; it++) {
+        for (int round = 0; round < 2; round++) {
+            enum iok_op op = round == 0 ? IOK_OP_WRITE : run->do_read ? IOK_OP_READ : IOK_OP_VERIFY;
+            if (round == 0 ? !run->do_write : !run->do_read && !run->core.verify)
+                continue;
+            for (int f = 0; f < plan->nfiles; f++) {
+                struct iok_pass_result *p = next_pass(res);
+                if (!p)
+                    return iok_agree(run->comm, iok_error(IOK_EIO, "out of memory for results"));
+                rc = iok_run_pass(k, kopts, run, plan, f, op, it, p);
+                if (rc == IOK_EVERIFY) { /* keep going: the report shows it */
+                    *verify_rc = rc;
+                    rc = IOK_OK;
+                }
+                if (rc)
+                    return rc;
+                if (run->core.ceiling && it == 0) {
+                    rc = iok_ceiling_probe(run->comm, p->path, p->own_bytes, run->core.fsync,
+                                           &p->ceiling);
+                    if (rc)
+                        return rc;
+                } else if (run->core.ceiling) { /* same file and op, first iteration */
+                    for (int j = 0; j < res->npasses; j++)
+                        if (res->pass[j].iteration == 0 && res->pass[j].file == f &&
+                            res->pass[j].op == op)
+                            p->ceiling = res->pass[j].ceiling;
+                }
+                /* a read faster than the device read without the page cache */
+                if (op != IOK_OP_WRITE && p->ceiling.direct &&
+                    p->bandwidth > 1.1 * p->ceiling.read_bandwidth)
+                    p->cache_suspect = 1;
+                res->npasses++;
+            }
+        }
+    }
+    return rc;
 }
 
 static int
@@ -239,6 +311,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
                 goto out;
         }
     }
+    run.kernel_flags = k->flags;
     rc = iok_cmdline_apply(&cmdline, sets, nsets);
     if (rc == IOK_OK && k->configure)
         rc = k->configure(kopts, &cf.o, given);
@@ -256,30 +329,13 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     double parse = MPI_Wtime() - t0;
     MPI_Allreduce(&parse, &res.parse_time, 1, MPI_DOUBLE, MPI_MAX, run.comm);
 
-    /* write passes, then read passes (or the read-back of --verify) */
     int verify_rc = IOK_OK;
-    for (int round = 0; round < 2 && rc == IOK_OK; round++) {
-        enum iok_op op = round == 0 ? IOK_OP_WRITE : run.do_read ? IOK_OP_READ : IOK_OP_VERIFY;
-        if (round == 0 ? !run.do_write : !run.do_read && !run.core.verify)
-            continue;
-        for (int f = 0; f < plan.nfiles && res.npasses < IOK_MAX_PASSES; f++) {
-            rc = iok_run_pass(k, kopts, &run, &plan, f, op, &res.pass[res.npasses]);
-            if (rc == IOK_EVERIFY) { /* keep going: the report shows it */
-                verify_rc = rc;
-                rc = IOK_OK;
-            }
-            if (rc == IOK_OK && op == IOK_OP_WRITE && run.core.ceiling) {
-                struct iok_pass_result *p = &res.pass[res.npasses];
-                rc = iok_ceiling_write(&run, p->path, p->own_bytes, &p->ceiling);
-            }
-            if (rc)
-                break;
-            res.npasses++;
-        }
-    }
+    rc = run_passes(k, kopts, &run, &plan, &res, &verify_rc);
     if (rc == IOK_OK) {
-        if (run.rank == 0 && !run.core.quiet)
+        if (run.rank == 0 && !run.core.quiet) {
             k->report(kopts, &run, &plan, &res, stdout);
+            iok_report_core(&run, &plan, &res, stdout);
+        }
         rc = verify_rc;
     }
     if ((rc == IOK_OK || rc == IOK_EVERIFY) && run.core.json[0]) {
@@ -297,6 +353,7 @@ out:
     for (int i = 0; i < MAX_SETS; i++)
         free(bopts[i]);
     free(kopts);
+    free(res.pass);
     return rc;
 }
 
@@ -315,6 +372,8 @@ main(int argc, char **argv)
             usage(stdout);
             list_backends(stdout);
         }
+    } else if (!strcmp(what, "ceiling")) {
+        rc = iok_ceiling_main(argc - 2, argv + 2);
     } else if (!strcmp(what, "--version")) {
         if (rank == 0)
             printf("iokernels %s\n", IOK_VERSION);

@@ -78,7 +78,8 @@ stop(struct pass_state *ps, enum iok_phase p)
 
 int
 iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
-             const struct iok_plan *plan, int file, enum iok_op op, struct iok_pass_result *out)
+             const struct iok_plan *plan, int file, enum iok_op op, int iteration,
+             struct iok_pass_result *out)
 {
     const struct iok_backend *be = run->backend;
     const struct iok_file_plan *fp = &plan->files[file];
@@ -99,19 +100,31 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     memset(out, 0, sizeof *out);
     out->op = op;
     out->file = file;
+    out->iteration = iteration;
     snprintf(out->path, sizeof out->path, "%s", fp->path);
     iok_timeline_init(&ps.tl);
     iok_reqlist_init(&rl);
     iok_reqlist_init(&io);
 
+    /* a later iteration rewrites the file the first one created */
     if (run->rank == 0 && !(be->caps & IOK_CAP_NOIO))
-        rc =
-            writing ? check_output_path(fp->path, run->core.overwrite) : check_input_path(fp->path);
+        rc = writing ? check_output_path(fp->path, run->core.overwrite || iteration > 0)
+                     : check_input_path(fp->path);
     if ((rc = iok_agree(run->comm, rc)))
         goto done;
+    if (!writing && run->core.drop_caches && !(be->caps & IOK_CAP_NOIO))
+        iok_drop_caches(run->comm, fp->path, out->cache, sizeof out->cache);
 
+    /* --shift-ranks K: a read asks for what rank (r + K) mod P wrote (IOR's -C) */
+    struct iok_run shifted = *run;
+    if (!writing && run->core.shift_ranks)
+        shifted.rank =
+            (run->rank + run->core.shift_ranks % run->nprocs + run->nprocs) % run->nprocs;
+
+    struct iok_osbytes os0, os1;
     iok_mem_reset_peak();
     MPI_Barrier(run->comm); /* all ranks start the pass together */
+    iok_osbytes_now(&os0);
 
     start(&ps, IOK_PH_OPEN);
     rc = writing ? be->create(&h, fp->path, s, &params) : be->open(&h, fp->path, s, &params);
@@ -128,7 +141,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
 
     for (int step = 0; step < fp->nsteps; step++) {
         start(&ps, IOK_PH_REQUESTS);
-        rc = k->requests(kopts, run, plan, file, step, op, &rl);
+        rc = k->requests(kopts, &shifted, plan, file, step, op, &rl);
         stop(&ps, IOK_PH_REQUESTS);
         if ((rc = iok_agree(run->comm, rc)))
             goto close;
@@ -199,6 +212,14 @@ close:
     if (rc)
         goto done;
 
+    iok_osbytes_now(&os1);
+    int64_t osd[4] = {os1.rchar - os0.rchar, os1.wchar - os0.wchar, os1.read_bytes - os0.read_bytes,
+                      os1.write_bytes - os0.write_bytes},
+            oss[4], osmin[4];
+    MPI_Allreduce(osd, oss, 4, MPI_INT64_T, MPI_SUM, run->comm);
+    MPI_Allreduce(&os0.rchar, osmin, 1, MPI_INT64_T, MPI_MIN, run->comm);
+    out->os = osmin[0] < 0 ? (struct iok_osbytes){-1, -1, -1, -1}
+                           : (struct iok_osbytes){oss[0], oss[1], oss[2], oss[3]};
     iok_timeline_reduce(&ps.tl, run->comm, out->ph);
     for (int p = 0; p < IOK_NPHASES; p++)
         if (iok_phase_is_io(p))

@@ -64,3 +64,25 @@ iok_fs_describe(const char *path, char *fstype, size_t len, int64_t *free_bytes)
     if (statvfs(dir, &sv) == 0)
         *free_bytes = (int64_t)sv.f_bavail * (int64_t)sv.f_frsize;
 }
+
+void
+iok_osbytes_now(struct iok_osbytes *b)
+{
+    b->rchar = b->wchar = b->read_bytes = b->write_bytes = -1;
+    FILE *f = fopen("/proc/self/io", "r");
+    if (!f)
+        return;
+    char key[64];
+    long long v;
+    while (fscanf(f, "%63[^:]: %lld\n", key, &v) == 2) {
+        if (!strcmp(key, "rchar"))
+            b->rchar = v;
+        else if (!strcmp(key, "wchar"))
+            b->wchar = v;
+        else if (!strcmp(key, "read_bytes"))
+            b->read_bytes = v;
+        else if (!strcmp(key, "write_bytes"))
+            b->write_bytes = v;
+    }
+    fclose(f);
+}

@@ -1,7 +1,6 @@
 """BTIO end to end: every method and backend writes, reads back and verifies;
 headers match the original's; corruption and bad input are caught."""
 
-import os
 import re
 import shutil
 import subprocess
@@ -194,20 +193,10 @@ def test_help_lists_every_option_with_default(tmp_path):
         assert opt in r.out
 
 
-def test_null_backend_io_is_instant(tmp_path):
-    r = run(4, ["btio", "--grid", "32,32,32", "--dumps", "4", "--backend", "null"], tmp_path)
-    assert r.rc == 0, r.err
-    p = r.record["passes"][0]
-    for name, ph in p["phases"].items():
-        if ph["io"]:
-            assert ph["job"] / ph["count"] < 0.05, (name, ph)
-    assert not os.path.exists(tmp_path / "btio.null")
-
-
 def test_ceiling_measured_and_removed(tmp_path):
     r = run(4, ["btio", *grid_args(), "--method", "0", "--ceiling"], tmp_path)
     assert r.rc == 0, r.err
     c = r.record["passes"][0]["ceiling"]
-    assert c["bytes"] == expected_elems() * 8 and c["bandwidth"] > 0
+    assert c["bytes"] == expected_elems() * 8 and c["write_bandwidth"] > 0
     assert not (tmp_path / "btio.mpi.ceiling").exists()
-    assert "ceiling (contiguous MPI-IO write of the same bytes)" in r.out
+    assert "ceiling: contiguous MPI-IO write of the same bytes" in r.out

@@ -266,33 +266,11 @@ btio_report(const void *kopts, const struct iok_run *run, const struct iok_plan 
         fprintf(out, "file striping count      : %9d\n", 0);
         fprintf(out, "file striping size       : %9d bytes\n", 0);
     }
-    fprintf(out, "-- iokernels --\n");
-    fprintf(out, "backend                  : %s (%s)\n", run->backend->name,
-            run->backend->version());
-    fprintf(out, "input parsing + planning : %12.4f s\n", res->parse_time);
-    for (int i = 0; i < res->npasses; i++) {
-        const struct iok_pass_result *p = &res->pass[i];
-        fprintf(out, "%-6s %s: requests %.4f s, data generation %.4f s, check %.4f s\n",
-                iok_op_names[p->op], p->path, p->ph[IOK_PH_REQUESTS].rank.max,
-                p->ph[IOK_PH_DATAGEN].rank.max, p->ph[IOK_PH_CHECK].rank.max);
-        fprintf(out, "       peak memory per rank (MiB): min %.1f avg %.1f max %.1f\n",
-                p->peak_rss.min / MiB, p->peak_rss.avg / MiB, p->peak_rss.max / MiB);
-        if (p->op != IOK_OP_WRITE && (run->core.verify || p->op == IOK_OP_VERIFY))
-            fprintf(out, "       verify: %lld values checked, %lld mismatches%s%s\n",
-                    (long long)p->checked, (long long)p->mismatches,
-                    p->first_bad[0] ? "; first: " : "", p->first_bad);
-        if (p->ceiling.measured)
-            fprintf(out,
-                    "       ceiling (contiguous MPI-IO write of the same bytes): %.2f MiB/s; "
-                    "this run: %.1f%% of it\n",
-                    p->ceiling.bandwidth / MiB, 100.0 * p->bandwidth / p->ceiling.bandwidth);
-        if (p->op == IOK_OP_VERIFY)
-            fprintf(out, "       verify read-back bandwidth: %.2f MiB/s\n", p->bandwidth / MiB);
-    }
 }
 
 const struct iok_kernel iok_kernel_btio = {
     .name = "btio",
+    .flags = IOK_KERNEL_SHIFTABLE,
     .summary = "NAS BT I/O: 5-D record variable, block-tridiagonal cells (PnetCDF BTIO)",
     .options = btio_options,
     .opts_size = sizeof(struct btio_opts),

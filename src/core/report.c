@@ -1,0 +1,122 @@
+/* The block every kernel's report ends with: what the original benchmarks do
+ * not say. Non-I/O phases, memory, verification, the ceiling, the bytes the
+ * operating system saw, page-cache warnings, iteration statistics. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+static const double MiB = 1048576.0;
+
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Bandwidth and time over the iterations of one (file, op). */
+static void
+iteration_stats(const struct iok_result *res, int file, enum iok_op op, FILE *out)
+{
+    double bw[res->npasses + 1], t[res->npasses + 1];
+    int n = 0;
+    for (int i = 0; i < res->npasses; i++)
+        if (res->pass[i].file == file && res->pass[i].op == op) {
+            bw[n] = res->pass[i].bandwidth / MiB;
+            t[n++] = res->pass[i].io_time;
+        }
+    if (n < 2)
+        return;
+    qsort(bw, (size_t)n, sizeof *bw, cmp_double);
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    double mbw = n % 2 ? bw[n / 2] : (bw[n / 2 - 1] + bw[n / 2]) / 2;
+    double mt = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+    fprintf(out,
+            "%-6s over %d iterations: bandwidth MiB/s min %.2f median %.2f max %.2f; "
+            "time s min %.4f median %.4f max %.4f\n",
+            iok_op_names[op], n, bw[0], mbw, bw[n - 1], t[0], mt, t[n - 1]);
+}
+
+static void
+os_bytes(const struct iok_pass_result *p, FILE *out)
+{
+    if (p->os.rchar < 0) {
+        fprintf(out, "       OS byte counts: /proc/self/io unreadable\n");
+        return;
+    }
+    int w = p->op == IOK_OP_WRITE;
+    int64_t dev = w ? p->os.write_bytes : p->os.read_bytes, sys = w ? p->os.wchar : p->os.rchar;
+    fprintf(out, "       bytes: kernel %lld, OS %s %lld (%+.1f%%), %s %lld\n", (long long)p->bytes,
+            w ? "write_bytes" : "read_bytes", (long long)dev,
+            p->bytes ? 100.0 * ((double)dev - (double)p->bytes) / (double)p->bytes : 0.0,
+            w ? "wchar" : "rchar", (long long)sys);
+    /* header and alignment aside, storage should see what the kernel wrote */
+    if (w && p->bytes > 0 && llabs(dev - p->bytes) > p->bytes / 10 + (1 << 20))
+        fprintf(out,
+                "       note: the OS counted %s bytes written to storage than the kernel "
+                "(page cache not flushed yet? add --fsync)\n",
+                dev < p->bytes ? "fewer" : "more");
+}
+
+void
+iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
+                const struct iok_result *res, FILE *out)
+{
+    char fstype[64];
+    int64_t free_bytes;
+    fprintf(out, "-- iokernels --\n");
+    fprintf(out, "backend                  : %s (%s), %s, %s API\n", run->backend->name,
+            run->backend->version(), run->collective ? "collective" : "independent", run->core.api);
+    if (plan->nfiles) {
+        iok_fs_describe(plan->files[0].path, fstype, sizeof fstype, &free_bytes);
+        fprintf(out, "file system              : %s, %.1f GiB free\n", fstype,
+                free_bytes / (1024.0 * MiB));
+    }
+    fprintf(out, "input parsing + planning : %12.4f s\n", res->parse_time);
+    if (run->core.fsync)
+        fprintf(out, "fsync                    : inside the timed write (flush phase)\n");
+    for (int i = 0; i < res->npasses; i++) {
+        const struct iok_pass_result *p = &res->pass[i];
+        if (run->core.iterations > 1)
+            fprintf(out, "[iteration %d] ", p->iteration);
+        fprintf(out, "%-6s %s: %.2f MiB in %.4f s, %.2f MiB/s\n", iok_op_names[p->op], p->path,
+                p->bytes / MiB, p->io_time, p->bandwidth / MiB);
+        fprintf(out, "       not I/O: requests %.4f s, data generation %.4f s, check %.4f s",
+                p->ph[IOK_PH_REQUESTS].rank.max, p->ph[IOK_PH_DATAGEN].rank.max,
+                p->ph[IOK_PH_CHECK].rank.max);
+        if (p->ph[IOK_PH_EXCHANGE].count)
+            fprintf(out, "; exchange (I/O) %.4f s", p->ph[IOK_PH_EXCHANGE].job);
+        fputc('\n', out);
+        fprintf(out, "       peak memory per rank (MiB): min %.1f avg %.1f max %.1f\n",
+                p->peak_rss.min / MiB, p->peak_rss.avg / MiB, p->peak_rss.max / MiB);
+        os_bytes(p, out);
+        if (p->cache[0])
+            fprintf(out, "       page cache dropped before the read: %s\n", p->cache);
+        if (p->op != IOK_OP_WRITE && (run->core.verify || p->op == IOK_OP_VERIFY))
+            fprintf(out, "       verify: %lld values checked, %lld mismatches%s%s\n",
+                    (long long)p->checked, (long long)p->mismatches,
+                    p->first_bad[0] ? "; first: " : "", p->first_bad);
+        if (p->ceiling.measured && p->op == IOK_OP_WRITE)
+            fprintf(out,
+                    "       ceiling: contiguous MPI-IO write of the same bytes %.2f MiB/s; "
+                    "this run %.1f%% of it\n",
+                    p->ceiling.bandwidth / MiB, 100.0 * p->bandwidth / p->ceiling.bandwidth);
+        if (p->ceiling.measured && p->op != IOK_OP_WRITE) {
+            if (p->ceiling.direct)
+                fprintf(out,
+                        "       ceiling: O_DIRECT read of the same bytes %.2f MiB/s; "
+                        "this run %.1f%% of it\n",
+                        p->ceiling.read_bandwidth / MiB,
+                        100.0 * p->bandwidth / p->ceiling.read_bandwidth);
+            else
+                fprintf(out, "       ceiling: O_DIRECT reads not supported here\n");
+        }
+        if (p->cache_suspect)
+            fprintf(out, "       WARNING: read faster than the device (O_DIRECT) ceiling: "
+                         "probably served from the page cache (try --drop-caches)\n");
+    }
+    for (int f = 0; f < plan->nfiles && run->core.iterations > 1; f++)
+        for (int op = 0; op < 3; op++)
+            iteration_stats(res, f, op, out);
+}
