@@ -33,12 +33,13 @@ job_span(MPI_Comm comm, double t0, double t1)
     return end - begin;
 }
 
-/* Reads [off, off+bytes) with O_DIRECT. Returns 0, or errno (EINVAL where the
- * file system refuses O_DIRECT). */
+/* Reads (or writes) [off, off+bytes) of an existing file with O_DIRECT, in
+ * whole 4 KiB blocks. Returns 0, or errno (EINVAL where the file system
+ * refuses O_DIRECT). */
 static int
-direct_read(const char *path, int64_t off, int64_t bytes)
+direct_io(const char *path, int64_t off, int64_t bytes, int writing)
 {
-    int fd = open(path, O_RDONLY | O_DIRECT);
+    int fd = open(path, (writing ? O_WRONLY : O_RDONLY) | O_DIRECT);
     if (fd < 0)
         return errno;
     void *buf;
@@ -46,18 +47,23 @@ direct_read(const char *path, int64_t off, int64_t bytes)
         close(fd);
         return ENOMEM;
     }
+    memset(buf, 0x5A, DIRECT_IO);
     int rc = 0;
     for (int64_t done = 0; done < bytes && rc == 0;) {
         size_t n = (size_t)(bytes - done < DIRECT_IO ? bytes - done : DIRECT_IO);
-        n = (n + 4095) & ~(size_t)4095; /* O_DIRECT sizes are whole blocks */
-        ssize_t got = pread(fd, buf, n, off + done);
-        if (got < 0)
+        n = (n + 4095) & ~(size_t)4095;
+        ssize_t moved = writing ? pwrite(fd, buf, n, off + done) : pread(fd, buf, n, off + done);
+        if (moved < 0)
             rc = errno;
-        else if (got == 0)
+        else if (moved == 0 && writing)
+            rc = EIO;
+        else if (moved == 0) /* end of file */
             break;
         else
-            done += got;
+            done += moved;
     }
+    if (rc == 0 && writing && fsync(fd) != 0)
+        rc = errno;
     free(buf);
     close(fd);
     return rc;
@@ -125,7 +131,7 @@ iok_ceiling_probe(MPI_Comm comm, const char *near_path, int64_t bytes, int fsync
     if (rc == IOK_OK) {
         MPI_Barrier(comm);
         t0 = MPI_Wtime();
-        int derr = direct_read(path, before, bytes), worst;
+        int derr = direct_io(path, before, bytes, 0), worst;
         t1 = MPI_Wtime();
         out->read_time = job_span(comm, t0, t1);
         MPI_Allreduce(&derr, &worst, 1, MPI_INT, MPI_MAX, comm);
@@ -136,7 +142,7 @@ iok_ceiling_probe(MPI_Comm comm, const char *near_path, int64_t bytes, int fsync
     if (rc == IOK_OK && out->full) { /* the standalone probe: O_DIRECT write, cached read */
         MPI_Barrier(comm);
         t0 = MPI_Wtime();
-        int derr = iok_direct_write(path, before, bytes), worst;
+        int derr = direct_io(path, before, bytes, 1), worst;
         t1 = MPI_Wtime();
         MPI_Allreduce(&derr, &worst, 1, MPI_INT, MPI_MAX, comm);
         double dt = job_span(comm, t0, t1);
@@ -169,35 +175,4 @@ iok_ceiling_probe(MPI_Comm comm, const char *near_path, int64_t bytes, int fsync
     out->bytes = total;
     out->bandwidth = out->time > 0 ? (double)total / out->time : 0;
     return IOK_OK;
-}
-
-/* O_DIRECT write of [off, off+bytes) of an existing file: the device's write
- * rate without the page cache. Returns 0 or errno. */
-int
-iok_direct_write(const char *path, int64_t off, int64_t bytes)
-{
-    int fd = open(path, O_WRONLY | O_DIRECT);
-    if (fd < 0)
-        return errno;
-    void *buf;
-    if (posix_memalign(&buf, 4096, DIRECT_IO)) {
-        close(fd);
-        return ENOMEM;
-    }
-    memset(buf, 0x5A, DIRECT_IO);
-    int rc = 0;
-    for (int64_t done = 0; done < bytes && rc == 0;) {
-        size_t n = (size_t)(bytes - done < DIRECT_IO ? bytes - done : DIRECT_IO);
-        n = (n + 4095) & ~(size_t)4095;
-        ssize_t put = pwrite(fd, buf, n, off + done);
-        if (put <= 0)
-            rc = put < 0 ? errno : EIO;
-        else
-            done += put;
-    }
-    if (rc == 0 && fsync(fd) != 0)
-        rc = errno;
-    free(buf);
-    close(fd);
-    return rc;
 }

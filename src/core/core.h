@@ -30,8 +30,9 @@ void iok_timeline_reduce(const struct iok_timeline *tl, MPI_Comm comm,
 struct iok_stat iok_stat_reduce(double v, MPI_Comm comm);
 
 /* System probes. */
-void iok_mem_reset_peak(void);    /* writes 5 to /proc/self/clear_refs */
-int64_t iok_mem_peak_bytes(void); /* VmHWM, or -1 when unknown */
+void iok_mem_reset_peak(void);                             /* writes 5 to /proc/self/clear_refs */
+int64_t iok_mem_peak_bytes(void);                          /* VmHWM, or -1 when unknown */
+void iok_dirname(const char *path, char *dir, size_t len); /* "." when none */
 void iok_fs_describe(const char *path, char *fstype, size_t len, int64_t *free_bytes);
 
 /* /proc/self/io of this rank now (fields -1 when unreadable). */
@@ -51,9 +52,6 @@ int iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok
  * beside near_path, which it creates and removes (see run.h). */
 int iok_ceiling_probe(MPI_Comm comm, const char *near_path, int64_t bytes, int fsync_inside,
                       struct iok_ceiling *out);
-
-/* O_DIRECT write of a range of an existing file; 0 or errno. */
-int iok_direct_write(const char *path, int64_t off, int64_t bytes);
 
 /* `iokernels ceiling`: the probe on its own. */
 int iok_ceiling_main(int argc, char **argv);

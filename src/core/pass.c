@@ -21,12 +21,7 @@ static int
 check_output_path(const char *path, int overwrite)
 {
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *(slash == dir ? slash + 1 : slash) = '\0';
-    else
-        strcpy(dir, ".");
+    iok_dirname(path, dir, sizeof dir);
     struct stat st;
     if (stat(dir, &st) != 0)
         return iok_error(IOK_EUSAGE,

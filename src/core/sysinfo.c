@@ -42,15 +42,21 @@ static const struct {
 };
 
 void
-iok_fs_describe(const char *path, char *fstype, size_t len, int64_t *free_bytes)
+iok_dirname(const char *path, char *dir, size_t len)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
+    snprintf(dir, len, "%s", path);
     char *slash = strrchr(dir, '/');
     if (slash)
         *(slash == dir ? slash + 1 : slash) = '\0';
     else
-        strcpy(dir, ".");
+        snprintf(dir, len, ".");
+}
+
+void
+iok_fs_describe(const char *path, char *fstype, size_t len, int64_t *free_bytes)
+{
+    char dir[4096];
+    iok_dirname(path, dir, sizeof dir);
     struct statfs sf;
     struct statvfs sv;
     snprintf(fstype, len, "unknown");
