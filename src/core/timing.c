@@ -4,8 +4,10 @@
 
 #include "core.h"
 
-const char *const iok_phase_names[IOK_NPHASES] = {
-    "requests", "datagen", "exchange", "open", "define", "post", "wait", "flush", "close", "check"};
+const char *const iok_phase_names[] = {"requests", "datagen", "exchange", "open",  "define",
+                                       "post",     "wait",    "flush",    "close", "check"};
+_Static_assert(sizeof iok_phase_names / sizeof iok_phase_names[0] == IOK_NPHASES,
+               "one name per enum iok_phase");
 const char *const iok_op_names[3] = {"write", "read", "verify"};
 
 int
