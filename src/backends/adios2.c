@@ -102,20 +102,8 @@ a2_version(void)
     return "ADIOS2 " ADIOS2_VERSION_STR " (serial)";
 }
 
-static const char *
-a2_errname(adios2_error e)
-{
-    switch (e) {
-    case adios2_error_invalid_argument:
-        return "invalid argument";
-    case adios2_error_system_error:
-        return "system error";
-    case adios2_error_runtime_error:
-        return "runtime error";
-    default:
-        return "exception";
-    }
-}
+static const char *const a2_errnames[] = {"no error", "invalid argument", "system error",
+                                          "runtime error", "exception"};
 
 /* "CALL on FILE[ variable NAME] failed: ADIOS2 KIND" (ADIOS2 prints its own
  * details on stderr first). e < 0: a call that returns a NULL handle. */
@@ -124,7 +112,7 @@ a2_fail(const char *call, const char *file, const char *var, int e)
 {
     return iok_error(IOK_EIO, "%s on %s%s%s failed: ADIOS2 %s (its message is above)", call, file,
                      var ? " variable " : "", var ? var : "",
-                     e < 0 ? "returned no handle" : a2_errname((adios2_error)e));
+                     e < 0 ? "returned no handle" : a2_errnames[e > 4 ? 4 : e]);
 }
 
 static void
@@ -513,11 +501,15 @@ a2_scan_var(struct a2_file *f, int w, int v, const char *file)
     if (adios2_variable_type(&t, vh) || adios2_variable_ndims(&nd, vh) || nd > IOK_MAX_DIMS ||
         (nd > 0 && adios2_variable_shape(shape, vh)))
         return a2_fail("adios2_variable_shape", file, var->name, adios2_error_exception);
+    static const char *const tn[] = {
+        "string", "float", "double", "float complex", "double complex", "int8",   "int16",
+        "int32",  "int64", "uint8",  "uint16",        "uint32",         "uint64", "long double"};
     if (t != a2_types[var->type] || (int)nd != var->ndims)
         return iok_error(IOK_EIO,
-                         "%s: variable %s has ADIOS2 type %d and %zu dimensions, expected %d "
-                         "and %d: was it written with the same options?",
-                         file, var->name, (int)t, nd, (int)a2_types[var->type], var->ndims);
+                         "%s: variable %s is %s with %zu dimensions, expected %s with %d: was "
+                         "it written with the same options?",
+                         file, var->name, t >= 0 && t <= 13 ? tn[t] : "unknown", nd,
+                         tn[a2_types[var->type]], var->ndims);
     for (int k = 0; k < var->ndims; k++) {
         size_t want = (size_t)iok_var_dim_len(f->s, v, k);
         int rec = f->s->dims[var->dimids[k]].unlimited;
@@ -594,14 +586,11 @@ a2_open(void **h, const char *path, const struct iok_schema *s, const struct iok
         rc = iok_error(IOK_EIO, "adios2: out of memory opening %s", path);
     for (int w = 0; rc == IOK_OK && w < f->nw; w++)
         rc = a2_open_writer(f, w);
-    for (int v = 0; rc == IOK_OK && v < s->nvars; v++) {
-        struct a2_blocks *b = &f->blk[v];
-        if (b->n == 0 && iok_var_total_elems(s, v) > 0)
-            rc = iok_error(IOK_EIO, "%s: variable %s is in none of the %d writer files", path,
-                           s->vars[v].name, f->nw);
-        else if (s->vars[v].ndims > 0)
-            qsort(b->b, (size_t)b->n, sizeof *b->b, a2_cmp_block);
-    }
+    /* A variable no rank wrote is in no file (ADIOS2 stores only what is
+     * put): an error only when a read asks for it. */
+    for (int v = 0; rc == IOK_OK && v < s->nvars; v++)
+        if (s->vars[v].ndims > 0)
+            qsort(f->blk[v].b, (size_t)f->blk[v].n, sizeof *f->blk[v].b, a2_cmp_block);
     if (rc) {
         a2_free(f);
         return rc;
@@ -698,6 +687,9 @@ a2_get(void *h, struct iok_reqlist *r)
         int nd = f->s->vars[a->varid].ndims;
         size_t st[IOK_MAX_DIMS], ct[IOK_MAX_DIMS];
         char *buf = a->buf;
+        if (a->nsub > 0 && f->blk[a->varid].n == 0)
+            return iok_error(IOK_EIO, "%s: variable %s is in none of the %d writer files", f->path,
+                             f->s->vars[a->varid].name, f->nw);
         for (int j = 0; j < a->nsub; j++) {
             int64_t n = a2_sub(a, nd, j, f->blk[a->varid].shape, st, ct);
             if (n < 0)

@@ -3,7 +3,8 @@
  * text variable, several subarrays per access), written with one
  * decomposition and read back with another whose subarrays span every
  * writer's blocks; the attributes read with the ADIOS2 C API itself; and
- * the errors a reader must name (a hole, a wrong shape or type, no index). */
+ * the errors a reader must name (a hole, a variable no rank wrote, a wrong
+ * shape or type, no index). */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
 #include <stdio.h>
@@ -24,11 +25,12 @@
 #define N 4
 #define SEED 7
 
-enum { V_REC, V_FIXED, V_SCALAR, V_TEXT };
+enum { V_REC, V_FIXED, V_SCALAR, V_TEXT, V_GHOST };
 
 static int rank, nprocs;
 static const struct iok_backend *be;
 static void *bopts;
+static int read_ghost; /* ask for the variable no rank writes */
 
 static void
 make_schema(struct iok_schema *s, enum iok_type rec_type, int64_t records)
@@ -41,6 +43,7 @@ make_schema(struct iok_schema *s, enum iok_type rec_type, int64_t records)
     iok_schema_add_var(s, "fixed", IOK_INT64, 1, d1);
     iok_schema_add_var(s, "scalar", IOK_FLOAT, 0, NULL);
     iok_schema_add_var(s, "text", IOK_CHAR, 1, d1);
+    iok_schema_add_var(s, "ghost", IOK_INT, 1, d1); /* never written */
     int ints[3] = {1, 2, 3};
     double scale = 0.5;
     iok_schema_add_text_attr(s, IOK_GLOBAL, "title", "iokernels adios2 test");
@@ -77,6 +80,7 @@ write_requests(const struct iok_schema *s, int t, int hole, struct iok_reqlist *
     a = iok_reqlist_add(r, s, V_TEXT, once);
     if (once)
         a->counts[0] = N;
+    iok_reqlist_add(r, s, V_GHOST, 0);
     iok_reqlist_finish(r, s);
 }
 
@@ -98,6 +102,9 @@ read_requests(const struct iok_schema *s, int t, struct iok_reqlist *r)
     iok_reqlist_add(r, s, V_SCALAR, t == 0);
     a = iok_reqlist_add(r, s, V_TEXT, t == 0);
     if (t == 0)
+        a->counts[0] = N;
+    a = iok_reqlist_add(r, s, V_GHOST, read_ghost);
+    if (read_ghost)
         a->counts[0] = N;
     iok_reqlist_finish(r, s);
 }
@@ -130,6 +137,7 @@ write_file(const char *path, const struct iok_schema *s, enum iok_api api, int h
         int crc = be->close(h);
         rc = rc ? rc : crc;
     }
+    MPI_Barrier(MPI_COMM_WORLD); /* as the core's agreement: every file closed */
     return rc;
 }
 
@@ -273,9 +281,13 @@ main(int argc, char **argv)
     expect_error(read_file(path, &more, IOK_API_BLOCKING, &bad, &checked), IOK_EIO,
                  "is 3 long, expected at least 4", "more records than written");
     expect_error(read_file(path, &other, IOK_API_BLOCKING, &bad, &checked), IOK_EIO,
-                 "variable rec has ADIOS2 type", "another type");
+                 "variable rec is double with 3 dimensions, expected float with 3", "another type");
     expect_error(read_file(dir, &s, IOK_API_BLOCKING, &bad, &checked), IOK_EUSAGE,
                  "is not an adios2 output of iokernels", "a directory without index");
+    read_ghost = 1;
+    expect_error(read_file(path, &s, IOK_API_BLOCKING, &bad, &checked), IOK_EIO,
+                 "variable ghost is in none of the", "a variable no rank wrote");
+    read_ghost = 0;
     snprintf(path, sizeof path, "%s/hole.adios2", dir);
     CHECK(write_file(path, &s, IOK_API_BLOCKING, 1) == IOK_OK, "hole write: %s", iok_errmsg());
     expect_error(read_file(path, &s, IOK_API_BLOCKING, &bad, &checked), IOK_EIO,
