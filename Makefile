@@ -11,7 +11,8 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
-build: deps
+# The venv comes first: CMake finds ADIOS2 in it (the adios2 wheel).
+build: deps venv
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > $(BUILD).cmake.log 2>&1 \
 	  || { cat $(BUILD).cmake.log; exit 1; }
 	@cmake --build $(BUILD)

@@ -25,6 +25,12 @@ CONFIGS = [
     ("hdf5-chunked", "hdf5", ["--backend", "hdf5", "--hdf5-layout", "chunked"]),
     ("netcdf4-coll", "netcdf4", ["--backend", "netcdf4"]),
     ("netcdf4-indep", "netcdf4", ["--backend", "netcdf4", "--independent"]),
+    ("adios2-bp5", "adios2", ["--backend", "adios2"]),
+    (
+        "adios2-bp4-nonblocking",
+        "adios2",
+        ["--backend", "adios2", "--adios2-engine", "bp4", "--api", "nonblocking", "--independent"],
+    ),
 ]
 
 
