@@ -78,6 +78,11 @@ struct iok_pass_result {
     int64_t checked, mismatches; /* elements compared (read and verify passes) */
     char first_bad[512];         /* the first mismatch, from the lowest rank with one */
     struct iok_ceiling ceiling;  /* write passes with --ceiling */
+    /* Rank 0 only (NULL elsewhere): each rank's own total per phase, in
+     * seconds, at [rank * IOK_NPHASES + phase], for reports that show
+     * per-rank figures (open/I/O/close time per rank and their min/avg/max,
+     * as IOR and NetCDF-Bench print them). Freed by the core. */
+    double *rank_phase;
 };
 
 #define IOK_MAX_PASSES 16

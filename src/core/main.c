@@ -291,6 +291,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     }
 out:
     fflush(stdout);
+    for (int i = 0; i < IOK_MAX_PASSES; i++)
+        free(res.pass[i].rank_phase);
     iok_plan_free(&plan);
     free(text);
     iok_cmdline_free(&cmdline);

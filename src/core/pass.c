@@ -214,6 +214,16 @@ close:
     out->own_bytes = bytes;
     out->bandwidth = out->io_time > 0 ? (double)out->bytes / out->io_time : 0;
     out->peak_rss = iok_stat_reduce((double)iok_mem_peak_bytes(), run->comm);
+    /* each rank's own phase totals, gathered on rank 0 for per-rank reports */
+    double own[IOK_NPHASES];
+    for (int p = 0; p < IOK_NPHASES; p++)
+        own[p] = iok_timeline_own(&ps.tl, p);
+    double *all = run->rank == 0 ? malloc((size_t)run->nprocs * IOK_NPHASES * sizeof *all) : NULL;
+    int gather = run->rank != 0 || all != NULL;
+    MPI_Bcast(&gather, 1, MPI_INT, 0, run->comm);
+    if (gather)
+        MPI_Gather(own, IOK_NPHASES, MPI_DOUBLE, all, IOK_NPHASES, MPI_DOUBLE, 0, run->comm);
+    out->rank_phase = all;
     if (badsum > 0) {
         int mine = bad ? run->rank : run->nprocs, lowest;
         MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, run->comm);
