@@ -104,9 +104,17 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     iok_reqlist_init(&rl);
     iok_reqlist_init(&io);
 
-    if (run->rank == 0 && !(be->caps & IOK_CAP_NOIO))
-        rc =
-            writing ? check_output_path(fp->path, run->core.overwrite) : check_input_path(fp->path);
+    /* the file this rank opens: the shared one, or its own (file per process) */
+    char path[IOK_OPT_STRLEN + 16];
+    snprintf(path, sizeof path, "%s", fp->path);
+    if (fp->per_rank) {
+        int shift = writing ? 0 : fp->read_shift % run->nprocs;
+        snprintf(path, sizeof path, "%s.%d", fp->path,
+                 (run->rank + shift + run->nprocs) % run->nprocs);
+        params.comm = MPI_COMM_SELF;
+    }
+    if ((run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
+        rc = writing ? check_output_path(path, run->core.overwrite) : check_input_path(path);
     if ((rc = iok_agree(run->comm, rc)))
         goto done;
 
@@ -114,7 +122,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     MPI_Barrier(run->comm); /* all ranks start the pass together */
 
     start(&ps, IOK_PH_OPEN);
-    rc = writing ? be->create(&h, fp->path, s, &params) : be->open(&h, fp->path, s, &params);
+    rc = writing ? be->create(&h, path, s, &params) : be->open(&h, path, s, &params);
     stop(&ps, IOK_PH_OPEN);
     if ((rc = iok_agree(run->comm, rc)))
         goto done;
@@ -232,7 +240,7 @@ close:
         /* The lowest rank with a mismatch names it (iok_agree prints it). */
         int vrc = bad ? iok_error(IOK_EVERIFY,
                                   "verify failed: %lld of %lld values differ in %s; first: %s",
-                                  (long long)badsum, (long long)sum[2], fp->path, first_bad)
+                                  (long long)badsum, (long long)sum[2], path, first_bad)
                       : IOK_OK;
         rc = iok_agree(run->comm, vrc);
     }
