@@ -199,6 +199,31 @@ def test_reads_are_shifted(tmp_path):
     assert "rank r reads the block written by rank (r + 1) % 4 on file s.nc" in r.out
 
 
+@pytest.mark.parametrize("iot", ["ind", "coll"])
+def test_file_per_process(tmp_path, iot):
+    args = ["-d", GEOM, "-n=2", "-p=2", "-t", iot, "--file-per-process", "-f", "p.nc"]
+    r = nc(4, [*args, "-w", "-r", "--verify", "-c", "auto"], tmp_path)
+    assert r.rc == 0, r.err
+    assert r.record["verify"] == {"enabled": True, "checked": ELEMS, "mismatches": 0, "ok": True}
+    assert "rank r reads the file p.nc.((r + 1) % 4), written by another rank" in r.out
+    for rank in range(4):  # each file: all time steps of one block (1:4:6:3)
+        h = header(f"p.nc.{rank}", tmp_path)
+        assert "time = 4 ;" in h and "dim_1 = 4 ;" in h and "dim_2 = 6 ;" in h
+        assert "data:_ChunkSizes = 1, 4, 6, 3 ;" in h
+    assert not (tmp_path / "p.nc").exists()
+    # files 0 and 3 corrupted: shifted, rank 2 (reading file 3) is the lowest to see it
+    for rank in (0, 3):
+        corrupt_values(f"p.nc.{rank}", tmp_path, [-1])
+    r = nc(4, [*args, "-r", "--verify"], tmp_path)
+    assert r.rc == 3, r.err
+    assert f"2 of {ELEMS} values differ in p.nc.3; first: data[3][3][5][2]" in r.error_lines()[0]
+    # existing files are not overwritten
+    before = (tmp_path / "p.nc.2").read_bytes()
+    r = run_plain(4, ["ncbench", *args, "-w"], tmp_path)
+    assert r.rc == 2 and "output file p.nc.0 exists" in r.err
+    assert (tmp_path / "p.nc.2").read_bytes() == before
+
+
 def test_option_spellings_agree(tmp_path):
     spellings = [
         ["-d=2:4:4:2", "-b=1:2:2:2", "-t=coll", "-x=human", "-f=a.nc", "-n=2", "-p=2"],
@@ -304,6 +329,12 @@ BAD = [
     ("t-block", 4, ["-n=2", "-p=2", "-d=3:4:4:2", "-b=2:2:2:2"], "t = 3 is not a multiple"),
     ("block-big", 4, ["-n=2", "-p=2", "-d=2:4:4:2", "-b=1:4:2:2"], "does not fit the data"),
     ("chunk-big", 1, ["-d=2:4:4:2", "-c=1:8:4:2"], "exceeds the data geometry 2:4:4:2 along x"),
+    (
+        "chunk-fpp",
+        4,
+        ["-d=2:4:4:2", "-c=1:4:4:2", "--file-per-process"],
+        "exceeds a process's file",
+    ),
     ("no-chunks", 1, ["--backend", "pnetcdf", "-c", "auto"], "backend pnetcdf has no chunked"),
     ("no-fill", 1, ["--backend", "mpiio", "-F"], "backend mpiio does not pre-fill"),
     ("no-deflate", 1, ["--backend", "pnetcdf", "-z", "1", "-t", "coll"], "does not compress"),

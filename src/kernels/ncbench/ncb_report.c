@@ -99,6 +99,8 @@ header(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_run 
         line_text(out, "Fill value", "yes"); /* the original's two labels */
     else
         line_text(out, "File value", "no");
+    if (o->fpp)
+        line_text(out, "Files", "one per process");
     if (o->level > 0) {
         char z[32];
         snprintf(z, sizeof z, "deflate %d", o->level);
@@ -108,9 +110,17 @@ header(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_run 
 
 /* Says once which block the ranks move (the original: one line per rank). */
 static void
-who_line(const struct iok_run *run, const struct iok_pass_result *p, FILE *out)
+who_line(const struct ncb_opts *o, const struct iok_run *run, const struct iok_pass_result *p,
+         FILE *out)
 {
-    if (p->op == IOK_OP_WRITE)
+    if (o->fpp && p->op == IOK_OP_WRITE)
+        fprintf(out, "every rank r writes its own file %s.r\n", p->path);
+    else if (o->fpp && run->nprocs > 1)
+        fprintf(out, "rank r reads the file %s.((r + 1) %% %d), written by another rank\n", p->path,
+                run->nprocs);
+    else if (o->fpp)
+        fprintf(out, "the only rank reads its own file %s.0\n", p->path);
+    else if (p->op == IOK_OP_WRITE)
         fprintf(out, "every rank writes its own block on file %s\n", p->path);
     else if (run->nprocs == 1)
         fprintf(out, "the only rank reads its own block on file %s\n", p->path);
@@ -196,7 +206,7 @@ human(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_run *
     header(o, g, run, out);
     for (int i = 0; i < res->npasses; i++) {
         const struct iok_pass_result *p = &res->pass[i];
-        who_line(run, p, out);
+        who_line(o, run, p, out);
         /* a read-back for --verify is a check, not a benchmark: no table */
         if (p->op == IOK_OP_WRITE || (p->op == IOK_OP_READ && !o->verify_only))
             table(run, p, out);
@@ -235,10 +245,11 @@ static void
 csv(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_run *run,
     const struct iok_result *res, FILE *out)
 {
-    fprintf(out, "benchmark,rank,nprocs,nn,ppn,backend,file,io_access,storage,file_length,fill,"
-                 "deflate,data_t,data_x,data_y,data_z,block_t,block_x,block_y,block_z,chunk_t,"
-                 "chunk_x,chunk_y,chunk_z,bytes,open_s,io_s,close_s,io_bandwidth_Bps,"
-                 "bandwidth_Bps,checked,mismatches\n");
+    fprintf(out,
+            "benchmark,rank,nprocs,nn,ppn,backend,file,files,io_access,storage,file_length,fill,"
+            "deflate,data_t,data_x,data_y,data_z,block_t,block_x,block_y,block_z,chunk_t,"
+            "chunk_x,chunk_y,chunk_z,bytes,open_s,io_s,close_s,io_bandwidth_Bps,"
+            "bandwidth_Bps,checked,mismatches\n");
     for (int i = 0; i < res->npasses; i++) {
         const struct iok_pass_result *p = &res->pass[i];
         int checked = pass_checked(run, p);
@@ -249,8 +260,9 @@ csv(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_run *ru
             csv_text(out, run->backend->name);
             fputc(',', out);
             csv_text(out, p->path);
-            fprintf(out, ",%s,%s,%s,%d,%d", run->collective ? "collective" : "independent",
-                    storage_name(g, run), g->unlimited ? "unlimited" : "fixed", o->fill, o->level);
+            fprintf(out, ",%s,%s,%s,%s,%d,%d", o->fpp ? "per-process" : "shared",
+                    run->collective ? "collective" : "independent", storage_name(g, run),
+                    g->unlimited ? "unlimited" : "fixed", o->fill, o->level);
             csv_dims(out, g->data);
             csv_dims(out, g->block);
             csv_dims(out, g->chunk);

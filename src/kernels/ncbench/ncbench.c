@@ -5,7 +5,8 @@
  * (t, bx (r / ppn), by (r % ppn), 0), moved with one call per bt time steps.
  * Reads are shifted: rank r reads the block of rank (r + 1) % nranks.
  * Unlimited time (-u), chunks (-c), fill (-F) and deflate (-z) describe the
- * file; NetCDF-4 is the default backend, any other runs the same pattern. */
+ * file; NetCDF-4 is the default backend, any other runs the same pattern.
+ * With --file-per-process each rank has its own file t:bx:by:bz instead. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,9 @@ static const struct iok_option ncb_options[] = {
      "human|parser"},
     OPT("compression", 'z', IOK_OPT_INT, level, "0",
         "deflate level 1-9 (0: none); needs collective I/O"),
+    OPT("file-per-process", 0, IOK_OPT_BOOL, fpp, NULL,
+        "each rank its own file <testfile>.<rank> holding its blocks; reads open the next "
+        "rank's"),
     {NULL}};
 
 /* ---- configuration: the original's flags set the core's choices ---- */
@@ -167,6 +171,19 @@ ncb_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     const struct ncb_geom *g = &st->g;
     IOK_TRY(ncb_resolve(&spec, run->nprocs, &st->g));
     IOK_TRY(check_backend(o, g, run->backend));
+    /* a file per process holds one rank's blocks: t by the block's x, y, z */
+    int64_t file[NCB_NDIMS] = {g->data[NCB_T], g->block[NCB_X], g->block[NCB_Y], g->block[NCB_Z]};
+    if (!o->fpp)
+        memcpy(file, g->data, sizeof file);
+    for (int k = NCB_X; k < NCB_NDIMS && g->chunked; k++)
+        if (g->chunk[k] > file[k])
+            return iok_error(IOK_EUSAGE,
+                             "chunk geometry %s exceeds a process's file (t x block) along %s: "
+                             "with --file-per-process use -c auto or a chunk within the block",
+                             o->chunk,
+                             k == NCB_X   ? "x"
+                             : k == NCB_Y ? "y"
+                                          : "z");
 
     struct iok_file_plan *fp = &plan->files[0];
     plan->nfiles = 1;
@@ -176,13 +193,15 @@ ncb_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
         snprintf(fp->path, sizeof fp->path, "./testfn%s",
                  strcmp(run->backend->name, "netcdf4") ? run->backend->ext : ".nc");
     fp->nsteps = (int)g->steps;
+    fp->per_rank = o->fpp;
+    fp->read_shift = 1; /* rank r reads the file of rank r + 1 */
     struct iok_schema *s = &fp->schema;
     iok_schema_init(s);
     int dims[NCB_NDIMS] = {
-        iok_schema_add_dim(s, "time", g->data[NCB_T], g->unlimited),
-        iok_schema_add_dim(s, "dim_1", g->data[NCB_X], 0),
-        iok_schema_add_dim(s, "dim_2", g->data[NCB_Y], 0),
-        iok_schema_add_dim(s, "dim_3", g->data[NCB_Z], 0),
+        iok_schema_add_dim(s, "time", file[NCB_T], g->unlimited),
+        iok_schema_add_dim(s, "dim_1", file[NCB_X], 0),
+        iok_schema_add_dim(s, "dim_2", file[NCB_Y], 0),
+        iok_schema_add_dim(s, "dim_3", file[NCB_Z], 0),
     };
     int v = iok_schema_add_var(s, "data", IOK_INT, NCB_NDIMS, dims);
     if (v < 0)
@@ -195,7 +214,8 @@ ncb_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
 }
 
 /* One subarray per step: the own block for a write, the next rank's for a
- * read or the read-back of --verify. */
+ * read or the read-back of --verify; with a file per process, the whole of
+ * the file's x, y, z (the core opens the next rank's file for reads). */
 static int
 ncb_requests(const void *kopts, const struct iok_run *run, const struct iok_plan *plan, int file,
              int step, enum iok_op op, struct iok_reqlist *out)
@@ -206,7 +226,9 @@ ncb_requests(const void *kopts, const struct iok_run *run, const struct iok_plan
     struct iok_access *a = iok_reqlist_add(out, s, 0, 1);
     if (!a)
         return iok_error(IOK_EIO, "out of memory building ncbench requests");
-    ncb_block_start(&st->g, who, a->starts);
+    const struct ncb_opts *o = kopts;
+    if (!o->fpp)
+        ncb_block_start(&st->g, who, a->starts);
     a->starts[NCB_T] = (int64_t)step * st->g.block[NCB_T];
     memcpy(a->counts, st->g.block, sizeof st->g.block);
     return iok_reqlist_finish(out, s)

@@ -17,6 +17,7 @@ struct ncb_opts {
     char testfile[IOK_OPT_STRLEN];
     char format[IOK_OPT_STRLEN]; /* human | parser */
     int level;                   /* deflate level, 0 = none */
+    int fpp;                     /* file per process */
     /* settled by configure(), not options */
     int verify_only; /* --verify alone: check the existing file, no benchmark table */
 };
