@@ -172,18 +172,20 @@ ncb_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     IOK_TRY(ncb_resolve(&spec, run->nprocs, &st->g));
     IOK_TRY(check_backend(o, g, run->backend));
     /* a file per process holds one rank's blocks: t by the block's x, y, z */
-    int64_t file[NCB_NDIMS] = {g->data[NCB_T], g->block[NCB_X], g->block[NCB_Y], g->block[NCB_Z]};
-    if (!o->fpp)
-        memcpy(file, g->data, sizeof file);
-    for (int k = NCB_X; k < NCB_NDIMS && g->chunked; k++)
-        if (g->chunk[k] > file[k])
-            return iok_error(IOK_EUSAGE,
-                             "chunk geometry %s exceeds a process's file (t x block) along %s: "
-                             "with --file-per-process use -c auto or a chunk within the block",
-                             o->chunk,
-                             k == NCB_X   ? "x"
-                             : k == NCB_Y ? "y"
-                                          : "z");
+    int64_t file[NCB_NDIMS];
+    memcpy(file, g->data, sizeof file);
+    if (o->fpp) {
+        static const char *const axis[NCB_NDIMS] = {"t", "x", "y", "z"};
+        for (int k = NCB_X; k < NCB_NDIMS; k++) {
+            file[k] = g->block[k];
+            if (g->chunked && g->chunk[k] > file[k])
+                return iok_error(IOK_EUSAGE,
+                                 "chunk geometry %s exceeds a process's file (t x block) along "
+                                 "%s: with --file-per-process use -c auto or a chunk within the "
+                                 "block",
+                                 o->chunk, axis[k]);
+        }
+    }
 
     struct iok_file_plan *fp = &plan->files[0];
     plan->nfiles = 1;
