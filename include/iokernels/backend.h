@@ -31,6 +31,9 @@ enum iok_caps {
     IOK_CAP_VARN = 1u << 3,        /* --api varn */
     IOK_CAP_ATTRS = 1u << 4,       /* stores attributes (self-describing) */
     IOK_CAP_NOIO = 1u << 5,        /* moves no bytes (the null backend) */
+    IOK_CAP_CHUNKS = 1u << 6,      /* honours iok_var.chunk (chunked storage) */
+    IOK_CAP_FILL = 1u << 7,        /* honours iok_var.fill */
+    IOK_CAP_DEFLATE = 1u << 8,     /* honours iok_var.deflate */
 };
 
 /* What the core hands a backend when it creates or opens a file. */

@@ -19,6 +19,12 @@ struct iok_file_plan {
     char path[IOK_OPT_STRLEN];
     struct iok_schema schema;
     int nsteps; /* steps (records, dumps); each step is one put/get + one wait */
+    /* File per process: 0 = one file shared by all ranks. 1 = each rank has
+     * its own file "<path>.<rank>" of this schema, which it creates alone
+     * (the backend gets MPI_COMM_SELF); a read or verify pass opens the file
+     * of rank (rank + read_shift) % nprocs (a shift defeats the page cache). */
+    int per_rank;
+    int read_shift;
 };
 
 struct iok_plan {

@@ -26,6 +26,8 @@ struct iok_core_opts {
     int iterations;
     int drop_caches;
     int shift_ranks;
+    int machine_report; /* set by a kernel whose report is machine-readable (CSV):
+                           the core then adds no text block after it */
 };
 
 enum iok_phase {
@@ -98,6 +100,11 @@ struct iok_pass_result {
     struct iok_osbytes os;       /* -1 fields when /proc/self/io is unreadable */
     char cache[64];              /* read passes: how the page cache was dropped, "" if not */
     int cache_suspect;           /* read faster than the device ceiling */
+    /* Rank 0 only (NULL elsewhere): each rank's own total per phase, in
+     * seconds, at [rank * IOK_NPHASES + phase], for reports that show
+     * per-rank figures (open/I/O/close time per rank and their min/avg/max,
+     * as IOR and NetCDF-Bench print them). Freed by the core. */
+    double *rank_phase;
 };
 
 struct iok_result {

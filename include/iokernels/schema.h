@@ -40,6 +40,8 @@ struct iok_var {
     int ndims;
     int dimids[IOK_MAX_DIMS];
     int64_t chunk[IOK_MAX_DIMS]; /* chunk hint for chunking backends; 0 = none */
+    int fill;                    /* 1: pre-fill with the type's default fill value; 0: no hint */
+    int deflate;                 /* deflate level 1-9 for compressing backends; 0: none */
     uint64_t name_hash;          /* identity of the variable in the data function */
 };
 

@@ -169,6 +169,18 @@ static int
 hdf5_create(void **handle, const char *path, const struct iok_schema *s,
             const struct iok_backend_params *p)
 {
+    *handle = NULL;
+    for (int v = 0; v < s->nvars; v++) {
+        int level = s->vars[v].deflate;
+        if (level < 0 || level > 9)
+            return iok_error(IOK_EUSAGE, "%s: variable %s asks for deflate level %d: use 0-9", path,
+                             s->vars[v].name, level);
+        if (level > 0 && !p->collective)
+            return iok_error(IOK_EUSAGE,
+                             "%s: variable %s is compressed (deflate %d): parallel HDF5 writes "
+                             "compressed data only with collective transfers",
+                             path, s->vars[v].name, level);
+    }
     struct h5file *f;
     int rc = new_handle(&f, path, s, p);
     if (rc == IOK_OK && (f->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, f->fapl)) < 0)
@@ -214,8 +226,11 @@ static int
 define_var(struct h5file *f, int v)
 {
     const struct iok_var *var = &f->s->vars[v];
-    int nd = var->ndims, rec = iok_var_is_record(f->s, v);
-    int chunked = rec || (nd > 0 && strcmp(f->o.layout, "chunked") == 0);
+    int nd = var->ndims, rec = iok_var_is_record(f->s, v), hint = 0;
+    for (int k = 0; k < nd; k++)
+        hint |= var->chunk[k] > 0;
+    /* a chunk hint or compression asks for chunks, as --hdf5-layout chunked does */
+    int chunked = rec || (nd > 0 && (strcmp(f->o.layout, "chunked") == 0 || hint || var->deflate));
     hsize_t *dims = f->dims[v], maxdims[IOK_MAX_DIMS], chunk[IOK_MAX_DIMS];
     for (int k = 0; k < nd; k++) {
         dims[k] = (hsize_t)iok_var_dim_len(f->s, v, k);
@@ -233,12 +248,17 @@ define_var(struct h5file *f, int v)
         return h5fail("H5Screate failed on %s variable %s", f->path, var->name);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     int rc = IOK_OK;
-    if (dcpl < 0 || H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0) {
+    H5D_fill_time_t fill = var->fill ? H5D_FILL_TIME_ALLOC : H5D_FILL_TIME_NEVER;
+    if (dcpl < 0 || H5Pset_fill_time(dcpl, fill) < 0) {
         rc = h5fail("H5Pset_fill_time failed on %s variable %s", f->path, var->name);
     } else if (chunked) {
         chunk_dims(f, v, rec, dims, chunk);
         if (H5Pset_chunk(dcpl, nd, chunk) < 0)
             rc = h5fail("H5Pset_chunk failed on %s variable %s", f->path, var->name);
+        else if (var->deflate > 0 &&
+                 (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)var->deflate) < 0))
+            rc = h5fail("H5Pset_deflate(%d) failed on %s variable %s", var->deflate, f->path,
+                        var->name);
     }
     if (rc == IOK_OK) {
         f->dsets[v] = H5Dcreate2(f->file, var->name, file_type(f, var->type), space, H5P_DEFAULT,
@@ -601,7 +621,8 @@ const struct iok_backend iok_backend_hdf5 = {
     .name = "hdf5",
     .summary = "parallel HDF5 (MPI-IO driver)",
     .ext = ".h5",
-    .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_ATTRS,
+    .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_ATTRS | IOK_CAP_CHUNKS |
+            IOK_CAP_FILL | IOK_CAP_DEFLATE,
     .options = hdf5_options,
     .opts_size = sizeof(struct hdf5_opts),
     .version = hdf5_version,

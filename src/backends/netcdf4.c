@@ -145,6 +145,18 @@ nc4_create(void **handle, const char *path, const struct iok_schema *s,
     if (o && o->deflate > 0 && !p->collective)
         return iok_error(IOK_EUSAGE, "--netcdf4-deflate needs collective transfers (--io coll)");
 
+    for (int v = 0; v < s->nvars; v++) {
+        int level = s->vars[v].deflate;
+        if (level < 0 || level > 9)
+            return iok_error(IOK_EUSAGE, "%s: variable %s asks for deflate level %d: use 0-9", path,
+                             s->vars[v].name, level);
+        if (level > 0 && !p->collective)
+            return iok_error(IOK_EUSAGE,
+                             "%s: variable %s is compressed (deflate %d): parallel NetCDF-4 "
+                             "writes compressed data only with collective transfers",
+                             path, s->vars[v].name, level);
+    }
+
     struct nc4_file *f;
     IOK_TRY(nc4_alloc(&f, path, s, p));
     for (int v = 0; v < s->nvars; v++)
@@ -190,15 +202,19 @@ nc4_chunks(const struct nc4_file *f, int v, size_t *chunk)
     }
 }
 
-/* Storage, fill and compression of a freshly defined variable v. */
+/* Storage, fill and compression of a freshly defined variable v: the
+ * schema's hints, the options overriding them when set (--netcdf4-fill,
+ * --netcdf4-deflate above 0). */
 static int
 nc4_def_storage(struct nc4_file *f, int v)
 {
     const struct iok_var *var = &f->s->vars[v];
     int vid = f->varids[v], err;
+    int deflate = f->opts.deflate > 0 ? f->opts.deflate : var->deflate;
+    int fill = f->opts.fill || var->fill;
     if (var->ndims > 0) {
-        int chunked = iok_var_is_record(f->s, v) || strcmp(f->opts.layout, "chunked") == 0 ||
-                      f->opts.deflate > 0;
+        int chunked =
+            iok_var_is_record(f->s, v) || strcmp(f->opts.layout, "chunked") == 0 || deflate > 0;
         for (int k = 0; k < var->ndims; k++)
             chunked |= var->chunk[k] > 0;
         size_t chunk[IOK_MAX_DIMS];
@@ -207,10 +223,10 @@ nc4_def_storage(struct nc4_file *f, int v)
                       : nc_def_var_chunking(f->ncid, vid, NC_CONTIGUOUS, NULL);
         if (err)
             return nc4_fail(f, "nc_def_var_chunking", "variable", var->name, err);
-        if (f->opts.deflate > 0 && (err = nc_def_var_deflate(f->ncid, vid, 1, 1, f->opts.deflate)))
+        if (deflate > 0 && (err = nc_def_var_deflate(f->ncid, vid, 1, 1, deflate)))
             return nc4_fail(f, "nc_def_var_deflate", "variable", var->name, err);
     }
-    if (!f->opts.fill && (err = nc_def_var_fill(f->ncid, vid, NC_NOFILL, NULL)))
+    if (!fill && (err = nc_def_var_fill(f->ncid, vid, NC_NOFILL, NULL)))
         return nc4_fail(f, "nc_def_var_fill", "variable", var->name, err);
     return IOK_OK;
 }
@@ -549,7 +565,8 @@ const struct iok_backend iok_backend_netcdf4 = {
     .name = "netcdf4",
     .summary = "NetCDF-4 parallel (HDF5 underneath)",
     .ext = ".nc4",
-    .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_ATTRS,
+    .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_ATTRS | IOK_CAP_CHUNKS |
+            IOK_CAP_FILL | IOK_CAP_DEFLATE,
     .options = nc4_options,
     .opts_size = sizeof(struct nc4_opts),
     .version = nc4_version,

@@ -21,6 +21,8 @@ struct iok_timeline {
 void iok_timeline_init(struct iok_timeline *tl);
 void iok_timeline_free(struct iok_timeline *tl);
 void iok_timeline_add(struct iok_timeline *tl, enum iok_phase p, double begin, double end);
+/* This rank's own total time in phase p (sum over its occurrences). */
+double iok_timeline_own(const struct iok_timeline *tl, enum iok_phase p);
 /* Collective: job time per phase (sum over occurrences of latest end minus
  * earliest start) and min/avg/max of each rank's own total. */
 void iok_timeline_reduce(const struct iok_timeline *tl, MPI_Comm comm,

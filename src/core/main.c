@@ -334,7 +334,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     if (rc == IOK_OK) {
         if (run.rank == 0 && !run.core.quiet) {
             k->report(kopts, &run, &plan, &res, stdout);
-            iok_report_core(&run, &plan, &res, stdout);
+            if (!run.core.machine_report)
+                iok_report_core(&run, &plan, &res, stdout);
         }
         rc = verify_rc;
     }
@@ -347,6 +348,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     }
 out:
     fflush(stdout);
+    for (int i = 0; i < res.npasses; i++)
+        free(res.pass[i].rank_phase);
     iok_plan_free(&plan);
     free(text);
     iok_cmdline_free(&cmdline);

@@ -101,14 +101,23 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     iok_reqlist_init(&rl);
     iok_reqlist_init(&io);
 
+    /* the file this rank opens: the shared one, or its own (file per process) */
+    char path[IOK_OPT_STRLEN + 16];
+    snprintf(path, sizeof path, "%s", fp->path);
+    if (fp->per_rank) {
+        int shift = writing ? 0 : fp->read_shift % run->nprocs;
+        snprintf(path, sizeof path, "%s.%d", fp->path,
+                 (run->rank + shift + run->nprocs) % run->nprocs);
+        params.comm = MPI_COMM_SELF;
+    }
     /* a later iteration rewrites the file the first one created */
-    if (run->rank == 0 && !(be->caps & IOK_CAP_NOIO))
-        rc = writing ? check_output_path(fp->path, run->core.overwrite || iteration > 0)
-                     : check_input_path(fp->path);
+    if ((run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
+        rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0)
+                     : check_input_path(path);
     if ((rc = iok_agree(run->comm, rc)))
         goto done;
     if (!writing && run->core.drop_caches && !(be->caps & IOK_CAP_NOIO))
-        iok_drop_caches(run->comm, fp->path, out->cache, sizeof out->cache);
+        iok_drop_caches(run->comm, path, out->cache, sizeof out->cache);
 
     /* --shift-ranks K: a read asks for what rank (r + K) mod P wrote (IOR's -C) */
     struct iok_run shifted = *run;
@@ -122,7 +131,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     iok_osbytes_now(&os0);
 
     start(&ps, IOK_PH_OPEN);
-    rc = writing ? be->create(&h, fp->path, s, &params) : be->open(&h, fp->path, s, &params);
+    rc = writing ? be->create(&h, path, s, &params) : be->open(&h, path, s, &params);
     stop(&ps, IOK_PH_OPEN);
     if ((rc = iok_agree(run->comm, rc)))
         goto done;
@@ -230,6 +239,16 @@ close:
     out->own_bytes = bytes;
     out->bandwidth = out->io_time > 0 ? (double)out->bytes / out->io_time : 0;
     out->peak_rss = iok_stat_reduce((double)iok_mem_peak_bytes(), run->comm);
+    /* each rank's own phase totals, gathered on rank 0 for per-rank reports */
+    double own[IOK_NPHASES];
+    for (int p = 0; p < IOK_NPHASES; p++)
+        own[p] = iok_timeline_own(&ps.tl, p);
+    double *all = run->rank == 0 ? malloc((size_t)run->nprocs * IOK_NPHASES * sizeof *all) : NULL;
+    int gather = run->rank != 0 || all != NULL;
+    MPI_Bcast(&gather, 1, MPI_INT, 0, run->comm);
+    if (gather)
+        MPI_Gather(own, IOK_NPHASES, MPI_DOUBLE, all, IOK_NPHASES, MPI_DOUBLE, 0, run->comm);
+    out->rank_phase = all;
     if (badsum > 0) {
         int mine = bad ? run->rank : run->nprocs, lowest;
         MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, run->comm);
@@ -238,7 +257,7 @@ close:
         /* The lowest rank with a mismatch names it (iok_agree prints it). */
         int vrc = bad ? iok_error(IOK_EVERIFY,
                                   "verify failed: %lld of %lld values differ in %s; first: %s",
-                                  (long long)badsum, (long long)sum[2], fp->path, first_bad)
+                                  (long long)badsum, (long long)sum[2], path, first_bad)
                       : IOK_OK;
         rc = iok_agree(run->comm, vrc);
     }

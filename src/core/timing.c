@@ -46,6 +46,15 @@ iok_timeline_add(struct iok_timeline *tl, enum iok_phase p, double begin, double
     tl->n[p]++;
 }
 
+double
+iok_timeline_own(const struct iok_timeline *tl, enum iok_phase p)
+{
+    double own = 0;
+    for (int i = 0; i < tl->n[p]; i++)
+        own += tl->t[p][2 * i + 1] - tl->t[p][2 * i];
+    return own;
+}
+
 struct iok_stat
 iok_stat_reduce(double v, MPI_Comm comm)
 {
@@ -67,10 +76,7 @@ iok_timeline_reduce(const struct iok_timeline *tl, MPI_Comm comm,
     MPI_Allreduce(counts, cmin, IOK_NPHASES, MPI_INT, MPI_MIN, comm);
     MPI_Allreduce(counts, cmax, IOK_NPHASES, MPI_INT, MPI_MAX, comm);
     for (int p = 0; p < IOK_NPHASES; p++) {
-        double own = 0;
-        for (int i = 0; i < tl->n[p]; i++)
-            own += tl->t[p][2 * i + 1] - tl->t[p][2 * i];
-        out[p].rank = iok_stat_reduce(own, comm);
+        out[p].rank = iok_stat_reduce(iok_timeline_own(tl, p), comm);
         out[p].count = cmax[p];
         out[p].job = 0;
         int n = cmin[p];

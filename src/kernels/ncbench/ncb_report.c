@@ -1,0 +1,262 @@
+/* NetCDF-Bench report: the original's header block and per-pass tables
+ * (min/avg/max over ranks of open, I/O and close time and of the
+ * bandwidths), the verification result, then what the original lacks; or,
+ * with -x parser, CSV with one row per pass and rank. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ncbench.h"
+
+#define MIB 1048576.0
+
+/* One rank's figures of one pass, as the original defines them: open =
+ * create (+ define) or open, I/O = the transfer calls, close; bandwidths are
+ * the pass's bytes (all ranks) over this rank's time. */
+struct ncb_rank {
+    double open, io, close, bw_io, bw;
+};
+
+static struct ncb_rank
+rank_figures(const struct iok_pass_result *p, int r)
+{
+    struct ncb_rank f;
+    const struct iok_phase_result *ph = p->ph;
+    double t[IOK_NPHASES];
+    for (int k = 0; k < IOK_NPHASES; k++) /* job times if the gather failed */
+        t[k] = p->rank_phase ? p->rank_phase[(size_t)r * IOK_NPHASES + k] : ph[k].job;
+    f.open = t[IOK_PH_OPEN] + t[IOK_PH_DEFINE];
+    f.io = t[IOK_PH_EXCHANGE] + t[IOK_PH_POST] + t[IOK_PH_WAIT] + t[IOK_PH_FLUSH];
+    f.close = t[IOK_PH_CLOSE];
+    double all = f.open + f.io + f.close;
+    f.bw_io = f.io > 0 ? (double)p->bytes / f.io : 0;
+    f.bw = all > 0 ? (double)p->bytes / all : 0;
+    return f;
+}
+
+static int
+pass_ranks(const struct iok_pass_result *p, int nprocs)
+{
+    return p->rank_phase ? nprocs : 1;
+}
+
+static int
+pass_checked(const struct iok_run *run, const struct iok_pass_result *p)
+{
+    return p->op == IOK_OP_VERIFY || (p->op == IOK_OP_READ && run->core.verify);
+}
+
+static const char *
+storage_name(const struct ncb_geom *g, const struct iok_run *run)
+{
+    /* chunking backends store a record variable in chunks even without -c */
+    int chunks = g->chunked || (g->unlimited && (run->backend->caps & IOK_CAP_CHUNKS));
+    return chunks ? "chunked" : "contiguous";
+}
+
+/* ---- human ---- */
+
+static void
+line_geom(FILE *out, const char *label, const int64_t d[NCB_NDIMS])
+{
+    char buf[160];
+    snprintf(buf, sizeof buf, "%" PRId64 ":%" PRId64 ":%" PRId64 ":%" PRId64 " x %zu", d[0], d[1],
+             d[2], d[3], sizeof(int));
+    fprintf(out, "%-40s %20s %-20s\n", label, buf, "bytes");
+}
+
+static void
+line_size(FILE *out, const char *label, int64_t bytes)
+{
+    char pretty[48];
+    ncb_pretty_size(bytes, pretty, sizeof pretty);
+    fprintf(out, "%-40s %20" PRId64 " %-20s (%s)\n", label, bytes, "bytes", pretty);
+}
+
+static void
+line_text(FILE *out, const char *label, const char *value)
+{
+    fprintf(out, "%-40s %20s\n", label, value);
+}
+
+static void
+header(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_run *run, FILE *out)
+{
+    const int64_t esz = (int64_t)sizeof(int);
+    fprintf(out, "Benchtool (datatype: int) \n");
+    line_geom(out, "Data geometry (t:x:y:z x sizeof(type))", g->data);
+    line_geom(out, "Block geometry (t:x:y:z x sizeof(type))", g->block);
+    if (g->chunked)
+        line_geom(out, "Chunk geometry (t:x:y:z x sizeof(type))", g->chunk);
+    line_size(out, "Datasize", ncb_elems(g->data) * esz);
+    line_size(out, "Blocksize", ncb_elems(g->block) * esz);
+    if (g->chunked)
+        line_size(out, "Chunksize", ncb_elems(g->chunk) * esz);
+    line_text(out, "I/O Access", run->collective ? "collective" : "independent");
+    line_text(out, "Storage", storage_name(g, run));
+    line_text(out, "File length", g->unlimited ? "unlimited" : "fixed");
+    if (o->fill)
+        line_text(out, "Fill value", "yes"); /* the original's two labels */
+    else
+        line_text(out, "File value", "no");
+    if (o->fpp)
+        line_text(out, "Files", "one per process");
+    if (o->level > 0) {
+        char z[32];
+        snprintf(z, sizeof z, "deflate %d", o->level);
+        line_text(out, "Compression", z);
+    }
+}
+
+/* Says once which block the ranks move (the original: one line per rank). */
+static void
+who_line(const struct ncb_opts *o, const struct iok_run *run, const struct iok_pass_result *p,
+         FILE *out)
+{
+    if (o->fpp && p->op == IOK_OP_WRITE)
+        fprintf(out, "every rank r writes its own file %s.r\n", p->path);
+    else if (o->fpp && run->nprocs > 1)
+        fprintf(out, "rank r reads the file %s.((r + 1) %% %d), written by another rank\n", p->path,
+                run->nprocs);
+    else if (o->fpp)
+        fprintf(out, "the only rank reads its own file %s.0\n", p->path);
+    else if (p->op == IOK_OP_WRITE)
+        fprintf(out, "every rank writes its own block on file %s\n", p->path);
+    else if (run->nprocs == 1)
+        fprintf(out, "the only rank reads its own block on file %s\n", p->path);
+    else
+        fprintf(out,
+                "rank r reads the block written by rank (r + 1) %% %d on file %s (not its own, "
+                "which may still be in its page cache)\n",
+                run->nprocs, p->path);
+}
+
+static void
+row(FILE *out, const char *id, const char *label, struct iok_stat s, const char *unit)
+{
+    fprintf(out, "%-20s %-40s %20.10f %20.10f %20.10f %-20s\n", id, label, s.min, s.avg, s.max,
+            unit);
+}
+
+static void
+table(const struct iok_run *run, const struct iok_pass_result *p, FILE *out)
+{
+    struct iok_stat s[5];
+    int n = pass_ranks(p, run->nprocs);
+    for (int r = 0; r < n; r++) {
+        struct ncb_rank f = rank_figures(p, r);
+        double v[5] = {f.open, f.io, f.close, f.bw_io / MIB, f.bw / MIB};
+        for (int k = 0; k < 5; k++) {
+            if (r == 0 || v[k] < s[k].min)
+                s[k].min = v[k];
+            if (r == 0 || v[k] > s[k].max)
+                s[k].max = v[k];
+            s[k].avg = (r == 0 ? 0 : s[k].avg) + v[k] / n;
+        }
+    }
+    const char *id = p->op == IOK_OP_WRITE ? "benchmark:write" : "benchmark:read";
+    fprintf(out, "%-20s %-40s %20s %20s %20s %-20s\n", "", "", "min", "avg", "max", "");
+    row(out, id, "Open time", s[0], "secs");
+    row(out, id, "I/O time", s[1], "secs");
+    row(out, id, "Close time", s[2], "secs");
+    row(out, id, "I/O Performance (w/o open/close)", s[3], "MiB/s");
+    row(out, id, "I/O Performance", s[4], "MiB/s");
+}
+
+static void
+verdict(const struct iok_pass_result *p, FILE *out)
+{
+    if (p->mismatches == 0)
+        fprintf(out, "TEST PASSED: %" PRId64 " values checked, all as written\n", p->checked);
+    else
+        fprintf(out, "TEST FAILED: %" PRId64 " of %" PRId64 " values differ; first: %s\n",
+                p->mismatches, p->checked, p->first_bad);
+}
+
+static void
+human(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_run *run,
+      const struct iok_result *res, FILE *out)
+{
+    header(o, g, run, out);
+    for (int i = 0; i < res->npasses; i++) {
+        const struct iok_pass_result *p = &res->pass[i];
+        who_line(o, run, p, out);
+        /* a read-back for --verify is a check, not a benchmark: no table */
+        if (p->op == IOK_OP_WRITE || (p->op == IOK_OP_READ && !o->verify_only))
+            table(run, p, out);
+        if (pass_checked(run, p))
+            verdict(p, out);
+    }
+}
+
+/* ---- parser: CSV, raw seconds and bytes ---- */
+
+static void
+csv_text(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void
+csv_dims(FILE *out, const int64_t d[NCB_NDIMS])
+{
+    for (int k = 0; k < NCB_NDIMS; k++)
+        fprintf(out, ",%" PRId64, d[k]);
+}
+
+static void
+csv(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_run *run,
+    const struct iok_result *res, FILE *out)
+{
+    fprintf(out,
+            "benchmark,rank,nprocs,nn,ppn,backend,file,files,io_access,storage,file_length,fill,"
+            "deflate,data_t,data_x,data_y,data_z,block_t,block_x,block_y,block_z,chunk_t,"
+            "chunk_x,chunk_y,chunk_z,bytes,open_s,io_s,close_s,io_bandwidth_Bps,"
+            "bandwidth_Bps,checked,mismatches\n");
+    for (int i = 0; i < res->npasses; i++) {
+        const struct iok_pass_result *p = &res->pass[i];
+        int checked = pass_checked(run, p);
+        for (int r = 0; r < pass_ranks(p, run->nprocs); r++) {
+            struct ncb_rank f = rank_figures(p, r);
+            fprintf(out, "%s,%d,%d,%" PRId64 ",%" PRId64 ",", iok_op_names[p->op],
+                    p->rank_phase ? r : -1, run->nprocs, g->nn, g->ppn);
+            csv_text(out, run->backend->name);
+            fputc(',', out);
+            csv_text(out, p->path);
+            fprintf(out, ",%s,%s,%s,%s,%d,%d", o->fpp ? "per-process" : "shared",
+                    run->collective ? "collective" : "independent", storage_name(g, run),
+                    g->unlimited ? "unlimited" : "fixed", o->fill, o->level);
+            csv_dims(out, g->data);
+            csv_dims(out, g->block);
+            csv_dims(out, g->chunk);
+            fprintf(out, ",%" PRId64 ",%.9f,%.9f,%.9f,%.1f,%.1f,", p->bytes, f.open, f.io, f.close,
+                    f.bw_io, f.bw);
+            if (checked)
+                fprintf(out, "%" PRId64 ",%" PRId64 "\n", p->checked, p->mismatches);
+            else
+                fprintf(out, ",\n");
+        }
+    }
+}
+
+void
+ncb_report(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
+           const struct iok_result *res, FILE *out)
+{
+    const struct ncb_opts *o = kopts;
+    const struct ncb_state *st = plan->priv;
+    if (!strcmp(o->format, "parser"))
+        csv(o, &st->g, run, res, out);
+    else
+        human(o, &st->g, run, res, out);
+}

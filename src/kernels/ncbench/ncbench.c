@@ -1,0 +1,252 @@
+/* NetCDF-Bench: the 4-D time series of DKRZ's benchtool.
+ *
+ * One variable `int data(time, dim_1, dim_2, dim_3)` of geometry t:x:y:z;
+ * nn x ppn ranks, rank r owning the block (bt, bx, by, bz) at
+ * (t, bx (r / ppn), by (r % ppn), 0), moved with one call per bt time steps.
+ * Reads are shifted: rank r reads the block of rank (r + 1) % nranks.
+ * Unlimited time (-u), chunks (-c), fill (-F) and deflate (-z) describe the
+ * file; NetCDF-4 is the default backend, any other runs the same pattern.
+ * With --file-per-process each rank has its own file t:bx:by:bz instead. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iokernels/error.h"
+#include "ncbench.h"
+
+#define OPT(name, c, type, field, def, help)                                                       \
+    {                                                                                              \
+        name, c, type, offsetof(struct ncb_opts, field), def, help, NULL                           \
+    }
+
+static const struct iok_option ncb_options[] = {
+    OPT("read", 'r', IOK_OPT_BOOL, read, NULL, "enable the read benchmark"),
+    OPT("write", 'w', IOK_OPT_BOOL, write, NULL,
+        "enable the write benchmark (the default when neither -r nor -w nor --verify is given)"),
+    OPT("unlimited", 'u', IOK_OPT_BOOL, unlimited, NULL, "unlimited time dimension"),
+    OPT("use-fill-value", 'F', IOK_OPT_BOOL, fill, NULL,
+        "pre-fill the variable with the default fill value"),
+    OPT("nn", 'n', IOK_OPT_INT, nn, "0", "number of nodes (0: SLURM_NNODES, else 1)"),
+    OPT("ppn", 'p', IOK_OPT_INT, ppn, "0",
+        "processes per node (0: SLURM_NTASKS_PER_NODE, else ranks / nn)"),
+    OPT("data-geometry", 'd', IOK_OPT_STRING, data, NULL,
+        "data geometry t:x:y:z (default 100:100*nn:100*ppn:10)"),
+    OPT("block-geometry", 'b', IOK_OPT_STRING, block, NULL,
+        "block geometry t:x:y:z each rank moves per call (default 1:x/nn:y/ppn:z)"),
+    OPT("chunk-geometry", 'c', IOK_OPT_STRING, chunk, NULL,
+        "chunk geometry t:x:y:z, or auto (= the block); default contiguous"),
+    OPT("io-type", 't', IOK_OPT_STRING, iotype, "ind",
+        "independent or collective I/O: ind|coll (also i, c, independent, collective)"),
+    OPT("testfile", 'f', IOK_OPT_STRING, testfile, NULL,
+        "file name (default ./testfn.nc; ./testfn<ext> on backends other than netcdf4)"),
+    {"output-format", 'x', IOK_OPT_CHOICE, offsetof(struct ncb_opts, format), "human",
+     "report: the original's table (human) or CSV, one row per pass and rank (parser)",
+     "human|parser"},
+    OPT("compression", 'z', IOK_OPT_INT, level, "0",
+        "deflate level 1-9 (0: none); needs collective I/O"),
+    OPT("file-per-process", 0, IOK_OPT_BOOL, fpp, NULL,
+        "each rank its own file <testfile>.<rank> holding its blocks; reads open the next "
+        "rank's"),
+    {NULL}};
+
+/* ---- configuration: the original's flags set the core's choices ---- */
+
+static int
+io_is_collective(const char *t, int *coll)
+{
+    if (!strcmp(t, "c") || !strcmp(t, "coll") || !strcmp(t, "collective"))
+        *coll = 1;
+    else if (!strcmp(t, "i") || !strcmp(t, "ind") || !strcmp(t, "independent"))
+        *coll = 0;
+    else
+        return iok_error(IOK_EUSAGE, "-t/--io-type takes ind or coll, not '%s'", t);
+    return IOK_OK;
+}
+
+static int
+settle_io(const struct ncb_opts *o, struct iok_core_opts *core, int (*given)(const char *name))
+{
+    int coll = 0;
+    IOK_TRY(io_is_collective(o->iotype, &coll));
+    if (given("io-type")) {
+        if ((given("collective") && !coll) || (given("independent") && coll))
+            return iok_error(IOK_EUSAGE, "-t %s contradicts --%s: give one of them", o->iotype,
+                             coll ? "independent" : "collective");
+    } else if (given("collective") || given("independent")) {
+        coll = !given("independent");
+    }
+    strcpy(core->io, coll ? "coll" : "indep"); /* the original's default: independent */
+    return IOK_OK;
+}
+
+static int
+settle_mode(struct ncb_opts *o, struct iok_core_opts *core, int (*given)(const char *name))
+{
+    if (o->read || o->write) {
+        const char *m = o->read && o->write ? "both" : o->read ? "read" : "write";
+        if (given("mode") && strcmp(core->mode, m))
+            return iok_error(IOK_EUSAGE, "-r/-w ask for '%s' but --mode says '%s': give one", m,
+                             core->mode);
+        strcpy(core->mode, m);
+    } else if (!given("mode")) {
+        /* the original: nothing asked writes; --verify alone checks the existing file */
+        strcpy(core->mode, core->verify ? "read" : "write");
+        o->verify_only = core->verify;
+    }
+    return IOK_OK;
+}
+
+static int
+ncb_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *name))
+{
+    struct ncb_opts *o = kopts;
+    IOK_TRY(settle_io(o, core, given));
+    IOK_TRY(settle_mode(o, core, given));
+    if (!given("backend"))
+        strcpy(core->backend, "netcdf4");
+    core->machine_report = !strcmp(o->format, "parser"); /* CSV only on stdout */
+    if (o->level < 0 || o->level > 9)
+        return iok_error(IOK_EUSAGE, "-z/--compression takes a deflate level 0-9, not %d",
+                         o->level);
+    if (o->level > 0 && !strcmp(core->io, "indep") && strcmp(core->mode, "read"))
+        return iok_error(IOK_EUSAGE,
+                         "-z %d: compressed data are written in parallel only with "
+                         "collective I/O: add -t coll",
+                         o->level);
+    /* syntax now, so that a typo is reported before anything else */
+    int64_t g[NCB_NDIMS];
+    if (o->data[0])
+        IOK_TRY(ncb_parse_geom(o->data, "-d/--data-geometry", g));
+    if (o->block[0])
+        IOK_TRY(ncb_parse_geom(o->block, "-b/--block-geometry", g));
+    if (o->chunk[0] && strcmp(o->chunk, "auto"))
+        IOK_TRY(ncb_parse_geom(o->chunk, "-c/--chunk-geometry (or auto)", g));
+    return IOK_OK;
+}
+
+/* ---- the plan: one file, one variable, t / block t steps ---- */
+
+/* A positive count from the environment, else 0. */
+static int64_t
+env_count(const char *name)
+{
+    const char *v = getenv(name);
+    long long n = v ? strtoll(v, NULL, 10) : 0;
+    return n > 0 ? n : 0;
+}
+
+/* What the backend cannot store is refused, not silently ignored. */
+static int
+check_backend(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_backend *b)
+{
+    if (b->caps & IOK_CAP_NOIO)
+        return IOK_OK;
+    if (g->chunked && !(b->caps & IOK_CAP_CHUNKS))
+        return iok_error(IOK_EUSAGE, "backend %s has no chunked storage: drop -c %s", b->name,
+                         o->chunk);
+    if (o->fill && !(b->caps & IOK_CAP_FILL))
+        return iok_error(IOK_EUSAGE, "backend %s does not pre-fill variables: drop -F", b->name);
+    if (o->level > 0 && !(b->caps & IOK_CAP_DEFLATE))
+        return iok_error(IOK_EUSAGE, "backend %s does not compress: drop -z %d", b->name, o->level);
+    return IOK_OK;
+}
+
+static int
+ncb_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
+{
+    const struct ncb_opts *o = kopts;
+    struct ncb_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return iok_error(IOK_EIO, "out of memory planning ncbench");
+    plan->priv = st;
+    plan->free_priv = free;
+    struct ncb_spec spec = {
+        .data = o->data,
+        .block = o->block,
+        .chunk = o->chunk,
+        .nn = o->nn ? o->nn : env_count("SLURM_NNODES"),
+        .ppn = o->ppn ? o->ppn : env_count("SLURM_NTASKS_PER_NODE"),
+        .unlimited = o->unlimited,
+    };
+    const struct ncb_geom *g = &st->g;
+    IOK_TRY(ncb_resolve(&spec, run->nprocs, &st->g));
+    IOK_TRY(check_backend(o, g, run->backend));
+    /* a file per process holds one rank's blocks: t by the block's x, y, z */
+    int64_t file[NCB_NDIMS];
+    memcpy(file, g->data, sizeof file);
+    if (o->fpp) {
+        static const char *const axis[NCB_NDIMS] = {"t", "x", "y", "z"};
+        for (int k = NCB_X; k < NCB_NDIMS; k++) {
+            file[k] = g->block[k];
+            if (g->chunked && g->chunk[k] > file[k])
+                return iok_error(IOK_EUSAGE,
+                                 "chunk geometry %s exceeds a process's file (t x block) along "
+                                 "%s: with --file-per-process use -c auto or a chunk within the "
+                                 "block",
+                                 o->chunk, axis[k]);
+        }
+    }
+
+    struct iok_file_plan *fp = &plan->files[0];
+    plan->nfiles = 1;
+    if (o->testfile[0])
+        snprintf(fp->path, sizeof fp->path, "%s", o->testfile);
+    else /* the original's name; other backends keep their own extension */
+        snprintf(fp->path, sizeof fp->path, "./testfn%s",
+                 strcmp(run->backend->name, "netcdf4") ? run->backend->ext : ".nc");
+    fp->nsteps = (int)g->steps;
+    fp->per_rank = o->fpp;
+    fp->read_shift = 1; /* rank r reads the file of rank r + 1 */
+    struct iok_schema *s = &fp->schema;
+    iok_schema_init(s);
+    int dims[NCB_NDIMS] = {
+        iok_schema_add_dim(s, "time", file[NCB_T], g->unlimited),
+        iok_schema_add_dim(s, "dim_1", file[NCB_X], 0),
+        iok_schema_add_dim(s, "dim_2", file[NCB_Y], 0),
+        iok_schema_add_dim(s, "dim_3", file[NCB_Z], 0),
+    };
+    int v = iok_schema_add_var(s, "data", IOK_INT, NCB_NDIMS, dims);
+    if (v < 0)
+        return iok_error(IOK_EIO, "cannot build the ncbench schema");
+    for (int k = 0; k < NCB_NDIMS; k++)
+        s->vars[v].chunk[k] = g->chunked ? g->chunk[k] : 0;
+    s->vars[v].fill = o->fill;
+    s->vars[v].deflate = o->level;
+    return IOK_OK;
+}
+
+/* One subarray per step: the own block for a write, the next rank's for a
+ * read or the read-back of --verify; with a file per process, the whole of
+ * the file's x, y, z (the core opens the next rank's file for reads). */
+static int
+ncb_requests(const void *kopts, const struct iok_run *run, const struct iok_plan *plan, int file,
+             int step, enum iok_op op, struct iok_reqlist *out)
+{
+    const struct ncb_state *st = plan->priv;
+    const struct iok_schema *s = &plan->files[file].schema;
+    int who = op == IOK_OP_WRITE ? run->rank : ncb_read_source(run->rank, run->nprocs);
+    struct iok_access *a = iok_reqlist_add(out, s, 0, 1);
+    if (!a)
+        return iok_error(IOK_EIO, "out of memory building ncbench requests");
+    const struct ncb_opts *o = kopts;
+    if (!o->fpp)
+        ncb_block_start(&st->g, who, a->starts);
+    a->starts[NCB_T] = (int64_t)step * st->g.block[NCB_T];
+    memcpy(a->counts, st->g.block, sizeof st->g.block);
+    return iok_reqlist_finish(out, s)
+               ? iok_error(IOK_EIO, "out of memory for a block of %lld values",
+                           (long long)ncb_elems(st->g.block))
+               : IOK_OK;
+}
+
+const struct iok_kernel iok_kernel_ncbench = {
+    .name = "ncbench",
+    .summary = "NetCDF-Bench: 4-D time series t:x:y:z, one block per rank and time step",
+    .options = ncb_options,
+    .opts_size = sizeof(struct ncb_opts),
+    .configure = ncb_configure,
+    .plan = ncb_plan,
+    .requests = ncb_requests,
+    .report = ncb_report,
+};
