@@ -73,7 +73,7 @@ def _open(path):
 def cmd_run(a):
     inv = inventory.load(a.bin)
     campaign = spec.load(a.campaign, inv)
-    out = Path(a.out or Path("results") / campaign.name)
+    out = Path(a.out or Path("results") / campaign.name).resolve()
     if a.dry_run and a.launcher != "sbatch":
         for case in campaign.cases:
             for mode in case.modes:
@@ -90,8 +90,8 @@ def cmd_run(a):
     store = Store(a.db)
     session = runner.run_cases(campaign, inv, store, a.launcher, out)
     runs = store.runs(campaign=session.id)
-    print()
-    print(tables.cases_table(summarize(runs)))
+    print("\nmedians at each kernel's largest rank count (every case: the report, or list):")
+    print(tables.short_table(summarize(runs)))
     if not a.no_report:
         path, pngs, _ = html_report.write(
             store,
@@ -139,7 +139,7 @@ def cmd_compare(a):
 
 
 def cmd_collect(a):
-    stored, pending = runner.collect(a.session, Store(a.db))
+    runner.collect(a.session, _open(a.db))
     return 0
 
 
@@ -162,6 +162,7 @@ def main(argv=None):
         StoreError,
         UsageError,
         html_report.ReportError,
+        runner.RunnerError,
     ) as e:
         print(f"iokernels-campaign: error: {e}", file=sys.stderr)
         return 2

@@ -93,7 +93,7 @@ def _cases_html(summaries):
                 rss if s.ok else "-",
                 fmt(s.bytes, ".2f", MIB),
                 {True: "yes", False: "NO", None: "-"}[s.verified],
-                {True: "yes", False: "no", None: "-"}[s.fsync],
+                {True: "yes", False: "no", None: "-"}[s.fsync] if s.mode != "read" else "-",
             ]
         )
         classes.append("failed" if s.ok < s.runs else "")

@@ -3,7 +3,8 @@ failure with its exit code and the run's last `iokernels: error:` line.
 
 Files of step STEP (write, read, ...) in the iteration directory:
 STEP.stdout, STEP.stderr, STEP.jsonl (the --json record), STEP.status.json
-({"exit_code": N or null, "started": s, "ended": s, "timed_out": bool})."""
+({"exit_code": N or null, "started": s, "ended": s, "timed_out": null or the
+limit in seconds that it passed})."""
 
 import json
 from dataclasses import dataclass
@@ -30,8 +31,9 @@ def files(directory, step):
     return {k: d / f"{step}.{k}" for k in ("stdout", "stderr", "jsonl", "status.json")}
 
 
-def write_status(directory, step, exit_code, started, ended, timed_out=False):
-    status = {"exit_code": exit_code, "started": started, "ended": ended, "timed_out": timed_out}
+def write_status(directory, step, exit_code, started, ended, timeout=None):
+    """timeout: the limit in seconds when the run was killed for passing it."""
+    status = {"exit_code": exit_code, "started": started, "ended": ended, "timed_out": timeout}
     files(directory, step)["status.json"].write_text(json.dumps(status) + "\n")
 
 
@@ -76,7 +78,7 @@ def read(directory, step):
         return Outcome(Path(directory), "failed", rc, error, record, started, elapsed)
 
     if st.get("timed_out"):
-        return failed(f"timed out after {elapsed:.0f} s and was killed")
+        return failed(f"killed: still running after its timeout of {st['timed_out']:g} s")
     if rc != 0:
         return failed(last_error_line(stderr) or f"exit code {rc} and nothing on stderr")
     if record is None:

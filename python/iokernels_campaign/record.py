@@ -56,11 +56,15 @@ def _peak_pass(r):
 
 
 def _ceiling(r):
-    """The write passes' ceilings together: (bytes, time, bandwidth, fraction)
-    or Nones when no pass measured one."""
+    """The write passes' ceilings: (bytes, time, bandwidth, fraction) as the
+    record has them for one pass, added up over several (bytes / time), or
+    Nones when no pass measured one."""
     cs = [(p, p["ceiling"]) for p in r["passes"] if "ceiling" in p]
     if not cs:
         return None, None, None, None
+    if len(cs) == 1:
+        c = cs[0][1]
+        return c["bytes"], c["time"], c["bandwidth"], c["fraction"]
     nbytes = sum(c["bytes"] for _, c in cs)
     t = sum(c["time"] for _, c in cs)
     bw = nbytes / t if t > 0 else 0.0

@@ -24,6 +24,10 @@ from .spec import Case
 MIB = 1048576.0
 
 
+class RunnerError(Exception):
+    """sbatch refused a script, or a session cannot be collected."""
+
+
 @dataclass
 class Session:
     id: str
@@ -72,11 +76,11 @@ def run_step(cmd, directory, step, timeout):
     with open(f["stdout"], "w") as out, open(f["stderr"], "w") as err:
         proc = subprocess.Popen(cmd, cwd=directory, stdout=out, stderr=err, start_new_session=True)
         try:
-            rc, timed_out = proc.wait(timeout), False
+            rc, limit = proc.wait(timeout), None
         except subprocess.TimeoutExpired:
             _kill_group(proc)
-            rc, timed_out = None, True
-    outcome.write_status(directory, step, rc, started, time.time(), timed_out)
+            rc, limit = None, timeout
+    outcome.write_status(directory, step, rc, started, time.time(), limit)
     return outcome.read(directory, step)
 
 
@@ -193,7 +197,7 @@ def write_sbatch(campaign, inventory, out_dir, store=None, submit=False, echo=pr
     for path in scripts:
         p = subprocess.run(["sbatch", "--parsable", str(path)], capture_output=True, text=True)
         if p.returncode != 0:
-            raise RuntimeError(f"sbatch {path} failed: {p.stderr.strip()}")
+            raise RunnerError(f"sbatch {path} failed: {p.stderr.strip()}")
         (path.parent / "jobid").write_text(p.stdout.strip() + "\n")
         echo(f"submitted {path.parent.name}: job {p.stdout.strip()}")
     echo(
@@ -209,7 +213,7 @@ def collect(session_dir, store, echo=print):
     session_dir = Path(session_dir)
     info = json.loads((session_dir / "campaign.json").read_text())
     if not any(c["id"] == info["id"] for c in store.campaigns()):
-        raise RuntimeError(f"campaign {info['id']} is not in {store.path}: it was not submitted")
+        raise RunnerError(f"campaign {info['id']} is not in {store.path}: it was not submitted")
     have = {(r["case_hash"], r["iteration"]) for r in store.runs(campaign=info["id"])}
     stored = pending = 0
     for case_json in sorted(session_dir.glob("*/case.json")):

@@ -214,9 +214,10 @@ def _block_cases(where, block, defaults, inventory):
     known = inventory.options(kernel)
     backends = _backends(where, kernel, block.get("backends", "all"), inventory)
     ranks = _positive_ints(where, "ranks", block.get("ranks", defaults["ranks"]))
-    iterations = _positive_ints(
-        where, "iterations", block.get("iterations", defaults["iterations"])
-    )
+    iterations = block.get("iterations", defaults["iterations"])
+    if isinstance(iterations, list):
+        _fail(where, f"iterations must be one whole number, got {iterations!r}")
+    _positive_ints(where, "iterations", iterations)
     timeout = block.get("timeout", defaults["timeout"])
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         _fail(where, f"timeout must be a positive number of seconds, got {timeout!r}")
@@ -234,7 +235,10 @@ def _block_cases(where, block, defaults, inventory):
             _fail(where, f"sweep {key} must be a non-empty list, got {values!r}")
         sweep[key] = [_option_value(where, opt, v) for v in values]
     per_backend = {}
+    every = block.get("backends", "all") == "all"
     for b, table in _table(where, "backend", block.get("backend", {})).items():
+        if every and b not in inventory.backends:
+            continue  # settings for a backend this build does not have
         if b not in backends:
             _fail(where, f"[kernel.backend.{b}]: backend {b} is not among this block's backends")
         per_backend[b] = {
@@ -246,6 +250,8 @@ def _block_cases(where, block, defaults, inventory):
 
     cases = []
     label = block.get("label", kernel)
+    if not isinstance(label, str) or not label:
+        _fail(where, f"label must be a non-empty string, got {label!r}")
     for backend in backends:
         for combo in itertools.product(*sweep.values()):
             swept = dict(zip(sweep, combo, strict=True))
@@ -265,7 +271,7 @@ def _block_cases(where, block, defaults, inventory):
                         n,
                         tuple(args.items()),
                         modes,
-                        iterations[0],
+                        iterations,
                         float(timeout),
                         variant,
                     )
@@ -323,6 +329,9 @@ def load(path, inventory):
             _fail(where, f"cases '{seen[key]}' and '{c.name}' are the same run twice")
         seen[key] = c.name
     slurm = _table(where, "slurm", data.get("slurm", {}))
+    unknown = set(slurm) - {"sbatch", "srun"}
+    if unknown:
+        _fail(f"{where}: [slurm]", f"unknown key {sorted(unknown)[0]!r} (known: sbatch, srun)")
     srun = slurm.get("srun", [])
     if not isinstance(srun, list) or not all(isinstance(a, str) for a in srun):
         _fail(f"{where}: [slurm]", f"srun must be a list of arguments, got {srun!r}")

@@ -95,6 +95,48 @@ def cases_table(summaries):
     return render(headers, rows, right=right)
 
 
+def short_table(summaries):
+    """Per kernel, at its largest rank count: one row per backend (and
+    variant), write and read side by side. Failed cases show their count."""
+    headers = [
+        "kernel",
+        "backend",
+        "ranks",
+        "write MiB/s",
+        "read MiB/s",
+        "ceiling MiB/s",
+        "fraction",
+        "peak MiB/rank",
+        "failed",
+    ]
+    rows = []
+    for k in dict.fromkeys(s.label for s in summaries):
+        mine = [s for s in summaries if s.label == k]
+        top = max((s.ranks for s in mine if s.ok), default=max(s.ranks for s in mine))
+        for series in dict.fromkeys(s.series for s in mine):
+            group = [s for s in mine if s.series == series and s.ranks == top]
+            if not group:
+                continue
+            w = next((s for s in group if s.write_bw), None)
+            r = next((s for s in group if s.read_bw), None)
+            rss = max((s.rss_max for s in group if s.rss_max), default=None)
+            failed = sum(s.runs - s.ok for s in group)
+            rows.append(
+                [
+                    k,
+                    series,
+                    top,
+                    fmt(w.write_bw if w else None, scale=MIB),
+                    fmt(r.read_bw if r else None, scale=MIB),
+                    fmt(w.ceiling_bw if w else None, scale=MIB),
+                    fmt(w.ceiling_fraction if w else None, ".2f"),
+                    fmt(rss, scale=MIB),
+                    failed or "",
+                ]
+            )
+    return render(headers, rows, right=set(headers[2:]))
+
+
 def compare_table(runs_a, runs_b, name_a="A", name_b="B"):
     """Cases present in both stores (same case hash), medians side by side."""
     a = {s.case_hash: s for s in summarize([r for r in runs_a if r["status"] == "ok"])}
