@@ -11,6 +11,7 @@ campaign file, store or usage."""
 
 import argparse
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -83,6 +84,9 @@ def cmd_run(a):
                 print(shlex.join(cmd))
         print(f"# dry run: {len(campaign.cases)} cases, nothing run or stored")
         return 0
+    needs = "sbatch" if a.launcher == "sbatch" else a.launcher
+    if not a.dry_run and not shutil.which(needs):
+        raise UsageError(f"{needs} not found on PATH: is this the right machine (--launcher)?")
     if a.launcher == "sbatch":
         store = None if a.dry_run else Store(a.db)
         runner.write_sbatch(campaign, inv, out, store, submit=not a.dry_run)

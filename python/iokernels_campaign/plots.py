@@ -85,7 +85,7 @@ def bandwidth_by_backend(summaries, path):
         ax.set_yscale("log")
         ax.set_xticks(x, series, rotation=30, ha="right", fontsize=8)
         ax.set_ylabel("MiB/s (median, log scale)")
-        ax.set_title(f"{k}, {top} ranks")
+        ax.set_title(f"{k}, {top} rank{'s' if top > 1 else ''}")
         ax.grid(axis="y", which="both", alpha=0.3)
         ax.legend(fontsize=8)
     return _save(fig, path)
@@ -119,7 +119,14 @@ def bandwidth_vs_ranks(summaries, path):
                 ax.plot(xs, [p[1] / MIB for p in pts], "o-", color=color, label=name)
                 cpts = [(p[0], p[2] / MIB) for p in pts if p[2]]
                 if op == "write" and cpts:
-                    ax.plot(*zip(*cpts, strict=True), ":", color=color, linewidth=1)
+                    ax.plot(
+                        *zip(*cpts, strict=True),
+                        ":",
+                        color=color,
+                        linewidth=1,
+                        marker="_",
+                        markersize=12,
+                    )
             ax.set_xscale("log", base=2)
             ranks = sorted({s.ranks for s in mine})
             ax.set_xticks(ranks, [str(r) for r in ranks])

@@ -80,6 +80,9 @@ def run_step(cmd, directory, step, timeout):
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             rc, limit = None, timeout
+        except BaseException:  # Ctrl-C: the launcher is in its own session, end it too
+            _kill_group(proc)
+            raise
     outcome.write_status(directory, step, rc, started, time.time(), limit)
     return outcome.read(directory, step)
 

@@ -4,11 +4,13 @@ complete record; otherwise failed, with the exit code and the last
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
-from conftest import BIN, PYDIR, cli
+from conftest import BIN, PYDIR, cli, env
 from iokernels_campaign import outcome
 
 MPI_NOISE = """iokernels: error: first problem
@@ -86,14 +88,8 @@ options = { grid = "160,160,160", dumps = 20 }
 """
 
 
-def test_timeout_kills_the_run_and_stores_it_failed(tmp_path):
-    (tmp_path / "c.toml").write_text(TIMEOUT)
-    p = cli("run", "c.toml", "--db", "s.sqlite", "--out", "out", "--no-report", cwd=tmp_path)
-    assert p.returncode == 1, p.stderr
-    assert "FAILED: killed: still running after its timeout of 1.5 s" in p.stdout
-    status = next((tmp_path / "out").glob("runs/*/*/iter1/write.status.json"))
-    assert json.loads(status.read_text())["timed_out"] == 1.5
-    # nothing of that launch is left running: no process runs the binary in that directory
+def left_running(directory):
+    """Processes of the binary whose working directory is `directory`."""
     left = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -101,9 +97,75 @@ def test_timeout_kills_the_run_and_stores_it_failed(tmp_path):
             cwd = os.readlink(f"/proc/{pid}/cwd")
         except OSError:
             continue
-        if str(BIN).encode() in cmd and cwd == str(status.parent):
+        if str(BIN).encode() in cmd and cwd == str(directory):
             left.append(pid)
-    assert left == []
+    return left
+
+
+def test_timeout_kills_the_run_and_stores_it_failed(tmp_path):
+    (tmp_path / "c.toml").write_text(TIMEOUT)
+    p = cli("run", "c.toml", "--db", "s.sqlite", "--out", "out", "--no-report", cwd=tmp_path)
+    assert p.returncode == 1, p.stderr
+    assert "FAILED: killed: still running after its timeout of 1.5 s" in p.stdout
+    status = next((tmp_path / "out").glob("runs/*/*/iter1/write.status.json"))
+    assert json.loads(status.read_text())["timed_out"] == 1.5
+    assert left_running(status.parent) == []
+
+
+def test_interrupt_ends_the_running_case(tmp_path):
+    (tmp_path / "c.toml").write_text(TIMEOUT.replace("timeout = 1.5", "timeout = 120"))
+    cmd = [
+        sys.executable,
+        "-m",
+        "iokernels_campaign",
+        "run",
+        "c.toml",
+        "--db",
+        "s.sqlite",
+        "--out",
+        "out",
+        "--no-report",
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=tmp_path, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while not list((tmp_path / "out").glob("runs/*/*/iter1/write.stdout")):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.1)
+    time.sleep(1.5)  # the ranks are generating data
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err
+    d = next((tmp_path / "out").glob("runs/*/*/iter1"))
+    assert left_running(d) == []
+
+
+def without(program):
+    """PATH without the directories that hold `program`."""
+    dirs = os.environ["PATH"].split(os.pathsep)
+    return os.pathsep.join(d for d in dirs if not os.path.exists(os.path.join(d, program)))
+
+
+def test_missing_launcher_is_an_error_before_anything_runs(tmp_path):
+    (tmp_path / "c.toml").write_text(TIMEOUT)
+    p = cli(
+        "run",
+        "c.toml",
+        "--launcher",
+        "srun",
+        "--db",
+        "s.sqlite",
+        "--out",
+        "out",
+        cwd=tmp_path,
+        extra_env={"PATH": without("srun")},
+    )
+    assert p.returncode == 2
+    assert p.stderr.strip() == (
+        "iokernels-campaign: error: srun not found on PATH: is this the right machine (--launcher)?"
+    )
+    assert not (tmp_path / "out").exists() and not (tmp_path / "s.sqlite").exists()
 
 
 def test_console_script_in_the_project_venv():
