@@ -26,6 +26,12 @@ def render(headers, rows, right=()):
     return "\n".join(lines)
 
 
+def _status(run):
+    if run["status"] == "ok":
+        return "ok"
+    return "FAILED" if run["exit_code"] is None else f"FAILED ({run['exit_code']})"
+
+
 def runs_table(runs):
     headers = [
         "id",
@@ -54,7 +60,7 @@ def runs_table(runs):
                 r["variant"] or "",
                 r["mode"],
                 r["iteration"],
-                r["status"] if r["status"] == "ok" else f"FAILED ({r['exit_code']})",
+                _status(r),
                 fmt(bw, scale=MIB),
                 fmt(r["ceiling_fraction"], ".2f"),
                 fmt(r["peak_rss_max"], scale=MIB),
