@@ -12,6 +12,7 @@ packages=(
   libjansson-dev
   python3 python3-venv python3-pip
   clang-format
+  chromium fonts-dejavu-core   # headless screenshot of the campaign report (tests)
 )
 
 missing=()

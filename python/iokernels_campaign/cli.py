@@ -1,0 +1,175 @@
+"""iokernels-campaign: run campaigns, query the results store, write reports.
+
+    iokernels-campaign run campaigns/default.toml [--db DB] [--out DIR] [--launcher L] [--dry-run]
+    iokernels-campaign list DB [--kernel K] [--backend B] [--campaign C] [--failed]
+    iokernels-campaign report DB [-o report.html] [--campaign C]
+    iokernels-campaign compare A.sqlite B.sqlite
+    iokernels-campaign collect OUT/runs/SESSION --db DB     (after sbatch jobs end)
+
+Exit codes: 0 success, 1 some run failed (they are stored as failed), 2 bad
+campaign file, store or usage."""
+
+import argparse
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+from . import html_report, inventory, launch, runner, spec, tables
+from .aggregate import summarize
+from .store import Store, StoreError
+
+DEFAULT_DB = "results/iokernels.sqlite"
+
+
+class UsageError(Exception):
+    pass
+
+
+def _parser():
+    ap = argparse.ArgumentParser(prog="iokernels-campaign", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("run", help="run every case of a campaign file, store, report")
+    r.add_argument("campaign", help="campaign file (TOML)")
+    r.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
+    r.add_argument(
+        "--out", help="directory of case directories and report (default results/CAMPAIGN-NAME)"
+    )
+    r.add_argument("--launcher", choices=launch.LAUNCHERS, default="mpiexec")
+    r.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the commands (sbatch: write and print the scripts); run nothing",
+    )
+    r.add_argument("--bin", help="iokernels binary (default $IOK_BIN or build/iokernels)")
+    r.add_argument("--no-report", action="store_true", help="store only, write no report")
+
+    li = sub.add_parser("list", help="list the runs in a store")
+    li.add_argument("db")
+    li.add_argument("--kernel")
+    li.add_argument("--backend")
+    li.add_argument("--campaign", help="campaign id or name")
+    li.add_argument("--failed", action="store_true", help="only failed runs")
+
+    rep = sub.add_parser("report", help="write the HTML report of a store")
+    rep.add_argument("db")
+    rep.add_argument("-o", "--output", default="results/report.html")
+    rep.add_argument("--campaign", help="campaign id or name (default: every run)")
+
+    c = sub.add_parser("compare", help="the cases two stores share, side by side")
+    c.add_argument("a")
+    c.add_argument("b")
+
+    co = sub.add_parser("collect", help="store the finished runs of an sbatch campaign")
+    co.add_argument("session", help="OUT/runs/SESSION directory written by run --launcher sbatch")
+    co.add_argument("--db", default=DEFAULT_DB)
+    return ap
+
+
+def _open(path):
+    return Store(path, create=False)
+
+
+def cmd_run(a):
+    inv = inventory.load(a.bin)
+    campaign = spec.load(a.campaign, inv)
+    out = Path(a.out or Path("results") / campaign.name).resolve()
+    if a.dry_run and a.launcher != "sbatch":
+        for case in campaign.cases:
+            for mode in case.modes:
+                argv = [str(inv.binary), *case.argv(mode), "--json", f"{mode}.jsonl"]
+                cmd = launch.command(a.launcher, case.ranks, argv, campaign.srun)
+                print(f"# {case.name} {mode} x{case.iterations}")
+                print(shlex.join(cmd))
+        print(f"# dry run: {len(campaign.cases)} cases, nothing run or stored")
+        return 0
+    needs = "sbatch" if a.launcher == "sbatch" else a.launcher
+    if not a.dry_run and not shutil.which(needs):
+        raise UsageError(f"{needs} not found on PATH: is this the right machine (--launcher)?")
+    if a.launcher == "sbatch":
+        store = None if a.dry_run else Store(a.db)
+        runner.write_sbatch(campaign, inv, out, store, submit=not a.dry_run)
+        return 0
+    store = Store(a.db)
+    session = runner.run_cases(campaign, inv, store, a.launcher, out)
+    runs = store.runs(campaign=session.id)
+    print("\nmedians at each kernel's largest rank count (every case: the report, or list):")
+    print(tables.short_table(summarize(runs)))
+    if not a.no_report:
+        path, pngs, _ = html_report.write(
+            store,
+            out / "report.html",
+            campaign=session.id,
+            title=f"iokernels campaign {campaign.name}",
+        )
+        print(f"\nplots:  {path.with_name(path.stem + '-plots')}/ ({len(pngs)} PNG)")
+        print(f"report: {path.resolve()}")
+    print(
+        f"store:  {store.path} (campaign {session.id}); "
+        f"{session.done - session.failed} runs ok, {session.failed} failed"
+    )
+    return 1 if session.failed else 0
+
+
+def cmd_list(a):
+    store = _open(a.db)
+    runs = store.runs(
+        campaign=a.campaign,
+        kernel=a.kernel,
+        backend=a.backend,
+        status="failed" if a.failed else None,
+    )
+    print(tables.runs_table(runs) if runs else "no runs match")
+    return 0
+
+
+def cmd_report(a):
+    store = _open(a.db)
+    if not store.runs(campaign=a.campaign):
+        raise UsageError(f"{a.db}: no runs" + (f" of campaign {a.campaign}" if a.campaign else ""))
+    path, pngs, summaries = html_report.write(store, a.output, campaign=a.campaign)
+    print(tables.cases_table(summaries))
+    print(f"\nreport: {path.resolve()} ({len(pngs)} plots)")
+    return 0
+
+
+def cmd_compare(a):
+    ra, rb = _open(a.a).runs(), _open(a.b).runs()
+    text, common = tables.compare_table(ra, rb, "A", "B")
+    print(f"A = {a.a}\nB = {a.b}")
+    print(text)
+    return 0 if common else 1
+
+
+def cmd_collect(a):
+    runner.collect(a.session, _open(a.db))
+    return 0
+
+
+COMMANDS = {
+    "run": cmd_run,
+    "list": cmd_list,
+    "report": cmd_report,
+    "compare": cmd_compare,
+    "collect": cmd_collect,
+}
+
+
+def main(argv=None):
+    a = _parser().parse_args(argv)
+    try:
+        return COMMANDS[a.command](a)
+    except (
+        spec.CampaignError,
+        inventory.InventoryError,
+        StoreError,
+        UsageError,
+        html_report.ReportError,
+        runner.RunnerError,
+    ) as e:
+        print(f"iokernels-campaign: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("iokernels-campaign: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,216 @@
+"""The report's figures as PNG files (matplotlib, no display needed):
+bandwidth per backend per kernel, bandwidth vs ranks, stacked phase times,
+peak memory per rank. Each function takes CaseSummary lists and returns the
+path written, or None when there is nothing to draw."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from . import rules  # noqa: E402
+from .aggregate import kernels  # noqa: E402
+
+MIB = 1048576.0
+DPI = 100
+OPS = (("write", "write_bw", "#1f77b4"), ("read", "read_bw", "#ff7f0e"))
+
+
+def _ok(summaries):
+    return [s for s in summaries if s.ok]
+
+
+def _save(fig, path):
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def _case_label(s):
+    return f"{s.label} {s.series} n{s.ranks} {s.mode}"
+
+
+def bandwidth_by_backend(summaries, path):
+    """Per kernel, at its largest rank count: write and read bandwidth per
+    backend (and variant), the ceiling as a black bar where measured."""
+    ok = [s for s in _ok(summaries) if s.bandwidth]
+    if not ok:
+        return None
+    ks = kernels(ok)
+    widest = max(len({s.series for s in ok if s.label == k}) for k in ks)
+    width = max(5.0, 1.5 + 0.65 * widest) * len(ks)
+    fig, axes = plt.subplots(1, len(ks), figsize=(width, 5), squeeze=False)
+    for ax, k in zip(axes[0], ks, strict=True):
+        mine = [s for s in ok if s.label == k]
+        top = max(s.ranks for s in mine)
+        mine = [s for s in mine if s.ranks == top]
+        series = list(dict.fromkeys(s.series for s in mine))
+        x = np.arange(len(series))
+        width = 0.38
+        for i, (op, attr, color) in enumerate(OPS):
+            vals = []
+            for name in series:
+                v = [getattr(s, attr) for s in mine if s.series == name and s.mode in (op, "both")]
+                vals.append((v[0] or 0.0) / MIB if v else 0.0)
+            bars = ax.bar(x + (i - 0.5) * width, vals, width, label=f"{op}", color=color)
+            for b, v in zip(bars, vals, strict=True):
+                if v > 0:
+                    ax.annotate(
+                        f"{v:.0f}",
+                        (b.get_x() + b.get_width() / 2, v),
+                        ha="center",
+                        va="bottom",
+                        fontsize=7,
+                        rotation=90,
+                        xytext=(0, 2),
+                        textcoords="offset points",
+                    )
+        ceil = [
+            next((s.ceiling_bw for s in mine if s.series == n and s.ceiling_bw), None)
+            for n in series
+        ]
+        cx = [x[i] - 0.5 * width for i, c in enumerate(ceil) if c]
+        cy = [c / MIB for c in ceil if c]
+        if cx:
+            ax.hlines(
+                cy,
+                np.array(cx) - width / 2,
+                np.array(cx) + width / 2,
+                colors="black",
+                linewidth=2.5,
+                label="ceiling (contiguous MPI-IO write)",
+            )
+        ax.set_yscale("log")
+        ax.set_xticks(x, series, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel("MiB/s (median, log scale)")
+        ax.set_title(f"{k}, {top} rank{'s' if top > 1 else ''}")
+        ax.grid(axis="y", which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def bandwidth_vs_ranks(summaries, path):
+    """Per kernel and operation: bandwidth against ranks, one line per
+    backend (and variant); the ceiling dotted in the same colour. Backends
+    that move no data (null) are left out: their figures, orders of
+    magnitude above, measure the suite and would flatten every other line."""
+    ok = [s for s in _ok(summaries) if s.bandwidth and not rules.moves_no_data(s.backend)]
+    if not ok:
+        return None
+    ks = kernels(ok)
+    fig, axes = plt.subplots(len(ks), 2, figsize=(11, 4.2 * len(ks)), squeeze=False)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for row, k in zip(axes, ks, strict=True):
+        mine = [s for s in ok if s.label == k]
+        series = list(dict.fromkeys(s.series for s in mine))
+        for ax, (op, attr, _) in zip(row, OPS, strict=True):
+            for i, name in enumerate(series):
+                pts = sorted(
+                    (s.ranks, getattr(s, attr), s.ceiling_bw)
+                    for s in mine
+                    if s.series == name and s.mode in (op, "both") and getattr(s, attr)
+                )
+                if not pts:
+                    continue
+                color = colors[i % len(colors)]
+                xs = [p[0] for p in pts]
+                ax.plot(xs, [p[1] / MIB for p in pts], "o-", color=color, label=name)
+                cpts = [(p[0], p[2] / MIB) for p in pts if p[2]]
+                if op == "write" and cpts:
+                    ax.plot(
+                        *zip(*cpts, strict=True),
+                        ":",
+                        color=color,
+                        linewidth=1,
+                        marker="_",
+                        markersize=12,
+                    )
+            ax.set_xscale("log", base=2)
+            ranks = sorted({s.ranks for s in mine})
+            ax.set_xticks(ranks, [str(r) for r in ranks])
+            ax.minorticks_off()
+            ax.set_yscale("log")
+            ax.set_xlabel("ranks")
+            ax.set_ylabel("MiB/s (median)")
+            title = f"{k}: {op}" + (" (dotted: ceiling)" if op == "write" else "")
+            ax.set_title(title)
+            ax.grid(which="both", alpha=0.3)
+            if ax.lines:
+                ax.legend(fontsize=7, ncol=2)
+    if any(rules.moves_no_data(s.backend) for s in _ok(summaries)):
+        fig.suptitle("(the null backend is left out: it moves no data)", fontsize=8, y=0.995)
+    return _save(fig, path)
+
+
+def phase_times(summaries, path):
+    """One stacked bar per case: median job time of each phase, named and
+    flagged as the JSON record does (I/O phases solid, the suite's own work,
+    not counted as I/O, hatched)."""
+    ok = [s for s in _ok(summaries) if s.phases]
+    if not ok:
+        return None
+    names = list(dict.fromkeys(n for s in ok for n in s.phases))
+    io = {n: io for s in ok for n, io in s.phase_io.items()}
+    fig, ax = plt.subplots(figsize=(10, 1.2 + 0.26 * len(ok)))
+    y = np.arange(len(ok))
+    left = np.zeros(len(ok))
+    cmap = plt.get_cmap("tab10")
+    for i, n in enumerate(names):
+        vals = np.array([s.phases.get(n, 0.0) * 1e3 for s in ok])
+        ax.barh(
+            y,
+            vals,
+            left=left,
+            color=cmap(i % 10),
+            edgecolor="white",
+            linewidth=0.3,
+            label=n if io.get(n) else f"{n} (not I/O)",
+            hatch=None if io.get(n) else "//",
+        )
+        left += vals
+    ax.set_yticks(y, [_case_label(s) for s in ok], fontsize=7)
+    ax.set_ylim(len(ok) - 0.5, -0.5)
+    ax.set_xlabel("ms (median job time per phase, summed over the run's passes)")
+    ax.set_title("Time per phase")
+    ax.legend(fontsize=7, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    return _save(fig, path)
+
+
+def memory_per_rank(summaries, path):
+    """Peak resident memory per rank: average over ranks, whiskers min..max."""
+    ok = [s for s in _ok(summaries) if s.rss_max]
+    if not ok:
+        return None
+    fig, ax = plt.subplots(figsize=(10, 1.2 + 0.26 * len(ok)))
+    y = np.arange(len(ok))
+    avg = np.array([s.rss_avg / MIB for s in ok])
+    lo = avg - np.array([s.rss_min / MIB for s in ok])
+    hi = np.array([s.rss_max / MIB for s in ok]) - avg
+    ax.barh(y, avg, xerr=[lo, hi], color="#2ca02c", capsize=2, error_kw={"linewidth": 0.8})
+    ax.set_yticks(y, [_case_label(s) for s in ok], fontsize=7)
+    ax.set_ylim(len(ok) - 0.5, -0.5)
+    ax.set_xlabel("MiB (peak RSS per rank: bar = average over ranks, whiskers = min..max)")
+    ax.set_title("Peak memory per rank")
+    ax.grid(axis="x", alpha=0.3)
+    return _save(fig, path)
+
+
+ALL = (
+    ("bandwidth_by_backend.png", "Bandwidth per backend", bandwidth_by_backend),
+    ("bandwidth_vs_ranks.png", "Bandwidth vs ranks", bandwidth_vs_ranks),
+    ("phase_times.png", "Time per phase", phase_times),
+    ("memory_per_rank.png", "Peak memory per rank", memory_per_rank),
+)
+
+
+def draw_all(summaries, directory):
+    """[(title, path)] of the figures drawn into directory."""
+    out = []
+    for name, title, fn in ALL:
+        path = fn(summaries, directory / name)
+        if path:
+            out.append((title, path))
+    return out

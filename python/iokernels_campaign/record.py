@@ -1,0 +1,130 @@
+"""The JSON record of one run (src/core/json_record.c, schema_version 1) as
+columns: the run's figures, one row per pass, one row per pass and phase."""
+
+SCHEMA_VERSION = 1
+
+# column -> how to get it from the record; every figure of the record
+RUN_COLUMNS = {
+    "schema_version": lambda r: r["schema_version"],
+    "io": lambda r: r["io"],
+    "api": lambda r: r["api"],
+    "nprocs": lambda r: r["nprocs"],
+    "parse_time": lambda r: r["parse_time"],
+    "write_bytes": lambda r: r["summary"]["write_bytes"],
+    "write_time": lambda r: r["summary"]["write_time"],
+    "write_bandwidth": lambda r: r["summary"]["write_bandwidth"],
+    "read_bytes": lambda r: r["summary"]["read_bytes"],
+    "read_time": lambda r: r["summary"]["read_time"],
+    "read_bandwidth": lambda r: r["summary"]["read_bandwidth"],
+    "peak_rss_max": lambda r: r["summary"]["peak_rss_max"],
+    "peak_rss_min": lambda r: _peak_pass(r)["min"],
+    "peak_rss_avg": lambda r: _peak_pass(r)["avg"],
+    "verify_enabled": lambda r: int(r["verify"]["enabled"]),
+    "verify_checked": lambda r: r["verify"]["checked"],
+    "verify_mismatches": lambda r: r["verify"]["mismatches"],
+    "verify_ok": lambda r: int(r["verify"]["ok"]),
+    "ceiling_bytes": lambda r: _ceiling(r)[0],
+    "ceiling_time": lambda r: _ceiling(r)[1],
+    "ceiling_bandwidth": lambda r: _ceiling(r)[2],
+    "ceiling_fraction": lambda r: _ceiling(r)[3],
+    "fsync": lambda r: int(r["options"]["core"].get("fsync") == "1"),
+    "backend_version": lambda r: r["libraries"].get(r["backend"]),
+    "mpi_version": lambda r: r["libraries"].get("mpi"),
+    "host": lambda r: r["host"],
+    "date": lambda r: r["date"],
+    "fs_type": lambda r: r["filesystem"]["type"],
+    "fs_free_bytes": lambda r: r["filesystem"]["free_bytes"],
+    "record_exit_code": lambda r: r["exit_code"],
+    "iokernels_version": lambda r: r["iokernels_version"],
+}
+
+PASS_COLUMNS = (
+    "idx op path bytes requests rank_bytes_min rank_bytes_avg rank_bytes_max io_time "
+    "bandwidth peak_rss_min peak_rss_avg peak_rss_max ceiling_bytes ceiling_time "
+    "ceiling_bandwidth ceiling_fraction checked mismatches first_bad"
+).split()
+PHASE_COLUMNS = "pass_idx phase job rank_min rank_avg rank_max count io".split()
+
+
+class RecordError(Exception):
+    """A record this version cannot read."""
+
+
+def _peak_pass(r):
+    """Peak memory per rank (min/avg/max) of the pass that reached the highest."""
+    return max((p["peak_rss"] for p in r["passes"]), key=lambda m: m["max"])
+
+
+def _ceiling(r):
+    """The write passes' ceilings: (bytes, time, bandwidth, fraction) as the
+    record has them for one pass, added up over several (bytes / time), or
+    Nones when no pass measured one."""
+    cs = [(p, p["ceiling"]) for p in r["passes"] if "ceiling" in p]
+    if not cs:
+        return None, None, None, None
+    if len(cs) == 1:
+        c = cs[0][1]
+        return c["bytes"], c["time"], c["bandwidth"], c["fraction"]
+    nbytes = sum(c["bytes"] for _, c in cs)
+    t = sum(c["time"] for _, c in cs)
+    bw = nbytes / t if t > 0 else 0.0
+    kbytes = sum(p["bytes"] for p, _ in cs)
+    ktime = sum(p["io_time"] for p, _ in cs)
+    kbw = kbytes / ktime if ktime > 0 else 0.0
+    return nbytes, t, bw, (kbw / bw if bw > 0 else None)
+
+
+def run_columns(record):
+    if record.get("schema_version") != SCHEMA_VERSION:
+        raise RecordError(
+            f"JSON record schema_version {record.get('schema_version')!r}: "
+            f"this campaign tool reads {SCHEMA_VERSION}"
+        )
+    try:
+        return {name: get(record) for name, get in RUN_COLUMNS.items()}
+    except (KeyError, TypeError, ValueError) as e:
+        raise RecordError(f"JSON record lacks {e}") from None
+
+
+def pass_rows(record):
+    rows, phases = [], []
+    for i, p in enumerate(record["passes"]):
+        c = p.get("ceiling", {})
+        rows.append(
+            {
+                "idx": i,
+                "op": p["op"],
+                "path": p["path"],
+                "bytes": p["bytes"],
+                "requests": p["requests"],
+                "rank_bytes_min": p["rank_bytes"]["min"],
+                "rank_bytes_avg": p["rank_bytes"]["avg"],
+                "rank_bytes_max": p["rank_bytes"]["max"],
+                "io_time": p["io_time"],
+                "bandwidth": p["bandwidth"],
+                "peak_rss_min": p["peak_rss"]["min"],
+                "peak_rss_avg": p["peak_rss"]["avg"],
+                "peak_rss_max": p["peak_rss"]["max"],
+                "ceiling_bytes": c.get("bytes"),
+                "ceiling_time": c.get("time"),
+                "ceiling_bandwidth": c.get("bandwidth"),
+                "ceiling_fraction": c.get("fraction"),
+                "checked": p.get("checked"),
+                "mismatches": p.get("mismatches"),
+                "first_bad": p.get("first_bad"),
+            }
+        )
+        for name, ph in p["phases"].items():
+            phases.append(
+                {
+                    "pass_idx": i,
+                    "phase": name,
+                    "job": ph["job"],
+                    "rank_min": ph["rank"]["min"],
+                    "rank_avg": ph["rank"]["avg"],
+                    "rank_max": ph["rank"]["max"],
+                    "count": ph["count"],
+                    "io": int(ph["io"]),
+                }
+            )
+    return rows, phases

@@ -1,0 +1,347 @@
+"""Campaign files (TOML) and the cases they expand to.
+
+    [campaign]                      # defaults for every block
+    name = "default"
+    ranks = [1, 4]
+    iterations = 2
+    modes = ["write", "read"]       # run in order, in the same directory
+    timeout = 300                   # seconds per run
+
+    [slurm]                         # for --launcher sbatch / srun
+    sbatch = { time = "00:10:00" }  # each becomes "#SBATCH --time=00:10:00"
+    srun = []                       # extra srun arguments
+
+    [[kernel]]                      # one block per kernel (or per kernel setup)
+    name = "btio"
+    backends = "all"                # every backend of the binary, or a list
+    options = { grid = "32,32,32", verify = true }   # --grid 32,32,32 --verify
+    sweep = { independent = [false, true] }          # every combination is a case
+    [kernel.backend.null]           # over the options, for that backend only
+    verify = false
+
+Options are any of `iokernels KERNEL --help` (core, kernel, backend), as
+`--key value`; true is a bare flag, false leaves it out. Every name is
+checked against the binary before anything runs."""
+
+import hashlib
+import itertools
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import rules
+
+RESERVED = {
+    "backend": "use backends = [...] in the block",
+    "json": "the runner passes --json itself",
+    "mode": "use modes = [...] (the steps run in order in one directory)",
+    "help": "it runs nothing",
+}
+TOP_KEYS = {"campaign", "slurm", "kernel"}
+CAMPAIGN_KEYS = {"name", "description", "ranks", "iterations", "modes", "timeout"}
+BLOCK_KEYS = {"name", "label", "backends", "ranks", "iterations", "modes", "timeout"}
+BLOCK_KEYS |= {"options", "sweep", "backend"}
+
+
+class CampaignError(Exception):
+    """A campaign file that cannot run, with the reason."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One kernel on one backend at one rank count with one set of options;
+    each iteration runs its modes in order in one directory."""
+
+    kernel: str
+    label: str
+    backend: str
+    ranks: int
+    args: tuple  # ((option, value), ...), value a bool or a string
+    modes: tuple
+    iterations: int
+    timeout: float
+    variant: str  # the swept values, "" when nothing is swept
+
+    def argv(self, mode):
+        """The kernel's command line for one mode (without --json)."""
+        out = [self.kernel, "--backend", self.backend, "--mode", mode]
+        for key, value in self.args:
+            if value is True:
+                out.append(f"--{key}")
+            elif value is not False:
+                out += [f"--{key}", value]
+        return out
+
+    def case_hash(self, mode):
+        """Identity of a run across machines and campaigns: kernel, ranks and
+        options, never paths."""
+        argv = self.argv(mode)
+        pairs = sorted(" ".join(argv[i : i + 2]) for i in range(1, len(argv)))
+        key = json.dumps({"kernel": self.kernel, "ranks": self.ranks, "argv": pairs})
+        return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+    @property
+    def name(self):
+        parts = [self.label, self.backend, f"n{self.ranks}"]
+        if self.variant:
+            parts.append(self.variant)
+        return " ".join(parts)
+
+    @property
+    def dirname(self):
+        raw = f"{self.label}-{self.backend}-n{self.ranks}-{self.case_hash(self.modes[0])[:8]}"
+        return "".join(c if c.isalnum() or c in "-_." else "_" for c in raw)
+
+    def describe(self):
+        """The JSON-friendly description kept in each case directory."""
+        return {
+            "kernel": self.kernel,
+            "label": self.label,
+            "backend": self.backend,
+            "ranks": self.ranks,
+            "args": [list(a) for a in self.args],
+            "modes": list(self.modes),
+            "iterations": self.iterations,
+            "timeout": self.timeout,
+            "variant": self.variant,
+        }
+
+    @classmethod
+    def from_description(cls, d):
+        return cls(
+            d["kernel"],
+            d["label"],
+            d["backend"],
+            d["ranks"],
+            tuple(tuple(a) for a in d["args"]),
+            tuple(d["modes"]),
+            d["iterations"],
+            d["timeout"],
+            d["variant"],
+        )
+
+
+@dataclass
+class Campaign:
+    name: str
+    description: str
+    path: Path
+    cases: list
+    sbatch: dict
+    srun: list
+
+
+def _fail(where, msg):
+    raise CampaignError(f"{where}: {msg}")
+
+
+def _positive_ints(where, key, value):
+    values = value if isinstance(value, list) else [value]
+    if not values or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        _fail(where, f"{key} must be a whole number or a list of them, got {value!r}")
+    bad = [v for v in values if v < 1]
+    if bad:
+        _fail(where, f"{key} must be at least 1, got {bad[0]}")
+    return values
+
+
+def _option_value(where, opt, value):
+    """The value as passed on the command line: True/False for flags, else a string."""
+    name = opt.name
+    if opt.is_flag:
+        if not isinstance(value, bool):
+            _fail(where, f"{name} is a flag: give true or false, not {value!r}")
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, int | float | str) for v in value):
+        value = ",".join(str(v) for v in value)
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        _fail(where, f"{name} takes a value ({opt.meta}), not {value!r}")
+    value = str(value)
+    if opt.choices and value not in opt.choices:
+        _fail(where, f"{name} must be one of {', '.join(opt.choices)}, not {value!r}")
+    return value
+
+
+def _check_option(where, kernel, known, backends, key, backend=None):
+    if key in RESERVED:
+        _fail(where, f"option {key} is not allowed: {RESERVED[key]}")
+    opt = known.get(key)
+    if opt is None:
+        _fail(where, f"kernel {kernel} has no option --{key} (see iokernels {kernel} --help)")
+    if opt.section in backends and opt.section != backend:
+        _fail(
+            where,
+            f"--{key} belongs to backend {opt.section}: put it under "
+            f"[kernel.backend.{opt.section}]",
+        )
+    return opt
+
+
+def _modes(where, value, known):
+    values = value if isinstance(value, list) else [value]
+    choices = known["mode"].choices if "mode" in known else ["write", "read", "both"]
+    if not values or any(v not in choices for v in values):
+        _fail(where, f"modes must be a list of {', '.join(choices)}, got {value!r}")
+    return tuple(values)
+
+
+def _backends(where, kernel, value, inventory):
+    built = list(inventory.backends)
+    if value == "all":
+        return built
+    if not isinstance(value, list) or not value or not all(isinstance(b, str) for b in value):
+        _fail(where, f'backends must be "all" or a list of names, got {value!r}')
+    for b in value:
+        if b not in inventory.backends:
+            _fail(
+                where,
+                f"kernel {kernel} cannot use backend '{b}': this build has {', '.join(built)}",
+            )
+    return value
+
+
+def _block_cases(where, block, defaults, inventory):
+    unknown = set(block) - BLOCK_KEYS
+    if unknown:
+        _fail(where, f"unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(BLOCK_KEYS))})")
+    kernel = block.get("name")
+    if not isinstance(kernel, str):
+        _fail(where, 'name = "KERNEL" is missing')
+    if kernel not in inventory.kernels:
+        _fail(where, f"unknown kernel '{kernel}': this build has {', '.join(inventory.kernels)}")
+    where = f"{where} ({kernel})"
+    known = inventory.options(kernel)
+    backends = _backends(where, kernel, block.get("backends", "all"), inventory)
+    ranks = _positive_ints(where, "ranks", block.get("ranks", defaults["ranks"]))
+    iterations = block.get("iterations", defaults["iterations"])
+    if isinstance(iterations, list):
+        _fail(where, f"iterations must be one whole number, got {iterations!r}")
+    _positive_ints(where, "iterations", iterations)
+    timeout = block.get("timeout", defaults["timeout"])
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        _fail(where, f"timeout must be a positive number of seconds, got {timeout!r}")
+    modes = _modes(where, block.get("modes", defaults["modes"]), known)
+
+    base = {}
+    for key, value in _table(where, "options", block.get("options", {})).items():
+        base[key] = _option_value(
+            where, _check_option(where, kernel, known, inventory.backends, key), value
+        )
+    sweep = {}
+    for key, values in _table(where, "sweep", block.get("sweep", {})).items():
+        opt = _check_option(where, kernel, known, inventory.backends, key)
+        if not isinstance(values, list) or not values:
+            _fail(where, f"sweep {key} must be a non-empty list, got {values!r}")
+        sweep[key] = [_option_value(where, opt, v) for v in values]
+    per_backend = {}
+    every = block.get("backends", "all") == "all"
+    for b, table in _table(where, "backend", block.get("backend", {})).items():
+        if every and b not in inventory.backends:
+            continue  # settings for a backend this build does not have
+        if b not in backends:
+            _fail(where, f"[kernel.backend.{b}]: backend {b} is not among this block's backends")
+        per_backend[b] = {
+            k: _option_value(
+                where, _check_option(where, kernel, known, inventory.backends, k, b), v
+            )
+            for k, v in _table(where, f"backend.{b}", table).items()
+        }
+
+    cases = []
+    label = block.get("label", kernel)
+    if not isinstance(label, str) or not label:
+        _fail(where, f"label must be a non-empty string, got {label!r}")
+    for backend in backends:
+        for combo in itertools.product(*sweep.values()):
+            swept = dict(zip(sweep, combo, strict=True))
+            args = {**base, **swept, **per_backend.get(backend, {})}
+            why = rules.refusal(backend, args)
+            if why:
+                _fail(
+                    where, f"kernel {kernel} cannot use backend {backend} with these options: {why}"
+                )
+            variant = " ".join(_show(k, v) for k, v in swept.items())
+            for n in ranks:
+                cases.append(
+                    Case(
+                        kernel,
+                        label,
+                        backend,
+                        n,
+                        tuple(args.items()),
+                        modes,
+                        iterations,
+                        float(timeout),
+                        variant,
+                    )
+                )
+    return cases
+
+
+def _show(key, value):
+    if isinstance(value, bool):
+        return f"{key}={'on' if value else 'off'}"
+    return f"{key}={value}"
+
+
+def _table(where, key, value):
+    if not isinstance(value, dict):
+        _fail(where, f"{key} must be a table of key = value, got {value!r}")
+    return value
+
+
+def load(path, inventory):
+    """Reads and checks a campaign file against the binary's inventory."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise CampaignError(f"campaign file {path} not found") from None
+    except tomllib.TOMLDecodeError as e:
+        raise CampaignError(f"{path}: not valid TOML: {e}") from None
+    where = str(path)
+    unknown = set(data) - TOP_KEYS
+    if unknown:
+        _fail(where, f"unknown table {sorted(unknown)[0]!r} (known: campaign, slurm, kernel)")
+    head = _table(f"{where}: [campaign]", "campaign", data.get("campaign", {}))
+    unknown = set(head) - CAMPAIGN_KEYS
+    if unknown:
+        _fail(f"{where}: [campaign]", f"unknown key {sorted(unknown)[0]!r}")
+    defaults = {
+        "ranks": head.get("ranks", [1]),
+        "iterations": head.get("iterations", 1),
+        "modes": head.get("modes", ["write"]),
+        "timeout": head.get("timeout", 600),
+    }
+    blocks = data.get("kernel", [])
+    if not isinstance(blocks, list) or not blocks:
+        _fail(where, "no [[kernel]] block: nothing to run")
+    cases = []
+    for i, block in enumerate(blocks, 1):
+        cases += _block_cases(
+            f"{where}: [[kernel]] block {i}", _table(where, "kernel", block), defaults, inventory
+        )
+    seen = {}
+    for c in cases:
+        key = (c.case_hash(c.modes[0]), c.modes)
+        if key in seen:
+            _fail(where, f"cases '{seen[key]}' and '{c.name}' are the same run twice")
+        seen[key] = c.name
+    slurm = _table(where, "slurm", data.get("slurm", {}))
+    unknown = set(slurm) - {"sbatch", "srun"}
+    if unknown:
+        _fail(f"{where}: [slurm]", f"unknown key {sorted(unknown)[0]!r} (known: sbatch, srun)")
+    srun = slurm.get("srun", [])
+    if not isinstance(srun, list) or not all(isinstance(a, str) for a in srun):
+        _fail(f"{where}: [slurm]", f"srun must be a list of arguments, got {srun!r}")
+    return Campaign(
+        name=str(head.get("name", path.stem)),
+        description=str(head.get("description", "")),
+        path=path,
+        cases=cases,
+        sbatch={
+            str(k): str(v) for k, v in _table(where, "sbatch", slurm.get("sbatch", {})).items()
+        },
+        srun=srun,
+    )

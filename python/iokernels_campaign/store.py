@@ -1,0 +1,214 @@
+"""The results store: one SQLite file (WAL mode), written one transaction per
+run so that several campaigns can write the same file at once.
+
+Tables: campaigns (one row per `run` invocation), runs (one row per run of
+one case step and iteration, keyed by campaign, case hash and iteration:
+the record's figures as columns plus the whole record), passes and phases
+(the record's per-pass and per-phase figures). A failed run has status
+'failed', its exit code and error line, and no figures."""
+
+import json
+import sqlite3
+from pathlib import Path
+
+from .record import PASS_COLUMNS, PHASE_COLUMNS, RUN_COLUMNS, pass_rows, run_columns
+
+STORE_VERSION = 1
+BUSY_TIMEOUT_S = 120
+
+_RUN_KEYS = (
+    "campaign_id case_hash iteration kernel label backend ranks variant mode argv case_dir "
+    "status exit_code error started elapsed"
+).split()
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS campaigns (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, path TEXT, description TEXT, launcher TEXT,
+    binary TEXT, out_dir TEXT, host TEXT, started TEXT, finished TEXT);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    campaign_id TEXT NOT NULL REFERENCES campaigns(id),
+    case_hash TEXT NOT NULL, iteration INTEGER NOT NULL,
+    kernel TEXT NOT NULL, label TEXT, backend TEXT NOT NULL, ranks INTEGER NOT NULL,
+    variant TEXT, mode TEXT NOT NULL, argv TEXT, case_dir TEXT,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')), exit_code INTEGER, error TEXT,
+    started REAL, elapsed REAL,
+    {", ".join(f"{c}" for c in RUN_COLUMNS)},
+    record TEXT,
+    UNIQUE (campaign_id, case_hash, iteration));
+CREATE TABLE IF NOT EXISTS passes (
+    run_id INTEGER NOT NULL REFERENCES runs(id), {", ".join(PASS_COLUMNS)},
+    PRIMARY KEY (run_id, idx));
+CREATE TABLE IF NOT EXISTS phases (
+    run_id INTEGER NOT NULL REFERENCES runs(id), {", ".join(PHASE_COLUMNS)},
+    PRIMARY KEY (run_id, pass_idx, phase));
+CREATE INDEX IF NOT EXISTS runs_case ON runs (case_hash);
+"""
+
+
+class StoreError(Exception):
+    """A file that is not a results store of this version."""
+
+
+class Store:
+    def __init__(self, path, create=True):
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise StoreError(f"no results store at {self.path}")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+        mode = self.db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode != "wal":
+            raise StoreError(f"{self.path}: cannot switch to WAL mode (got {mode})")
+        self.db.execute("PRAGMA foreign_keys = ON")
+        with self.transaction():
+            for stmt in _SCHEMA.split(";"):
+                if stmt.strip():
+                    self.db.execute(stmt)
+            self.db.execute(
+                "INSERT OR IGNORE INTO meta VALUES ('store_version', ?)", (str(STORE_VERSION),)
+            )
+            got = self.db.execute("SELECT value FROM meta WHERE key='store_version'").fetchone()
+        if got[0] != str(STORE_VERSION):
+            raise StoreError(
+                f"{self.path}: store version {got[0]}, this tool reads {STORE_VERSION}"
+            )
+
+    def close(self):
+        self.db.close()
+
+    def transaction(self):
+        return _Transaction(self.db)
+
+    def begin_campaign(self, cid, campaign, launcher, binary, out_dir, host, started):
+        with self.transaction():
+            self.db.execute(
+                "INSERT INTO campaigns (id, name, path, description, launcher, binary, out_dir, "
+                "host, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    cid,
+                    campaign.name,
+                    str(campaign.path),
+                    campaign.description,
+                    launcher,
+                    str(binary),
+                    str(out_dir),
+                    host,
+                    started,
+                ),
+            )
+
+    def finish_campaign(self, cid, finished):
+        with self.transaction():
+            self.db.execute("UPDATE campaigns SET finished = ? WHERE id = ?", (finished, cid))
+
+    def add_run(self, cid, case, mode, iteration, outcome):
+        """Stores one run in one transaction; figures only when it succeeded."""
+        row = {
+            "campaign_id": cid,
+            "case_hash": case.case_hash(mode),
+            "iteration": iteration,
+            "kernel": case.kernel,
+            "label": case.label,
+            "backend": case.backend,
+            "ranks": case.ranks,
+            "variant": case.variant,
+            "mode": mode,
+            "argv": json.dumps(case.argv(mode)),
+            "case_dir": str(outcome.directory),
+            "status": outcome.status,
+            "exit_code": outcome.exit_code,
+            "error": outcome.error,
+            "started": outcome.started,
+            "elapsed": outcome.elapsed,
+        }
+        figures, passes, phases = {}, [], []
+        if outcome.status == "ok":
+            figures = run_columns(outcome.record)
+            passes, phases = pass_rows(outcome.record)
+        row.update(figures)
+        row["record"] = json.dumps(outcome.record) if outcome.record is not None else None
+        cols = list(row)
+        with self.transaction():
+            cur = self.db.execute(
+                f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                [row[c] for c in cols],
+            )
+            run_id = cur.lastrowid
+            for p in passes:
+                self._insert("passes", {"run_id": run_id, **p})
+            for ph in phases:
+                self._insert("phases", {"run_id": run_id, **ph})
+        return run_id
+
+    def _insert(self, table, row):
+        cols = list(row)
+        self.db.execute(
+            f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+            [row[c] for c in cols],
+        )
+
+    def campaigns(self):
+        return [dict(r) for r in self.db.execute("SELECT * FROM campaigns ORDER BY started, id")]
+
+    def runs(self, campaign=None, kernel=None, backend=None, status=None):
+        """Runs as dicts (without the whole record), oldest first. `campaign`
+        matches a campaign's id or name."""
+        where, args = [], []
+        if campaign:
+            where.append("(r.campaign_id = ? OR c.name = ?)")
+            args += [campaign, campaign]
+        for col, val in (("kernel", kernel), ("backend", backend), ("status", status)):
+            if val:
+                where.append(f"r.{col} = ?")
+                args.append(val)
+        sql = (
+            "SELECT r.*, c.name AS campaign FROM runs r JOIN campaigns c ON c.id = r.campaign_id"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY r.id"
+        )
+        out = []
+        for r in self.db.execute(sql, args):
+            d = dict(r)
+            d.pop("record")
+            out.append(d)
+        return out
+
+    def phases(self, run_ids):
+        """{run id: {phase: (job time summed over the run's passes, is I/O)}},
+        phases in the order the record lists them."""
+        out = {}
+        ids = list(run_ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            sql = (
+                "SELECT run_id, phase, SUM(job) AS job, MAX(io) AS io, MIN(rowid) AS o "
+                f"FROM phases WHERE run_id IN ({', '.join('?' * len(chunk))}) "
+                "GROUP BY run_id, phase ORDER BY run_id, o"
+            )
+            for r in self.db.execute(sql, chunk):
+                out.setdefault(r["run_id"], {})[r["phase"]] = (r["job"], bool(r["io"]))
+        return out
+
+    def record(self, run_id):
+        row = self.db.execute("SELECT record FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return json.loads(row[0]) if row and row[0] else None
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error): the write lock is taken
+    at the start, so two writers wait for each other instead of failing."""
+
+    def __init__(self, db):
+        self.db = db
+
+    def __enter__(self):
+        self.db.execute("BEGIN IMMEDIATE")
+        return self.db
+
+    def __exit__(self, exc_type, exc, tb):
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        return False

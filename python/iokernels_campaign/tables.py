@@ -1,0 +1,168 @@
+"""Plain-text tables for the terminal: runs (list), cases (the short table
+after a campaign), and two stores side by side (compare)."""
+
+from .aggregate import summarize
+
+MIB = 1048576.0
+
+
+def fmt(value, spec=".1f", scale=1.0, none="-"):
+    return none if value is None else format(value / scale, spec)
+
+
+def render(headers, rows, right=()):
+    """Columns padded to their widest cell; columns named in `right` right-aligned."""
+    cells = [[str(c) for c in headers]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = []
+    for n, row in enumerate(cells):
+        parts = [
+            c.rjust(w) if headers[i] in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(parts).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _status(run):
+    if run["status"] == "ok":
+        return "ok"
+    return "FAILED" if run["exit_code"] is None else f"FAILED ({run['exit_code']})"
+
+
+def runs_table(runs):
+    headers = [
+        "id",
+        "campaign",
+        "kernel",
+        "backend",
+        "ranks",
+        "variant",
+        "mode",
+        "iter",
+        "status",
+        "MiB/s",
+        "ceiling",
+        "peak MiB",
+    ]
+    rows = []
+    for r in runs:
+        bw = r["read_bandwidth"] if r["mode"] == "read" else r["write_bandwidth"]
+        rows.append(
+            [
+                r["id"],
+                r["campaign"],
+                r["label"] or r["kernel"],
+                r["backend"],
+                r["ranks"],
+                r["variant"] or "",
+                r["mode"],
+                r["iteration"],
+                _status(r),
+                fmt(bw, scale=MIB),
+                fmt(r["ceiling_fraction"], ".2f"),
+                fmt(r["peak_rss_max"], scale=MIB),
+            ]
+        )
+    text = render(headers, rows, right={"id", "ranks", "iter", "MiB/s", "ceiling", "peak MiB"})
+    errors = [f"  run {r['id']}: {r['error']}" for r in runs if r["status"] != "ok"]
+    return text + ("\nfailed runs:\n" + "\n".join(errors) if errors else "")
+
+
+def cases_table(summaries):
+    headers = [
+        "case",
+        "mode",
+        "ok/runs",
+        "MiB/s",
+        "ceiling MiB/s",
+        "fraction",
+        "peak MiB/rank",
+        "verified",
+    ]
+    rows = []
+    for s in summaries:
+        verified = {True: "yes", False: "NO", None: "-"}[s.verified]
+        rows.append(
+            [
+                f"{s.label} {s.series} n{s.ranks}",
+                s.mode,
+                f"{s.ok}/{s.runs}",
+                fmt(s.bandwidth, scale=MIB),
+                fmt(s.ceiling_bw, scale=MIB),
+                fmt(s.ceiling_fraction, ".2f"),
+                fmt(s.rss_max, scale=MIB),
+                verified,
+            ]
+        )
+    right = {"MiB/s", "ceiling MiB/s", "fraction", "peak MiB/rank"}
+    return render(headers, rows, right=right)
+
+
+def short_table(summaries):
+    """Per kernel, at its largest rank count: one row per backend (and
+    variant), write and read side by side. Failed cases show their count."""
+    headers = [
+        "kernel",
+        "backend",
+        "ranks",
+        "write MiB/s",
+        "read MiB/s",
+        "ceiling MiB/s",
+        "fraction",
+        "peak MiB/rank",
+        "failed",
+    ]
+    rows = []
+    for k in dict.fromkeys(s.label for s in summaries):
+        mine = [s for s in summaries if s.label == k]
+        top = max((s.ranks for s in mine if s.ok), default=max(s.ranks for s in mine))
+        for series in dict.fromkeys(s.series for s in mine):
+            group = [s for s in mine if s.series == series and s.ranks == top]
+            if not group:
+                continue
+            w = next((s for s in group if s.write_bw), None)
+            r = next((s for s in group if s.read_bw), None)
+            rss = max((s.rss_max for s in group if s.rss_max), default=None)
+            failed = sum(s.runs - s.ok for s in group)
+            rows.append(
+                [
+                    k,
+                    series,
+                    top,
+                    fmt(w.write_bw if w else None, scale=MIB),
+                    fmt(r.read_bw if r else None, scale=MIB),
+                    fmt(w.ceiling_bw if w else None, scale=MIB),
+                    fmt(w.ceiling_fraction if w else None, ".2f"),
+                    fmt(rss, scale=MIB),
+                    failed or "",
+                ]
+            )
+    return render(headers, rows, right=set(headers[2:]))
+
+
+def compare_table(runs_a, runs_b, name_a="A", name_b="B"):
+    """Cases present in both stores (same case hash), medians side by side."""
+    a = {s.case_hash: s for s in summarize([r for r in runs_a if r["status"] == "ok"])}
+    b = {s.case_hash: s for s in summarize([r for r in runs_b if r["status"] == "ok"])}
+    common = [h for h in a if h in b]
+    rows = []
+    for h in common:
+        sa, sb = a[h], b[h]
+        ratio = sb.bandwidth / sa.bandwidth if sa.bandwidth and sb.bandwidth else None
+        rows.append(
+            [
+                f"{sa.label} {sa.series} n{sa.ranks}",
+                sa.mode,
+                fmt(sa.bandwidth, scale=MIB),
+                fmt(sb.bandwidth, scale=MIB),
+                fmt(ratio, ".2f"),
+            ]
+        )
+    headers = ["case", "mode", f"{name_a} MiB/s", f"{name_b} MiB/s", f"{name_b}/{name_a}"]
+    text = render(headers, rows, right=set(headers[2:]))
+    only_a, only_b = len(a) - len(common), len(b) - len(common)
+    text += f"\n{len(common)} cases in both; {only_a} only in {name_a}, {only_b} only in {name_b}"
+    return text, len(common)

@@ -1,0 +1,168 @@
+"""Campaign files: what they expand to, and a clear error for each bad one."""
+
+import dataclasses
+
+import pytest
+from conftest import REPO, cli
+from iokernels_campaign import spec
+
+BLOCK = """
+[[kernel]]
+name = "btio"
+backends = ["mpiio"]
+options = { grid = "16,16,16" }
+"""
+
+
+def load(tmp_path, inv, text):
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    return spec.load(path, inv)
+
+
+def error(tmp_path, inv, text):
+    with pytest.raises(spec.CampaignError) as e:
+        load(tmp_path, inv, text)
+    return str(e.value)
+
+
+def test_default_campaign_covers_btio_on_every_built_backend(inv):
+    c = spec.load(REPO / "campaigns" / "default.toml", inv)
+    assert c.name == "default"
+    assert {x.backend for x in c.cases if x.kernel == "btio"} == set(inv.backends)
+    assert {x.ranks for x in c.cases} == {1, 4}
+    null = [x for x in c.cases if x.backend == "null"]
+    assert null and all("--verify" not in x.argv("write") for x in null)
+    mpiio = next(x for x in c.cases if x.backend == "mpiio")
+    argv = mpiio.argv("write")
+    assert argv[:5] == ["btio", "--backend", "mpiio", "--mode", "write"]
+    assert "--verify" in argv and "--ceiling" in argv
+    assert argv[argv.index("--grid") + 1] == "32,32,32"
+    assert mpiio.modes == ("write", "read")
+
+
+def test_all_picks_up_a_backend_the_binary_lists(inv):
+    # a build with an adios2 backend: the default campaign runs btio on it too
+    more = dataclasses.replace(inv, backends={**inv.backends, "adios2": "ADIOS2 2.9"})
+    more._options = dict(inv._options)
+    c = spec.load(REPO / "campaigns" / "default.toml", more)
+    assert "adios2" in {x.backend for x in c.cases}
+
+
+def test_sweep_and_per_backend_options(tmp_path, inv):
+    c = load(
+        tmp_path,
+        inv,
+        """
+[campaign]
+ranks = [1, 4]
+iterations = 3
+[[kernel]]
+name = "btio"
+backends = ["mpiio", "hdf5"]
+options = { grid = [16, 16, 16], dumps = 2 }
+sweep = { independent = [false, true] }
+[kernel.backend.hdf5]
+hdf5-layout = "chunked"
+""",
+    )
+    assert len(c.cases) == 2 * 2 * 2
+    assert all(x.iterations == 3 for x in c.cases)
+    hdf5 = [x for x in c.cases if x.backend == "hdf5"]
+    assert all(("hdf5-layout", "chunked") in x.args for x in hdf5)
+    assert all("--hdf5-layout" not in x.argv("write") for x in c.cases if x.backend == "mpiio")
+    assert {x.variant for x in c.cases} == {"independent=off", "independent=on"}
+    on = next(x for x in c.cases if x.variant == "independent=on")
+    assert "--independent" in on.argv("write")
+    assert on.argv("write")[on.argv("write").index("--grid") + 1] == "16,16,16"
+
+
+def test_case_hash_is_the_run_not_the_place(tmp_path, inv):
+    a = load(tmp_path, inv, BLOCK).cases[0]
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    b = load(other, inv, BLOCK).cases[0]
+    assert a.case_hash("write") == b.case_hash("write")
+    assert a.case_hash("write") != a.case_hash("read")
+    c = load(tmp_path, inv, BLOCK.replace("16,16,16", "20,20,20")).cases[0]
+    assert c.case_hash("write") != a.case_hash("write")
+
+
+BAD = [
+    ("unknown kernel", BLOCK.replace('"btio"', '"e3sm-nope"'), "unknown kernel 'e3sm-nope'"),
+    (
+        "backend not built",
+        BLOCK.replace('["mpiio"]', '["posix"]'),
+        "kernel btio cannot use backend 'posix': this build has null, mpiio",
+    ),
+    (
+        "null cannot verify",
+        BLOCK.replace('["mpiio"]', '["null"]').replace(
+            '"16,16,16" }', '"16,16,16", verify = true }'
+        ),
+        "kernel btio cannot use backend null with these options: it moves no data",
+    ),
+    (
+        "no nonblocking api",
+        BLOCK.replace('["mpiio"]', '["hdf5"]').replace(
+            '"16,16,16" }', '"16,16,16", api = "nonblocking" }'
+        ),
+        "kernel btio cannot use backend hdf5 with these options: it has no nonblocking API",
+    ),
+    ("ranks zero", "[campaign]\nranks = [1, 0]\n" + BLOCK, "ranks must be at least 1, got 0"),
+    ("ranks negative", BLOCK + "ranks = -4\n", "ranks must be at least 1, got -4"),
+    ("ranks not a number", BLOCK + 'ranks = ["four"]\n', "ranks must be a whole number"),
+    ("iterations zero", BLOCK + "iterations = 0\n", "iterations must be at least 1"),
+    ("unknown option", BLOCK.replace("grid", "gird"), "kernel btio has no option --gird"),
+    ("reserved option", BLOCK.replace("grid", "mode"), "option mode is not allowed: use modes"),
+    (
+        "flag needs a bool",
+        BLOCK.replace('"16,16,16" }', '"16,16,16", verify = "yes" }'),
+        "verify is a flag: give true or false",
+    ),
+    (
+        "bad choice",
+        BLOCK.replace('"16,16,16" }', '"16,16,16", api = "async" }'),
+        "api must be one of blocking, nonblocking, varn, not 'async'",
+    ),
+    ("bad mode", BLOCK + 'modes = ["write", "append"]\n', "modes must be a list of write, read"),
+    (
+        "backend option in options",
+        BLOCK.replace('grid = "16,16,16"', 'hdf5-layout = "chunked"'),
+        "--hdf5-layout belongs to backend hdf5: put it under [kernel.backend.hdf5]",
+    ),
+    ("empty sweep", BLOCK + "sweep = { dumps = [] }\n", "sweep dumps must be a non-empty list"),
+    ("no blocks", "[campaign]\nname = 'x'\n", "no [[kernel]] block"),
+    ("unknown key", BLOCK + "rank = [1]\n", "unknown key 'rank'"),
+    ("not toml", "[[kernel]\nname=", "not valid TOML"),
+]
+
+
+@pytest.mark.parametrize("case", BAD, ids=[b[0] for b in BAD])
+def test_bad_campaign_files(tmp_path, inv, case):
+    _, text, msg = case
+    assert msg in error(tmp_path, inv, text)
+
+
+def test_error_names_file_and_block(tmp_path, inv):
+    msg = error(tmp_path, inv, BLOCK + BLOCK.replace("grid", "gird"))
+    assert msg.startswith(f"{tmp_path / 'c.toml'}: [[kernel]] block 2 (btio): ")
+
+
+def test_same_run_twice_is_refused(tmp_path, inv):
+    assert "the same run twice" in error(tmp_path, inv, BLOCK + BLOCK)
+
+
+def test_missing_file_exits_2_with_one_line(tmp_path):
+    p = cli("run", "nope.toml", "--db", "x.sqlite", cwd=tmp_path)
+    assert p.returncode == 2
+    assert p.stderr.strip() == "iokernels-campaign: error: campaign file nope.toml not found"
+    assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_bad_file_runs_nothing(tmp_path):
+    (tmp_path / "c.toml").write_text(BLOCK.replace('["mpiio"]', '["posix"]'))
+    p = cli("run", "c.toml", "--db", "x.sqlite", "--out", "out", cwd=tmp_path)
+    assert p.returncode == 2
+    assert "cannot use backend 'posix'" in p.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "x.sqlite").exists()

@@ -1,0 +1,185 @@
+"""A tiny real campaign (btio on null and mpiio, 1 and 2 ranks, write then
+read) into a temporary store, then list, report and compare on it."""
+
+import json
+import shutil
+import sqlite3
+
+from conftest import cli
+
+GRID_BYTES = 16**3 * 5 * 2 * 8  # grid, five doubles per point, 2 dumps
+
+
+def rows(db, sql, *args):
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    return [dict(r) for r in con.execute(sql, args)]
+
+
+def test_run_stores_results_and_failures(tiny):
+    d, db, p = tiny
+    assert p.returncode == 1, p.stderr  # some runs failed (2 ranks), stored as such
+    lines = [x for x in p.stdout.splitlines() if x.startswith("[")]
+    assert len(lines) == 8 and lines[0].startswith("[1/8] btio null n1")
+    assert all(" ok " in x for x in lines if " n1 " in x)
+    assert "FAILED (exit 2): iokernels: error: BTIO needs a square number" in p.stdout
+    runs = rows(db, "SELECT * FROM runs ORDER BY id")
+    assert len(runs) == 8
+    ok = [r for r in runs if r["status"] == "ok"]
+    assert {(r["backend"], r["mode"]) for r in ok} == {
+        ("null", "write"),
+        ("null", "read"),
+        ("mpiio", "write"),
+        ("mpiio", "read"),
+    }
+    assert all(r["ranks"] == 1 and r["nprocs"] == 1 for r in ok)
+    for r in ok:
+        rec = json.loads(r["record"])
+        assert r["write_bytes"] == rec["summary"]["write_bytes"]
+        assert r["write_bandwidth"] == rec["summary"]["write_bandwidth"]
+        assert r["read_bandwidth"] == rec["summary"]["read_bandwidth"]
+        assert r["peak_rss_max"] == rec["summary"]["peak_rss_max"] > 0
+        assert (r["write_bytes"] if r["mode"] == "write" else r["read_bytes"]) == GRID_BYTES
+    mw = next(r for r in ok if (r["backend"], r["mode"]) == ("mpiio", "write"))
+    assert mw["verify_ok"] == 1 and mw["verify_checked"] == GRID_BYTES // 8
+    rec = json.loads(mw["record"])
+    assert mw["ceiling_bandwidth"] == rec["passes"][0]["ceiling"]["bandwidth"] > 0
+    assert abs(mw["ceiling_fraction"] - rec["passes"][0]["ceiling"]["fraction"]) < 1e-9
+    # a read runs in the write's directory and finds its file
+    mr = next(r for r in ok if (r["backend"], r["mode"]) == ("mpiio", "read"))
+    assert mr["case_dir"] == mw["case_dir"] and mr["verify_ok"] == 1
+    passes = rows(db, "SELECT * FROM passes WHERE run_id = ?", mw["id"])
+    assert [x["op"] for x in passes] == ["write", "verify"]
+    assert passes[0]["bytes"] == GRID_BYTES
+    phases = rows(db, "SELECT * FROM phases WHERE run_id = ? AND pass_idx = 0", mw["id"])
+    assert {x["phase"] for x in phases} == set(rec["passes"][0]["phases"])
+
+
+def test_failed_runs_are_never_results(tiny):
+    _, db, _ = tiny
+    failed = rows(db, "SELECT * FROM runs WHERE status = 'failed' ORDER BY id")
+    assert len(failed) == 4 and all(r["ranks"] == 2 for r in failed)
+    for r in failed:
+        assert r["write_bandwidth"] is None and r["nprocs"] is None
+        assert rows(db, "SELECT * FROM passes WHERE run_id = ?", r["id"]) == []
+        if r["mode"] == "write":
+            assert r["exit_code"] == 2
+            assert r["error"] == (
+                "iokernels: error: BTIO needs a square number of processes (1, 4, 9, 16, ...), "
+                "not 2"
+            )
+        else:
+            assert r["exit_code"] is None
+            assert r["error"] == "not run: the write step of this iteration failed"
+
+
+def test_each_case_keeps_its_directory(tiny):
+    _, db, _ = tiny
+    runs = rows(db, "SELECT * FROM runs")
+    dirs = {r["case_dir"] for r in runs}
+    assert len(dirs) == 4  # one per case (one iteration each)
+    mw = next(r for r in runs if r["backend"] == "mpiio" and r["ranks"] == 1)
+    from pathlib import Path
+
+    d = Path(mw["case_dir"])
+    for f in (
+        "write.stdout",
+        "write.stderr",
+        "write.jsonl",
+        "write.status.json",
+        "read.stdout",
+        "read.jsonl",
+        "btio.mpi",
+    ):
+        assert (d / f).exists(), f
+    assert (d / "btio.mpi").stat().st_size == GRID_BYTES
+    assert "BT-IO Benchmark" in (d / "write.stdout").read_text()
+    case = json.loads((d.parent / "case.json").read_text())
+    assert case["backend"] == "mpiio" and case["ranks"] == 1
+    bad = next(r for r in runs if r["ranks"] == 2 and r["mode"] == "write")
+    assert "BTIO needs a square number" in (Path(bad["case_dir"]) / "write.stderr").read_text()
+
+
+def test_list_filters(tiny):
+    d, db, _ = tiny
+    p = cli("list", db, cwd=d)
+    assert p.returncode == 0, p.stderr
+    body = [x for x in p.stdout.splitlines() if x[:1].isdigit() or x.strip()[:1].isdigit()]
+    assert len([x for x in body if " btio " in x]) == 8
+    p = cli("list", db, "--backend", "mpiio", "--failed", cwd=d)
+    table = [x for x in p.stdout.splitlines() if " btio " in x]
+    assert len(table) == 2 and all("mpiio" in x and "FAILED" in x for x in table)
+    assert "BTIO needs a square number of processes" in p.stdout
+    p = cli("list", db, "--kernel", "e3sm", cwd=d)
+    assert p.stdout.strip() == "no runs match"
+    p = cli("list", d / "missing.sqlite", cwd=d)
+    assert p.returncode == 2 and "no results store at" in p.stderr
+
+
+def test_report_is_one_self_contained_page(tiny, tmp_path):
+    d, db, _ = tiny
+    out = tmp_path / "r" / "report.html"
+    p = cli("report", db, "-o", out, cwd=d)
+    assert p.returncode == 0, p.stderr
+    page = out.read_text()
+    assert page.count('src="data:image/png;base64,') == 4
+    assert 'src="http' not in page and "<link" not in page and "<script" not in page
+    pngs = sorted((tmp_path / "r" / "report-plots").glob("*.png"))
+    assert [x.name for x in pngs] == [
+        "bandwidth_by_backend.png",
+        "bandwidth_vs_ranks.png",
+        "memory_per_rank.png",
+        "phase_times.png",
+    ]
+    for png in pngs:
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+    # the ceiling of the mpiio write, in MiB/s with one decimal, as in the table
+    ceil = rows(
+        db,
+        "SELECT ceiling_bandwidth FROM runs WHERE backend='mpiio' AND status='ok' AND mode='write'",
+    )[0]["ceiling_bandwidth"]
+    assert f'<td class="num">{ceil / 1048576:.1f}</td>' in page
+    assert "BTIO needs a square number of processes" in page  # in the failed runs
+    assert "<td>0/1</td>" in page  # the failed cases, no figure
+    # a report next to a file it did not write is refused
+    mine = tmp_path / "mine.html"
+    mine.write_text("<html>someone's page</html>")
+    p = cli("report", db, "-o", mine, cwd=d)
+    assert p.returncode == 2 and "was not written by iokernels-campaign" in p.stderr
+    assert mine.read_text() == "<html>someone's page</html>"
+    # its own report it may replace
+    assert cli("report", db, "-o", out, cwd=d).returncode == 0
+
+
+def test_run_wrote_its_report(tiny):
+    d, _, p = tiny
+    assert (d / "out" / "report.html").exists()
+    assert f"report: {d / 'out' / 'report.html'}" in p.stdout
+
+
+def test_compare(tiny, tmp_path):
+    d, db, _ = tiny
+    copy = tmp_path / "b.sqlite"
+    shutil.copy(db, copy)
+    p = cli("compare", db, copy, cwd=d)
+    assert p.returncode == 0, p.stderr
+    lines = [x for x in p.stdout.splitlines() if x.startswith("btio ")]
+    assert len(lines) == 4  # the successful cases
+    assert all(x.split()[-1] == "1.00" for x in lines)
+    assert "4 cases in both; 0 only in A, 0 only in B" in p.stdout
+    # B runs one case slower: the ratio says so
+    con = sqlite3.connect(copy)
+    con.execute(
+        "UPDATE runs SET write_bandwidth = write_bandwidth / 2 "
+        "WHERE backend = 'mpiio' AND mode = 'write'"
+    )
+    con.commit()
+    p = cli("compare", db, copy, cwd=d)
+    ratio = [x.split()[-1] for x in p.stdout.splitlines() if x.startswith("btio mpiio n1  write")]
+    assert ratio == ["0.50"]
+    empty = tmp_path / "empty.sqlite"
+    from iokernels_campaign.store import Store
+
+    Store(empty).close()
+    p = cli("compare", db, empty, cwd=d)
+    assert p.returncode == 1 and "0 cases in both; 4 only in A" in p.stdout
