@@ -27,6 +27,11 @@ RUN_COLUMNS = {
     "ceiling_time": lambda r: _ceiling(r)[1],
     "ceiling_bandwidth": lambda r: _ceiling(r)[2],
     "ceiling_fraction": lambda r: _ceiling(r)[3],
+    "ceiling_read_bandwidth": lambda r: _read_ceiling(r),
+    "page_cache_suspect": lambda r: int(any(p.get("page_cache_suspect") for p in r["passes"])),
+    "os_write_bytes": lambda r: _os_sum(r, "write_bytes"),
+    "os_read_bytes": lambda r: _os_sum(r, "read_bytes"),
+    "iterations": lambda r: r["iterations"]["count"],
     "fsync": lambda r: int(r["options"]["core"].get("fsync") == "1"),
     "backend_version": lambda r: r["libraries"].get(r["backend"]),
     "mpi_version": lambda r: r["libraries"].get("mpi"),
@@ -55,18 +60,34 @@ def _peak_pass(r):
     return max((p["peak_rss"] for p in r["passes"]), key=lambda m: m["max"])
 
 
+def _os_sum(r, key):
+    """Bytes the operating system counted over all passes, None if unknown."""
+    counts = [p["os_bytes"][key] for p in r["passes"] if "os_bytes" in p]
+    return sum(counts) if counts else None
+
+
+def _read_ceiling(r):
+    """The device's read rate (O_DIRECT) measured beside the read passes."""
+    bws = [
+        p["ceiling"]["read_bandwidth"]
+        for p in r["passes"]
+        if p["op"] != "write" and p.get("ceiling", {}).get("direct_read")
+    ]
+    return max(bws) if bws else None
+
+
 def _ceiling(r):
     """The write passes' ceilings: (bytes, time, bandwidth, fraction) as the
     record has them for one pass, added up over several (bytes / time), or
     Nones when no pass measured one."""
-    cs = [(p, p["ceiling"]) for p in r["passes"] if "ceiling" in p]
+    cs = [(p, p["ceiling"]) for p in r["passes"] if "ceiling" in p and p["op"] == "write"]
     if not cs:
         return None, None, None, None
     if len(cs) == 1:
         c = cs[0][1]
-        return c["bytes"], c["time"], c["bandwidth"], c["fraction"]
+        return c["bytes"], c["write_time"], c["write_bandwidth"], c["fraction"]
     nbytes = sum(c["bytes"] for _, c in cs)
-    t = sum(c["time"] for _, c in cs)
+    t = sum(c["write_time"] for _, c in cs)
     bw = nbytes / t if t > 0 else 0.0
     kbytes = sum(p["bytes"] for p, _ in cs)
     ktime = sum(p["io_time"] for p, _ in cs)
@@ -105,9 +126,12 @@ def pass_rows(record):
                 "peak_rss_min": p["peak_rss"]["min"],
                 "peak_rss_avg": p["peak_rss"]["avg"],
                 "peak_rss_max": p["peak_rss"]["max"],
+                # the ceiling that judges this pass: the write, or the O_DIRECT read
                 "ceiling_bytes": c.get("bytes"),
-                "ceiling_time": c.get("time"),
-                "ceiling_bandwidth": c.get("bandwidth"),
+                "ceiling_time": c.get("write_time" if p["op"] == "write" else "read_time"),
+                "ceiling_bandwidth": c.get(
+                    "write_bandwidth" if p["op"] == "write" else "read_bandwidth"
+                ),
                 "ceiling_fraction": c.get("fraction"),
                 "checked": p.get("checked"),
                 "mismatches": p.get("mismatches"),

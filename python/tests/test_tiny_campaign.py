@@ -43,7 +43,7 @@ def test_run_stores_results_and_failures(tiny):
     mw = next(r for r in ok if (r["backend"], r["mode"]) == ("mpiio", "write"))
     assert mw["verify_ok"] == 1 and mw["verify_checked"] == GRID_BYTES // 8
     rec = json.loads(mw["record"])
-    assert mw["ceiling_bandwidth"] == rec["passes"][0]["ceiling"]["bandwidth"] > 0
+    assert mw["ceiling_bandwidth"] == rec["passes"][0]["ceiling"]["write_bandwidth"] > 0
     assert abs(mw["ceiling_fraction"] - rec["passes"][0]["ceiling"]["fraction"]) < 1e-9
     # a read runs in the write's directory and finds its file
     mr = next(r for r in ok if (r["backend"], r["mode"]) == ("mpiio", "read"))
