@@ -4,8 +4,8 @@
 
 #include "core.h"
 
-const char *const iok_phase_names[IOK_NPHASES] = {"requests", "datagen", "open",  "define", "post",
-                                                  "wait",     "flush",   "close", "check"};
+const char *const iok_phase_names[IOK_NPHASES] = {
+    "requests", "datagen", "exchange", "open", "define", "post", "wait", "flush", "close", "check"};
 const char *const iok_op_names[3] = {"write", "read", "verify"};
 
 int
