@@ -31,6 +31,8 @@ enum iok_caps {
     IOK_CAP_VARN = 1u << 3,        /* --api varn */
     IOK_CAP_ATTRS = 1u << 4,       /* stores attributes (self-describing) */
     IOK_CAP_NOIO = 1u << 5,        /* moves no bytes (the null backend) */
+    IOK_CAP_GROUPS = 1u << 6,      /* schema groups: group paths, attributes on groups */
+    IOK_CAP_COMPOUND = 1u << 7,    /* schema compound types on variables and attributes */
 };
 
 /* What the core hands a backend when it creates or opens a file. */
