@@ -255,6 +255,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         goto out;
     double parse = MPI_Wtime() - t0;
     MPI_Allreduce(&parse, &res.parse_time, 1, MPI_DOUBLE, MPI_MAX, run.comm);
+    res.parse_rank = iok_stat_reduce(parse, run.comm);
 
     /* write passes, then read passes (or the read-back of --verify) */
     int verify_rc = IOK_OK;
