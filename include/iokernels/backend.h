@@ -34,6 +34,8 @@ enum iok_caps {
     IOK_CAP_CHUNKS = 1u << 6,      /* honours iok_var.chunk (chunked storage) */
     IOK_CAP_FILL = 1u << 7,        /* honours iok_var.fill */
     IOK_CAP_DEFLATE = 1u << 8,     /* honours iok_var.deflate */
+    IOK_CAP_GROUPS = 1u << 9,      /* schema groups: group paths, attributes on groups */
+    IOK_CAP_COMPOUND = 1u << 10,   /* schema compound types on variables and attributes */
 };
 
 /* What the core hands a backend when it creates or opens a file. */

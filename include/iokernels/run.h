@@ -91,6 +91,7 @@ struct iok_pass_result {
     int64_t own_bytes; /* this rank's share (differs per rank) */
     struct iok_phase_result ph[IOK_NPHASES];
     double io_time;              /* sum of the I/O phases' job times */
+    struct iok_stat io_rank;     /* each rank's own time in the I/O phases */
     double bandwidth;            /* bytes / io_time, bytes per second */
     struct iok_stat peak_rss;    /* bytes, VmHWM over the pass */
     int64_t checked, mismatches; /* elements compared (read and verify passes) */
@@ -110,7 +111,8 @@ struct iok_pass_result {
 struct iok_result {
     int npasses, cap;
     struct iok_pass_result *pass;
-    double parse_time; /* reading input files and building the plan, max over ranks */
+    double parse_time;          /* reading input files and building the plan, max over ranks */
+    struct iok_stat parse_rank; /* the same, each rank's own */
 };
 
 /* What kernels get to see of the run. */

@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 #define IOK_MAX_DIMS 8
-#define IOK_GLOBAL (-1) /* attribute owner: the file itself */
+#define IOK_GLOBAL (-1)         /* attribute owner: the file itself */
+#define IOK_GROUP(g) (-2 - (g)) /* attribute owner: group g */
 
 enum iok_type { IOK_CHAR, IOK_BYTE, IOK_SHORT, IOK_INT, IOK_INT64, IOK_FLOAT, IOK_DOUBLE };
 
@@ -27,11 +28,12 @@ struct iok_dim {
 };
 
 struct iok_attr {
-    int owner; /* variable id, or IOK_GLOBAL */
+    int owner; /* variable id, IOK_GLOBAL, or IOK_GROUP(g) */
     char *name;
     enum iok_type type;
     size_t len; /* number of elements (characters for IOK_CHAR) */
     void *value;
+    int compound; /* -1, or the compound type of its values (len / nfields of them) */
 };
 
 struct iok_var {
@@ -43,6 +45,31 @@ struct iok_var {
     int fill;                    /* 1: pre-fill with the type's default fill value; 0: no hint */
     int deflate;                 /* deflate level 1-9 for compressing backends; 0: none */
     uint64_t name_hash;          /* identity of the variable in the data function */
+    int compound;                /* -1, or the compound type of its last dimension */
+};
+
+/* Groups and compound types: for backends with IOK_CAP_GROUPS and
+ * IOK_CAP_COMPOUND (HDF5). A kernel uses them only when the backend has the
+ * capability; the others never see any.
+ *
+ * A group is a path from the root without a leading '/', its parent listed
+ * before it ("level_0", then "level_0/data_attributes"). A variable lives in
+ * a group when its name is a path ("level_0/boxes"); an attribute's owner may
+ * be IOK_GROUP(g).
+ *
+ * A compound type is nfields named fields of one base type. A variable whose
+ * last dimension has nfields elements may be stored as compound values, one
+ * per element of the other dimensions: requests, data and checks still see
+ * the plain array (the last dimension's subarray must then be whole). An
+ * attribute of len values may be stored as len / nfields compound values. */
+struct iok_group {
+    char *path;
+};
+
+struct iok_compound {
+    enum iok_type base;
+    int nfields;
+    char **fields;
 };
 
 struct iok_schema {
@@ -51,6 +78,13 @@ struct iok_schema {
     struct iok_var *vars;
     struct iok_attr *attrs;
     int cap_dims, cap_vars, cap_attrs;
+    int ngroups, ncompounds;
+    struct iok_group *groups;
+    struct iok_compound *compounds;
+    int cap_groups, cap_compounds;
+    /* 1: a backend that distinguishes them (HDF5) stores an attribute of one
+     * value (or one compound value) as a scalar, not as an array of one. */
+    int scalar_attrs;
 };
 
 void iok_schema_init(struct iok_schema *s);
@@ -65,6 +99,17 @@ int iok_schema_add_attr(struct iok_schema *s, int owner, const char *name, enum 
 int iok_schema_add_text_attr(struct iok_schema *s, int owner, const char *name, const char *text);
 
 int iok_schema_find_var(const struct iok_schema *s, const char *name);
+
+/* Groups and compound types (see above). Each returns the new id (>= 0) or a
+ * negative value on bad arguments: a group whose parent is not listed, a
+ * compound that does not match the variable's last dimension or type. */
+int iok_schema_add_group(struct iok_schema *s, const char *path);
+int iok_schema_add_compound(struct iok_schema *s, enum iok_type base, int nfields,
+                            const char *const *fields);
+int iok_schema_set_var_compound(struct iok_schema *s, int v, int compound);
+int iok_schema_set_attr_compound(struct iok_schema *s, int a, int compound);
+/* The group of an attribute owner, or -1 when it is the file or a variable. */
+int iok_attr_group(int owner);
 
 /* Extent of dimension k of variable v, number of elements of one record (or
  * of the whole variable when it is not a record variable), whole size. */

@@ -1,5 +1,10 @@
 /* Parallel HDF5 backend: one dataset per variable, MPI-IO file driver.
  *
+ * Groups of the schema are HDF5 groups (a variable named "a/b" is dataset b
+ * of group a); compound types are HDF5 compound types: a variable with one
+ * is stored with its last dimension folded into the compound, and an
+ * attribute as len / nfields compound values.
+ *
  * Record variables are chunked datasets with an unlimited first dimension,
  * created with the number of records the run writes. An access is one
  * H5Dwrite/H5Dread when its subarrays can be selected as one union of
@@ -43,7 +48,9 @@ struct h5file {
     hid_t file, fapl, dxpl;
     hid_t chartype;                /* 1-byte C string: file and memory type of IOK_CHAR */
     hid_t *dsets;                  /* one per variable, H5I_INVALID_HID until opened */
-    hsize_t (*dims)[IOK_MAX_DIMS]; /* current extents per variable */
+    hsize_t (*dims)[IOK_MAX_DIMS]; /* current extents per variable (its HDF5 rank) */
+    hid_t *groups;                 /* one per schema group, while defining */
+    hid_t *cfile, *cmem;           /* file and memory type of each compound */
 };
 
 static herr_t
@@ -104,6 +111,64 @@ mem_type(const struct h5file *f, enum iok_type t)
     return types[t];
 }
 
+/* Values of the schema's base type per HDF5 element of variable v: the
+ * compound's field count, or 1. */
+static int
+var_fields(const struct h5file *f, int v)
+{
+    int c = f->s->vars[v].compound;
+    return c >= 0 ? f->s->compounds[c].nfields : 1;
+}
+
+/* HDF5 rank of variable v: a compound folds the last dimension. */
+static int
+var_rank(const struct h5file *f, int v)
+{
+    return f->s->vars[v].ndims - (f->s->vars[v].compound >= 0);
+}
+
+static hid_t
+var_file_type(const struct h5file *f, int v)
+{
+    int c = f->s->vars[v].compound;
+    return c >= 0 ? f->cfile[c] : file_type(f, f->s->vars[v].type);
+}
+
+static hid_t
+var_mem_type(const struct h5file *f, int v)
+{
+    int c = f->s->vars[v].compound;
+    return c >= 0 ? f->cmem[c] : mem_type(f, f->s->vars[v].type);
+}
+
+/* The file and memory types of every compound: fields packed one after
+ * another, as the values lie in buffers and attribute values. */
+static int
+make_compounds(struct h5file *f)
+{
+    int n = f->s->ncompounds;
+    f->cfile = malloc((size_t)(n ? n : 1) * sizeof *f->cfile);
+    f->cmem = malloc((size_t)(n ? n : 1) * sizeof *f->cmem);
+    if (!f->cfile || !f->cmem)
+        return iok_error(IOK_EIO, "out of memory opening %s", f->path);
+    for (int c = 0; c < n; c++)
+        f->cfile[c] = f->cmem[c] = H5I_INVALID_HID;
+    for (int c = 0; c < n; c++) {
+        const struct iok_compound *cp = &f->s->compounds[c];
+        size_t size = iok_type_size(cp->base);
+        f->cfile[c] = H5Tcreate(H5T_COMPOUND, size * (size_t)cp->nfields);
+        f->cmem[c] = H5Tcreate(H5T_COMPOUND, size * (size_t)cp->nfields);
+        if (f->cfile[c] < 0 || f->cmem[c] < 0)
+            return h5fail("H5Tcreate(H5T_COMPOUND) failed for %s", f->path);
+        for (int k = 0; k < cp->nfields; k++)
+            if (H5Tinsert(f->cfile[c], cp->fields[k], size * (size_t)k, file_type(f, cp->base)) <
+                    0 ||
+                H5Tinsert(f->cmem[c], cp->fields[k], size * (size_t)k, mem_type(f, cp->base)) < 0)
+                return h5fail("H5Tinsert(%s) failed for %s", cp->fields[k], f->path);
+    }
+    return IOK_OK;
+}
+
 /* Allocates the handle and the property lists shared by create and open. On
  * failure *out may still hold a partial handle (for hdf5_close). */
 static int
@@ -130,10 +195,13 @@ new_handle(struct h5file **out, const char *path, const struct iok_schema *s,
     int nv = s->nvars;
     f->dsets = malloc((size_t)(nv ? nv : 1) * sizeof *f->dsets);
     f->dims = calloc((size_t)(nv ? nv : 1), sizeof *f->dims);
-    if (!f->path || !f->dsets || !f->dims)
+    f->groups = malloc((size_t)(s->ngroups ? s->ngroups : 1) * sizeof *f->groups);
+    if (!f->path || !f->dsets || !f->dims || !f->groups)
         return iok_error(IOK_EIO, "out of memory opening %s", path);
     for (int v = 0; v < nv; v++)
         f->dsets[v] = H5I_INVALID_HID;
+    for (int g = 0; g < s->ngroups; g++)
+        f->groups[g] = H5I_INVALID_HID;
 
     f->fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (f->fapl < 0 || H5Pset_fapl_mpio(f->fapl, p->comm, MPI_INFO_NULL) < 0)
@@ -149,7 +217,7 @@ new_handle(struct h5file **out, const char *path, const struct iok_schema *s,
     f->chartype = H5Tcopy(H5T_C_S1);
     if (f->chartype < 0 || H5Tset_size(f->chartype, 1) < 0)
         return h5fail("H5Tcopy(H5T_C_S1) failed for %s", path);
-    return IOK_OK;
+    return make_compounds(f);
 }
 
 /* Hands out the handle, or after a failure releases what was built (the
@@ -195,7 +263,7 @@ static void
 chunk_dims(const struct h5file *f, int v, int rec, const hsize_t *dims, hsize_t *chunk)
 {
     const struct iok_var *var = &f->s->vars[v];
-    int nd = var->ndims, hint = 0;
+    int nd = var_rank(f, v), hint = 0;
     for (int k = 0; k < nd; k++) {
         chunk[k] = (rec && k == 0) || dims[k] == 0 ? 1 : dims[k];
         if (var->chunk[k] > 0) {
@@ -209,7 +277,7 @@ chunk_dims(const struct h5file *f, int v, int rec, const hsize_t *dims, hsize_t 
         return;
     double limit = (double)f->o.chunk_kib * 1024.0;
     for (;;) {
-        double bytes = (double)iok_type_size(var->type);
+        double bytes = (double)iok_type_size(var->type) * var_fields(f, v);
         int big = 0;
         for (int k = 0; k < nd; k++) {
             bytes *= (double)chunk[k];
@@ -226,7 +294,7 @@ static int
 define_var(struct h5file *f, int v)
 {
     const struct iok_var *var = &f->s->vars[v];
-    int nd = var->ndims, rec = iok_var_is_record(f->s, v), hint = 0;
+    int nd = var_rank(f, v), rec = iok_var_is_record(f->s, v), hint = 0;
     for (int k = 0; k < nd; k++)
         hint |= var->chunk[k] > 0;
     /* a chunk hint or compression asks for chunks, as --hdf5-layout chunked does */
@@ -261,8 +329,8 @@ define_var(struct h5file *f, int v)
                         var->name);
     }
     if (rc == IOK_OK) {
-        f->dsets[v] = H5Dcreate2(f->file, var->name, file_type(f, var->type), space, H5P_DEFAULT,
-                                 dcpl, H5P_DEFAULT);
+        f->dsets[v] = H5Dcreate2(f->file, var->name, var_file_type(f, v), space, H5P_DEFAULT, dcpl,
+                                 H5P_DEFAULT);
         if (f->dsets[v] < 0)
             rc = h5fail("H5Dcreate2 failed on %s variable %s", f->path, var->name);
     }
@@ -273,12 +341,17 @@ define_var(struct h5file *f, int v)
 }
 
 /* Text as a fixed-length string of len characters (at least 1, an empty
- * string when len is 0); numbers as a 1-D array of len elements. */
+ * string when len is 0); numbers as a 1-D array of len elements (of len /
+ * nfields compound values), or a scalar when the schema asks for scalars and
+ * there is one value. */
 static int
 define_attr(struct h5file *f, const struct iok_attr *a)
 {
-    const char *on = a->owner == IOK_GLOBAL ? "/" : f->s->vars[a->owner].name;
-    hid_t loc = a->owner == IOK_GLOBAL ? f->file : f->dsets[a->owner];
+    int g = iok_attr_group(a->owner);
+    const char *on = g >= 0                   ? f->s->groups[g].path
+                     : a->owner == IOK_GLOBAL ? "/"
+                                              : f->s->vars[a->owner].name;
+    hid_t loc = g >= 0 ? f->groups[g] : a->owner == IOK_GLOBAL ? f->file : f->dsets[a->owner];
     hid_t type, mtype, space;
     const void *value = a->value;
     if (a->type == IOK_CHAR) {
@@ -293,10 +366,13 @@ define_attr(struct h5file *f, const struct iok_attr *a)
         if (a->len == 0)
             value = "";
     } else {
-        hsize_t n = a->len;
-        type = H5Tcopy(file_type(f, a->type));
-        mtype = mem_type(f, a->type);
-        space = n ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_NULL);
+        int c = a->compound;
+        hsize_t n = c >= 0 ? a->len / (size_t)f->s->compounds[c].nfields : a->len;
+        type = H5Tcopy(c >= 0 ? f->cfile[c] : file_type(f, a->type));
+        mtype = c >= 0 ? f->cmem[c] : mem_type(f, a->type);
+        space = n == 1 && f->s->scalar_attrs ? H5Screate(H5S_SCALAR)
+                : n                          ? H5Screate_simple(1, &n, NULL)
+                                             : H5Screate(H5S_NULL);
     }
     int rc = IOK_OK;
     hid_t id = H5I_INVALID_HID;
@@ -319,6 +395,12 @@ static int
 hdf5_define(void *handle)
 {
     struct h5file *f = handle;
+    for (int g = 0; g < f->s->ngroups; g++) {
+        const char *path = f->s->groups[g].path;
+        f->groups[g] = H5Gcreate2(f->file, path, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (f->groups[g] < 0)
+            return h5fail("H5Gcreate2 failed on %s group %s", f->path, path);
+    }
     for (int v = 0; v < f->s->nvars; v++)
         IOK_TRY(define_var(f, v));
     for (int i = 0; i < f->s->nattrs; i++)
@@ -336,13 +418,13 @@ open_var(struct h5file *f, int v)
     hid_t space = H5Dget_space(f->dsets[v]);
     if (space < 0)
         return h5fail("H5Dget_space failed on %s variable %s", f->path, var->name);
-    int nd = H5Sget_simple_extent_ndims(space);
-    if (nd == var->ndims && nd > 0)
+    int nd = H5Sget_simple_extent_ndims(space), want_nd = var_rank(f, v);
+    if (nd == want_nd && nd > 0)
         H5Sget_simple_extent_dims(space, f->dims[v], NULL);
     H5Sclose(space);
-    if (nd != var->ndims)
+    if (nd != want_nd)
         return iok_error(IOK_EIO, "%s: variable %s has %d dimensions in the file, %d expected",
-                         f->path, var->name, nd, var->ndims);
+                         f->path, var->name, nd, want_nd);
     for (int k = 0; k < nd; k++) {
         int64_t want = iok_var_dim_len(f->s, v, k);
         if (f->dims[v][k] < (hsize_t)want)
@@ -376,13 +458,20 @@ static int
 plan_access(const struct h5file *f, const struct iok_access *a, int *can_union)
 {
     const struct iok_var *var = &f->s->vars[a->varid];
-    int nd = var->ndims;
+    int nd = var_rank(f, a->varid), nf = var_fields(f, a->varid);
     const hsize_t *dims = f->dims[a->varid];
     int64_t total = 0, prev_end = -1;
     *can_union = nd > 0 && a->nsub > 1;
     for (int j = 0; j < a->nsub; j++) {
-        const int64_t *st = a->starts + (size_t)j * nd, *ct = a->counts + (size_t)j * nd;
-        int64_t n = 1, off = 0;
+        const int64_t *st = a->starts + (size_t)j * var->ndims;
+        const int64_t *ct = a->counts + (size_t)j * var->ndims;
+        int64_t n = nf, off = 0;
+        if (nd < var->ndims && (st[nd] != 0 || ct[nd] != nf))
+            return iok_error(IOK_EIO,
+                             "hdf5: %s variable %s: subarray %d selects fields %lld..%lld of "
+                             "its compound: only all %d at once",
+                             f->path, var->name, j, (long long)st[nd],
+                             (long long)(st[nd] + ct[nd] - 1), nf);
         for (int k = 0; k < nd; k++) {
             if (st[k] < 0 || ct[k] < 0 || (hsize_t)(st[k] + ct[k]) > dims[k])
                 return iok_error(IOK_EIO,
@@ -416,7 +505,7 @@ static int
 xfer(struct h5file *f, int v, hid_t fspace, int64_t n, void *buf, int write)
 {
     const struct iok_var *var = &f->s->vars[v];
-    hsize_t len = n > 0 ? (hsize_t)n : 1;
+    hsize_t len = n > 0 ? (hsize_t)(n / var_fields(f, v)) : 1;
     hid_t mspace = H5Screate_simple(1, &len, NULL);
     if (mspace < 0)
         return h5fail("H5Screate_simple failed on %s variable %s", f->path, var->name);
@@ -424,7 +513,7 @@ xfer(struct h5file *f, int v, hid_t fspace, int64_t n, void *buf, int write)
         H5Sselect_none(mspace);
         H5Sselect_none(fspace);
     }
-    hid_t mtype = mem_type(f, var->type);
+    hid_t mtype = var_mem_type(f, v);
     herr_t e = write ? H5Dwrite(f->dsets[v], mtype, mspace, fspace, f->dxpl, buf)
                      : H5Dread(f->dsets[v], mtype, mspace, fspace, f->dxpl, buf);
     int rc = IOK_OK;
@@ -435,14 +524,15 @@ xfer(struct h5file *f, int v, hid_t fspace, int64_t n, void *buf, int write)
     return rc;
 }
 
-/* Subarray j of a as hyperslab start and count; returns its element count. */
+/* Subarray j of a as hyperslab start and count (HDF5 rank nd of a variable
+ * of ndims dimensions, nf values per element); returns its count of values. */
 static int64_t
-sub_slab(const struct iok_access *a, int nd, int j, hsize_t *st, hsize_t *ct)
+sub_slab(const struct iok_access *a, int ndims, int nd, int nf, int j, hsize_t *st, hsize_t *ct)
 {
-    int64_t n = 1;
+    int64_t n = nf;
     for (int k = 0; k < nd; k++) {
-        st[k] = (hsize_t)a->starts[(size_t)j * nd + k];
-        ct[k] = (hsize_t)a->counts[(size_t)j * nd + k];
+        st[k] = (hsize_t)a->starts[(size_t)j * ndims + k];
+        ct[k] = (hsize_t)a->counts[(size_t)j * ndims + k];
         n *= (int64_t)ct[k];
     }
     return n;
@@ -478,7 +568,7 @@ union_sel(struct h5file *f, const struct iok_access *a, hid_t base, int lo, int 
         return rc;
     }
     for (int j = lo; j < hi; j++) {
-        if (sub_slab(a, var->ndims, j, st, ct) == 0)
+        if (sub_slab(a, var->ndims, var_rank(f, a->varid), 1, j, st, ct) == 0)
             continue;
         H5S_seloper_t op = H5S_SELECT_OR;
         if (*out < 0) {
@@ -517,11 +607,12 @@ do_access(struct h5file *f, const struct iok_access *a, int can_union, int ncall
     }
     char *buf = a->buf;
     hsize_t st[IOK_MAX_DIMS], ct[IOK_MAX_DIMS];
+    int nd = var_rank(f, a->varid), nf = var_fields(f, a->varid);
     for (int j = 0; !can_union && rc == IOK_OK && j < a->nsub; j++, made++) {
-        int64_t n = sub_slab(a, var->ndims, j, st, ct);
-        herr_t e = var->ndims == 0 ? H5Sselect_all(fspace)
-                   : n > 0         ? H5Sselect_hyperslab(fspace, H5S_SELECT_SET, st, NULL, ct, NULL)
-                                   : 0;
+        int64_t n = sub_slab(a, var->ndims, nd, nf, j, st, ct);
+        herr_t e = nd == 0 ? H5Sselect_all(fspace)
+                   : n > 0 ? H5Sselect_hyperslab(fspace, H5S_SELECT_SET, st, NULL, ct, NULL)
+                           : 0;
         if (e < 0)
             rc = h5fail("H5Sselect_hyperslab failed on %s variable %s", f->path, var->name);
         else
@@ -601,6 +692,15 @@ hdf5_close(void *handle)
     for (int v = 0; f->dsets && v < f->s->nvars; v++)
         if (f->dsets[v] >= 0 && H5Dclose(f->dsets[v]) < 0 && rc == IOK_OK)
             rc = h5fail("H5Dclose failed on %s variable %s", f->path, f->s->vars[v].name);
+    for (int g = 0; f->groups && g < f->s->ngroups; g++)
+        if (f->groups[g] >= 0 && H5Gclose(f->groups[g]) < 0 && rc == IOK_OK)
+            rc = h5fail("H5Gclose failed on %s group %s", f->path, f->s->groups[g].path);
+    for (int c = 0; f->cfile && c < f->s->ncompounds; c++) {
+        if (f->cfile[c] >= 0)
+            H5Tclose(f->cfile[c]);
+        if (f->cmem[c] >= 0)
+            H5Tclose(f->cmem[c]);
+    }
     if (f->file >= 0 && H5Fclose(f->file) < 0 && rc == IOK_OK)
         rc = h5fail("H5Fclose failed on %s", f->path);
     if (f->dxpl >= 0)
@@ -611,6 +711,9 @@ hdf5_close(void *handle)
         H5Tclose(f->chartype);
     free(f->dsets);
     free(f->dims);
+    free(f->groups);
+    free(f->cfile);
+    free(f->cmem);
     free(f->path);
     free(f);
     return rc;
@@ -622,7 +725,7 @@ const struct iok_backend iok_backend_hdf5 = {
     .summary = "parallel HDF5 (MPI-IO driver)",
     .ext = ".h5",
     .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_ATTRS | IOK_CAP_CHUNKS |
-            IOK_CAP_FILL | IOK_CAP_DEFLATE,
+            IOK_CAP_FILL | IOK_CAP_DEFLATE | IOK_CAP_GROUPS | IOK_CAP_COMPOUND,
     .options = hdf5_options,
     .opts_size = sizeof(struct hdf5_opts),
     .version = hdf5_version,

@@ -24,6 +24,7 @@ static const struct iok_option pnetcdf_options[] = {
 
 struct pnc_file {
     int ncid;
+    MPI_Comm comm;
     int collective;
     enum iok_api api;
     int indep_on;
@@ -60,6 +61,7 @@ static struct pnc_file *
 new_file(const char *path, const struct iok_schema *s, const struct iok_backend_params *p)
 {
     struct pnc_file *f = calloc(1, sizeof *f);
+    f->comm = p->comm;
     f->collective = p->collective;
     f->api = p->api;
     f->s = s;
@@ -220,14 +222,15 @@ add_req(struct pnc_file *f, int req)
     return IOK_OK;
 }
 
-/* One access: the call the API flavour asks for. */
+/* One access: the call the API flavour asks for; `single` says vara (an
+ * empty one when the access has no subarray) rather than varn. */
 static int
-access_one(struct pnc_file *f, const struct iok_access *a, int writing)
+access_one(struct pnc_file *f, const struct iok_access *a, int writing, int single)
 {
+    static const MPI_Offset zeros[IOK_MAX_DIMS] = {0};
     int id = f->varids[a->varid], nd = f->s->vars[a->varid].ndims, err, req;
     const char *name = f->s->vars[a->varid].name;
     MPI_Offset **st = NULL, **ct = NULL;
-    int single = a->nsub == 1 && f->api != IOK_API_VARN;
     if (!single) {
         st = malloc((size_t)(a->nsub + 1) * sizeof *st);
         ct = malloc((size_t)(a->nsub + 1) * sizeof *ct);
@@ -238,7 +241,8 @@ access_one(struct pnc_file *f, const struct iok_access *a, int writing)
     }
     MPI_Offset n = a->nelems;
     MPI_Datatype mt = mpi_types[f->s->vars[a->varid].type];
-    const MPI_Offset *s0 = (const MPI_Offset *)a->starts, *c0 = (const MPI_Offset *)a->counts;
+    const MPI_Offset *s0 = a->nsub ? (const MPI_Offset *)a->starts : zeros;
+    const MPI_Offset *c0 = a->nsub ? (const MPI_Offset *)a->counts : zeros;
     const char *call;
     if (f->api == IOK_API_NONBLOCKING) {
         if (a->nsub == 0) {
@@ -277,28 +281,46 @@ access_one(struct pnc_file *f, const struct iok_access *a, int writing)
     return err == NC_NOERR ? IOK_OK : fail(f, call, name, err);
 }
 
+/* vara or varn per access. Collective blocking calls must be the same call
+ * on every rank (put_vara_all on one and put_varn_all on another deadlock
+ * inside PnetCDF), so there the ranks agree: vara when no rank has more than
+ * one subarray (ranks with none join with an empty one), else varn. The
+ * other modes decide locally (nonblocking requests meet in wait_all). */
 static int
-pnc_put(void *h, const struct iok_reqlist *r)
+transfer(struct pnc_file *f, const struct iok_reqlist *r, int writing)
 {
-    int rc = IOK_OK;
+    int *single = malloc((size_t)(r->n + 1) * sizeof *single), rc = IOK_OK;
+    if (!single)
+        return iok_error(IOK_EIO, "out of memory for PnetCDF requests on %s", f->path);
+    int agree = f->collective && f->api == IOK_API_BLOCKING;
+    for (int i = 0; i < r->n; i++)
+        single[i] = agree ? r->acc[i].nsub : r->acc[i].nsub == 1 && f->api != IOK_API_VARN;
+    if (agree && r->n > 0 &&
+        MPI_Allreduce(MPI_IN_PLACE, single, r->n, MPI_INT, MPI_MAX, f->comm) != MPI_SUCCESS) {
+        free(single);
+        return iok_error(IOK_EIO, "MPI_Allreduce failed on %s", f->path);
+    }
+    for (int i = 0; agree && i < r->n; i++)
+        single[i] = single[i] <= 1;
     for (int i = 0; i < r->n; i++) {
-        int e = access_one(h, &r->acc[i], 1);
+        int e = access_one(f, &r->acc[i], writing, single[i]);
         if (e && !rc)
             rc = e; /* keep going: the other ranks are in the same collectives */
     }
+    free(single);
     return rc;
+}
+
+static int
+pnc_put(void *h, const struct iok_reqlist *r)
+{
+    return transfer(h, r, 1);
 }
 
 static int
 pnc_get(void *h, struct iok_reqlist *r)
 {
-    int rc = IOK_OK;
-    for (int i = 0; i < r->n; i++) {
-        int e = access_one(h, &r->acc[i], 0);
-        if (e && !rc)
-            rc = e;
-    }
-    return rc;
+    return transfer(h, r, 0);
 }
 
 static int

@@ -37,6 +37,7 @@ pass_json(const struct iok_pass_result *p)
                           "requests", (json_int_t)p->requests, "rank_bytes",
                           stat_json(p->rank_bytes), "io_time", p->io_time, "bandwidth",
                           p->bandwidth, "peak_rss", stat_json(p->peak_rss), "phases", ph);
+    json_object_set_new(j, "io_time_rank", stat_json(p->io_rank));
     if (p->ceiling.measured) {
         const struct iok_ceiling *c = &p->ceiling;
         double ref = p->op == IOK_OP_WRITE ? c->bandwidth : c->read_bandwidth;
@@ -206,6 +207,7 @@ build(const struct iok_json_input *in)
     json_object_set_new(j, "options", options_json(in));
     json_object_set_new(j, "files", files);
     json_object_set_new(j, "parse_time", json_real(res->parse_time));
+    json_object_set_new(j, "parse_time_rank", stat_json(res->parse_rank));
     json_object_set_new(j, "summary",
                         json_pack("{s:I, s:f, s:f, s:I, s:f, s:f, s:f}", "write_bytes",
                                   (json_int_t)wbytes, "write_time", wtime, "write_bandwidth",

@@ -258,7 +258,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     struct iok_run run = {.comm = MPI_COMM_WORLD};
     MPI_Comm_rank(run.comm, &run.rank);
     MPI_Comm_size(run.comm, &run.nprocs);
-    struct core_flags cf;
+    struct core_flags cf = {0}; /* fields outside the table (machine_report) start at 0 */
     void *kopts = calloc(1, k->opts_size ? k->opts_size : 1);
     void *bopts[MAX_SETS] = {0};
     struct iok_plan plan = {0};
@@ -328,6 +328,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         goto out;
     double parse = MPI_Wtime() - t0;
     MPI_Allreduce(&parse, &res.parse_time, 1, MPI_DOUBLE, MPI_MAX, run.comm);
+    res.parse_rank = iok_stat_reduce(parse, run.comm);
 
     int verify_rc = IOK_OK;
     rc = run_passes(k, kopts, &run, &plan, &res, &verify_rc);

@@ -225,9 +225,15 @@ close:
     out->os = osmin[0] < 0 ? (struct iok_osbytes){-1, -1, -1, -1}
                            : (struct iok_osbytes){oss[0], oss[1], oss[2], oss[3]};
     iok_timeline_reduce(&ps.tl, run->comm, out->ph);
-    for (int p = 0; p < IOK_NPHASES; p++)
-        if (iok_phase_is_io(p))
-            out->io_time += out->ph[p].job;
+    double own_io = 0;
+    for (int p = 0; p < IOK_NPHASES; p++) {
+        if (!iok_phase_is_io(p))
+            continue;
+        out->io_time += out->ph[p].job;
+        for (int i = 0; i < ps.tl.n[p]; i++)
+            own_io += ps.tl.t[p][2 * i + 1] - ps.tl.t[p][2 * i];
+    }
+    out->io_rank = iok_stat_reduce(own_io, run->comm);
     int64_t in[3] = {bytes, nreq, checked}, sum[3], badsum;
     MPI_Allreduce(in, sum, 3, MPI_INT64_T, MPI_SUM, run->comm);
     MPI_Allreduce(&bad, &badsum, 1, MPI_INT64_T, MPI_SUM, run->comm);
