@@ -42,6 +42,9 @@ enum iok_kernel_flags {
     /* requests() of a read may be asked for another rank (--shift-ranks):
      * they depend on run->rank alone, not on state planned for this rank */
     IOK_KERNEL_SHIFTABLE = 1u << 0,
+    /* a tool, not a benchmark (abrgen): its plan does the work, it has no
+     * files to time, so the core's measurement options do not apply */
+    IOK_KERNEL_TOOL = 1u << 1,
 };
 
 struct iok_kernel {

@@ -52,6 +52,10 @@ int iok_reqlist_finish(struct iok_reqlist *r, const struct iok_schema *s);
 /* Gives the access its own values (copied; same size as its buffer). */
 int iok_access_set_values(struct iok_access *a, const struct iok_schema *s, const void *values);
 
+/* Every subarray lies inside its variable: checked once by the core, before
+ * any backend sees the list (so no backend fails on one rank alone). */
+int iok_reqlist_check(const struct iok_reqlist *r, const struct iok_schema *s, const char *path);
+
 /* Total payload bytes of the list. */
 int64_t iok_reqlist_bytes(const struct iok_reqlist *r, const struct iok_schema *s);
 

@@ -94,6 +94,7 @@ struct iok_pass_result {
     struct iok_stat io_rank;     /* each rank's own time in the I/O phases */
     double bandwidth;            /* bytes / io_time, bytes per second */
     struct iok_stat peak_rss;    /* bytes, VmHWM over the pass */
+    int peak_rss_process;        /* 1: VmHWM could not be reset, it covers the process */
     int64_t checked, mismatches; /* elements compared (read and verify passes) */
     char first_bad[512];         /* the first mismatch, from the lowest rank with one */
     struct iok_ceiling ceiling;  /* with --ceiling */

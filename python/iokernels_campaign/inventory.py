@@ -40,6 +40,7 @@ class Inventory:
     binary: Path
     kernels: dict[str, str]  # name -> summary
     backends: dict[str, str]  # name -> version
+    caps: dict[str, set] = field(default_factory=dict)  # name -> capability words
     _options: dict[str, dict[str, Option]] = field(default_factory=dict)
 
     def options(self, kernel):
@@ -73,18 +74,27 @@ def _run(cmd):
 
 def parse_list(text):
     """(kernels {name: summary}, backends {name: version}) from `--list`."""
-    kernels, backends, section = {}, {}, None
+    kernels, backends, _ = parse_list_caps(text)
+    return kernels, backends
+
+
+def parse_list_caps(text):
+    """As parse_list, plus {backend: set of capability words} (backend.h's
+    flags as `--list` names them: collective, nonblocking, varn, noio...)."""
+    kernels, backends, caps, section = {}, {}, {}, None
     for line in text.splitlines():
-        if line in ("kernels:", "backends:"):
+        if line in ("kernels:", "backends:", "capabilities:"):
             section = line[:-1]
         elif section and line.startswith("  ") and line.strip():
             name, _, rest = line.strip().partition(" ")
             if section == "kernels":
                 kernels[name] = rest.strip()
-            else:
+            elif section == "backends":
                 m = re.search(r"\[([^\]]*)\]\s*$", rest)
                 backends[name] = m.group(1) if m else ""
-    return kernels, backends
+            else:
+                caps[name] = set(rest.split())
+    return kernels, backends, caps
 
 
 def parse_help(text):
@@ -105,7 +115,7 @@ def load(binary=None):
     binary = Path(binary) if binary else default_binary()
     if not binary.exists():
         raise InventoryError(f"{binary} not found: build it (make build) or pass --bin")
-    kernels, backends = parse_list(_run([str(binary), "--list"]))
+    kernels, backends, caps = parse_list_caps(_run([str(binary), "--list"]))
     if not kernels or not backends:
         raise InventoryError(f"{binary} --list names no kernels or no backends")
-    return Inventory(binary.resolve(), kernels, backends)
+    return Inventory(binary.resolve(), kernels, backends, caps=caps)

@@ -1,10 +1,9 @@
 """Which option values a backend refuses, checked before anything runs.
 
-`iokernels --list` does not print the backends' capability flags
-(include/iokernels/backend.h), so the refusals of settle_core() in
-src/core/main.c are mirrored here for the backends known today. A backend
-not in this table (a new one) is not checked here: the run itself refuses,
-and the case is stored as failed with the run's own error line."""
+The binary says what each backend can do (`iokernels --list`, section
+"capabilities": the flags of include/iokernels/backend.h); the refusals
+mirror settle_core() in src/core/main.c. CAPS below is only the fallback for
+stored results read without the binary that made them (plots)."""
 
 ALL_APIS = {"blocking", "nonblocking", "varn"}
 
@@ -15,14 +14,25 @@ CAPS = {
     "pnetcdf": (ALL_APIS, False),
     "hdf5": ({"blocking"}, False),
     "netcdf4": ({"blocking"}, False),
+    "adios2": ({"blocking", "nonblocking"}, False),
 }
 
 
-def refusal(backend, args):
-    """Why `backend` cannot run with option values `args` (a dict), or None."""
-    if backend not in CAPS:
+def _from_words(words):
+    """(API flavours, moves no data) from `--list` capability words."""
+    apis = {"blocking"} | {a for a in ("nonblocking", "varn") if a in words}
+    return apis, "noio" in words
+
+
+def refusal(backend, args, caps=None):
+    """Why `backend` cannot run with option values `args` (a dict), or None.
+    `caps`: {backend: capability words} from the binary, when known."""
+    if caps and backend in caps:
+        apis, noio = _from_words(caps[backend])
+    elif backend in CAPS:
+        apis, noio = CAPS[backend]
+    else:
         return None
-    apis, noio = CAPS[backend]
     api = args.get("api")
     if api is not None and api not in apis:
         return f"it has no {api} API"

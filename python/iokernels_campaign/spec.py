@@ -256,7 +256,7 @@ def _block_cases(where, block, defaults, inventory):
         for combo in itertools.product(*sweep.values()):
             swept = dict(zip(sweep, combo, strict=True))
             args = {**base, **swept, **per_backend.get(backend, {})}
-            why = rules.refusal(backend, args)
+            why = rules.refusal(backend, args, inventory.caps)
             if why:
                 _fail(
                     where, f"kernel {kernel} cannot use backend {backend} with these options: {why}"

@@ -22,13 +22,14 @@ static const struct iok_option mpiio_options[] = {
 
 struct mpiio_file {
     MPI_File fh;
-    MPI_Comm comm;
     int collective;
     const struct iok_schema *s;
     MPI_Offset *var_off; /* byte offset of each variable */
     MPI_Offset size;     /* bytes of the whole layout */
     char path[1024];
 };
+
+#define PIECE (1LL << 30) /* largest blocklength handed to MPI (an int) */
 
 struct run {
     MPI_Offset off;
@@ -82,7 +83,6 @@ static struct mpiio_file *
 new_file(const char *path, const struct iok_schema *s, const struct iok_backend_params *p)
 {
     struct mpiio_file *f = calloc(1, sizeof *f);
-    f->comm = p->comm;
     f->collective = p->collective;
     f->s = s;
     snprintf(f->path, sizeof f->path, "%s", path);
@@ -223,7 +223,7 @@ flatten(const struct mpiio_file *f, const struct iok_reqlist *r, struct run **ou
     for (size_t i = 0; i < n; i++) {
         if (m && runs[m - 1].off + runs[m - 1].len == runs[i].off &&
             runs[m - 1].addr + runs[m - 1].len == runs[i].addr &&
-            runs[m - 1].len + runs[i].len < (1LL << 30))
+            runs[m - 1].len + runs[i].len <= PIECE)
             runs[m - 1].len += runs[i].len;
         else
             runs[m++] = runs[i];
@@ -237,25 +237,37 @@ static int
 transfer(struct mpiio_file *f, const struct iok_reqlist *r, int writing)
 {
     struct run *runs = NULL;
-    size_t n = 0;
-    IOK_TRY(flatten(f, r, &runs, &n));
-    int *lens = malloc((n ? n : 1) * sizeof *lens);
-    MPI_Aint *offs = malloc((n ? n : 1) * sizeof *offs),
-             *addrs = malloc((n ? n : 1) * sizeof *addrs);
-    for (size_t i = 0; i < n; i++) {
-        lens[i] = (int)runs[i].len;
-        offs[i] = (MPI_Aint)runs[i].off;
-        addrs[i] = runs[i].addr;
+    size_t n = 0, pieces = 0;
+    /* on failure this rank still joins the collective call, with nothing */
+    int rc = flatten(f, r, &runs, &n);
+    if (rc)
+        n = 0;
+    for (size_t i = 0; i < n; i++) /* blocklengths are int: pieces of at most 1 GiB */
+        pieces += (size_t)((runs[i].len + PIECE - 1) / PIECE);
+    int *lens = malloc((pieces ? pieces : 1) * sizeof *lens);
+    MPI_Aint *offs = malloc((pieces ? pieces : 1) * sizeof *offs),
+             *addrs = malloc((pieces ? pieces : 1) * sizeof *addrs);
+    if (!lens || !offs || !addrs) {
+        rc = rc ? rc : iok_error(IOK_EIO, "out of memory for the file view of %s", f->path);
+        pieces = 0;
     }
+    for (size_t i = 0, k = 0; k < pieces; i++)
+        for (MPI_Offset done = 0; done < runs[i].len; done += PIECE, k++) {
+            MPI_Offset len = runs[i].len - done < PIECE ? runs[i].len - done : PIECE;
+            lens[k] = (int)len;
+            offs[k] = (MPI_Aint)(runs[i].off + done);
+            addrs[k] = runs[i].addr + (MPI_Aint)done;
+        }
     MPI_Datatype ftype, mtype;
-    MPI_Type_create_hindexed((int)n, lens, offs, MPI_BYTE, &ftype);
-    MPI_Type_create_hindexed((int)n, lens, addrs, MPI_BYTE, &mtype);
+    MPI_Type_create_hindexed((int)pieces, lens, offs, MPI_BYTE, &ftype);
+    MPI_Type_create_hindexed((int)pieces, lens, addrs, MPI_BYTE, &mtype);
     MPI_Type_commit(&ftype);
     MPI_Type_commit(&mtype);
     free(runs);
     free(lens);
     free(offs);
     free(addrs);
+    n = pieces;
 
     int err = MPI_File_set_view(f->fh, 0, MPI_BYTE, ftype, "native", MPI_INFO_NULL);
     const char *call = "MPI_File_set_view";
@@ -274,6 +286,8 @@ transfer(struct mpiio_file *f, const struct iok_reqlist *r, int writing)
     }
     MPI_Type_free(&ftype);
     MPI_Type_free(&mtype);
+    if (rc)
+        return rc;
     return err == MPI_SUCCESS ? IOK_OK : mpi_fail(f, call, err);
 }
 

@@ -143,7 +143,7 @@ nc4_create(void **handle, const char *path, const struct iok_schema *s,
     if (o && (o->deflate < 0 || o->deflate > 9))
         return iok_error(IOK_EUSAGE, "--netcdf4-deflate must be a level 0-9, not %d", o->deflate);
     if (o && o->deflate > 0 && !p->collective)
-        return iok_error(IOK_EUSAGE, "--netcdf4-deflate needs collective transfers (--io coll)");
+        return iok_error(IOK_EUSAGE, "--netcdf4-deflate needs collective transfers (--collective)");
 
     for (int v = 0; v < s->nvars; v++) {
         int level = s->vars[v].deflate;

@@ -2,7 +2,8 @@
  * that the read measures storage, not memory. One rank per node acts (the
  * page cache is per node). As root: sync, then 3 > /proc/sys/vm/drop_caches;
  * otherwise, or where /proc/sys is read-only (containers): fsync and
- * posix_fadvise(DONTNEED) on every file of the pass. */
+ * posix_fadvise(DONTNEED) on every file of the pass (each rank on its own
+ * file when every rank has one). */
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
 #include <ftw.h>
@@ -46,23 +47,26 @@ drop_all(void)
 }
 
 void
-iok_drop_caches(MPI_Comm comm, const char *path, char *how, size_t len)
+iok_drop_caches(MPI_Comm comm, const char *path, int per_rank, char *how, size_t len)
 {
     MPI_Comm node;
     int lrank;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &lrank);
     char mine[64] = "";
-    if (lrank == 0) {
-        if (geteuid() == 0 && drop_all() == 0) {
-            snprintf(mine, sizeof mine, "drop_caches");
-        } else {
-            fadvised = fadvise_failed = 0;
-            nftw(path, forget_file, 16, FTW_PHYS);
-            snprintf(mine, sizeof mine, "%s%s",
-                     geteuid() == 0 ? "fadvise (drop_caches refused)" : "fadvise (not root)",
-                     fadvise_failed ? ", some files not reached" : "");
-        }
+    int dropped = 0;
+    if (lrank == 0 && geteuid() == 0 && drop_all() == 0) {
+        snprintf(mine, sizeof mine, "drop_caches");
+        dropped = 1;
+    }
+    MPI_Bcast(&dropped, 1, MPI_INT, 0, node);
+    /* fadvise: one rank per node for a shared file, every rank for its own */
+    if (!dropped && (lrank == 0 || per_rank)) {
+        fadvised = fadvise_failed = 0;
+        nftw(path, forget_file, 16, FTW_PHYS);
+        snprintf(mine, sizeof mine, "%s%s",
+                 geteuid() == 0 ? "fadvise (drop_caches refused)" : "fadvise (not root)",
+                 fadvise_failed ? ", some files not reached" : "");
     }
     MPI_Comm_free(&node);
     /* every rank reports what world rank 0's node did */

@@ -95,6 +95,12 @@ iok_ceiling_probe(MPI_Comm comm, const char *near_path, int64_t bytes, int fsync
     MPI_Allreduce(&bytes, &total, 1, MPI_INT64_T, MPI_SUM, comm);
     size_t blen = (size_t)(bytes < CHUNK ? bytes : CHUNK);
     char *buf = malloc(blen ? blen : 1);
+    rc = iok_agree(comm, buf ? IOK_OK
+                             : iok_error(IOK_EIO, "ceiling probe: no memory for %zu bytes", blen));
+    if (rc) {
+        free(buf);
+        return rc;
+    }
     memset(buf, 0xA5, blen); /* outside the timed region */
 
     MPI_File fh;
@@ -153,13 +159,14 @@ iok_ceiling_probe(MPI_Comm comm, const char *near_path, int64_t bytes, int fsync
             MPI_Barrier(comm);
             t0 = MPI_Wtime();
             int e = MPI_File_open(comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &rf);
+            int ropened = e == MPI_SUCCESS; /* collective: the same on every rank */
             char *rb = malloc(blen ? blen : 1);
-            for (int64_t off = 0; e == MPI_SUCCESS && off < bytes; off += CHUNK) {
+            for (int64_t off = 0; rb && ropened && e == MPI_SUCCESS && off < bytes; off += CHUNK) {
                 int n = (int)(bytes - off < CHUNK ? bytes - off : CHUNK);
                 e = MPI_File_read_at(rf, before + off, rb, n, MPI_BYTE, MPI_STATUS_IGNORE);
             }
-            if (e == MPI_SUCCESS)
-                MPI_File_close(&rf);
+            if (ropened)
+                MPI_File_close(&rf); /* whatever the reads did: close is collective */
             free(rb);
             t1 = MPI_Wtime();
             dt = job_span(comm, t0, t1);

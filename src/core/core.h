@@ -11,6 +11,13 @@
 #include "iokernels/kernel.h"
 #include "iokernels/run.h"
 
+/* The core's options (core_options.c) and the struct they fill. */
+struct core_flags {
+    struct iok_core_opts o;
+    int collective, independent, help;
+};
+extern const struct iok_option iok_core_options[];
+
 /* Timeline: every occurrence of every phase on this rank, to be reduced
  * across ranks once the pass is over (never inside a timed region). */
 struct iok_timeline {
@@ -32,8 +39,8 @@ void iok_timeline_reduce(const struct iok_timeline *tl, MPI_Comm comm,
 struct iok_stat iok_stat_reduce(double v, MPI_Comm comm);
 
 /* System probes. */
-void iok_mem_reset_peak(void);                             /* writes 5 to /proc/self/clear_refs */
-int64_t iok_mem_peak_bytes(void);                          /* VmHWM, or -1 when unknown */
+int iok_mem_reset_peak(void);     /* writes 5 to /proc/self/clear_refs; 0 if it could */
+int64_t iok_mem_peak_bytes(void); /* VmHWM, or -1 when unknown */
 void iok_dirname(const char *path, char *dir, size_t len); /* "." when none */
 void iok_fs_describe(const char *path, char *fstype, size_t len, int64_t *free_bytes);
 
@@ -42,7 +49,7 @@ void iok_osbytes_now(struct iok_osbytes *b);
 
 /* Collective: drops the page cache of node-local files before a read pass
  * (see cache.c); says how in `how`. */
-void iok_drop_caches(MPI_Comm comm, const char *path, char *how, size_t len);
+void iok_drop_caches(MPI_Comm comm, const char *path, int per_rank, char *how, size_t len);
 
 /* Runs one pass (write, read or verify read-back) over file `file` of the
  * plan. Collective; returns an agreed status. */

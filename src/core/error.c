@@ -6,6 +6,7 @@
 #include <string.h>
 
 static char errmsg[2048];
+static int reported; /* the last failure was printed; its message is spent */
 
 int
 iok_error(int code, const char *fmt, ...)
@@ -29,6 +30,7 @@ void
 iok_error_clear(void)
 {
     errmsg[0] = '\0';
+    reported = 0;
 }
 
 int
@@ -41,10 +43,16 @@ iok_agree(MPI_Comm comm, int status)
     int mine[2] = {status, status != IOK_OK ? nprocs - rank : 0};
     int all[2];
     MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, comm);
-    if (all[0] != IOK_OK && all[1] == nprocs - rank) {
+    /* An error agreed on twice (a helper agrees, then its caller) prints
+     * once: printing spends the message. */
+    if (all[0] != IOK_OK && all[1] == nprocs - rank && (errmsg[0] || !reported)) {
         fprintf(stderr, "iokernels: error: %s\n",
                 errmsg[0] ? errmsg : "unspecified failure (no message recorded)");
         fflush(stderr);
+    }
+    if (all[0] != IOK_OK && status != IOK_OK) {
+        errmsg[0] = '\0';
+        reported = 1;
     }
     return all[0];
 }

@@ -1,6 +1,7 @@
 /* The machine-readable record of one run: one JSON object, appended as one
  * line to the --json file. Raw bytes and seconds only; no human units.
  * Bump IOK_JSON_SCHEMA when a field changes meaning or disappears. */
+#include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -47,9 +48,12 @@ pass_json(const struct iok_pass_result *p)
                       (json_int_t)c->bytes, "write_time", c->time, "write_bandwidth", c->bandwidth,
                       "direct_read", c->direct, "read_time", c->read_time, "read_bandwidth",
                       c->read_bandwidth, "fraction", ref > 0 ? p->bandwidth / ref : 0.0);
+        if (ref <= 0) /* no O_DIRECT here: no ceiling to compare a read with */
+            json_object_del(cj, "fraction");
         json_object_set_new(j, "ceiling", cj);
     }
     json_object_set_new(j, "iteration", json_integer(p->iteration));
+    json_object_set_new(j, "peak_rss_scope", json_string(p->peak_rss_process ? "process" : "pass"));
     if (p->os.rchar >= 0)
         json_object_set_new(j, "os_bytes",
                             json_pack("{s:I, s:I, s:I, s:I}", "rchar", (json_int_t)p->os.rchar,
@@ -198,7 +202,9 @@ build(const struct iok_json_input *in)
     json_t *j = json_object();
     json_object_set_new(j, "schema_version", json_integer(IOK_JSON_SCHEMA));
     json_object_set_new(j, "kernel", json_string(in->kernel->name));
-    json_object_set_new(j, "backend", json_string(run->backend->name));
+    json_object_set_new(
+        j, "backend",
+        json_string(in->kernel->flags & IOK_KERNEL_TOOL ? "none" : run->backend->name));
     json_object_set_new(j, "mode", json_string(run->core.mode));
     json_object_set_new(j, "io", json_string(run->collective ? "coll" : "indep"));
     json_object_set_new(j, "api", json_string(run->core.api));
@@ -247,7 +253,8 @@ iok_json_append(const char *path, const struct iok_json_input *in)
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
     int rc = IOK_OK;
     if (fd < 0)
-        rc = iok_error(IOK_EIO, "cannot open --json file %s: check the path", path);
+        rc = iok_error(IOK_EIO, "cannot open --json file %s (%s): check the path", path,
+                       strerror(errno));
     else if (write(fd, line, len + 1) != (ssize_t)(len + 1))
         rc = iok_error(IOK_EIO, "cannot write the JSON record to %s", path);
     if (fd >= 0)

@@ -11,51 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "core.h"
 #include "iokernels/error.h"
+#include "iokernels/input.h"
 
 #define MAX_SETS 32
-
-struct core_flags {
-    struct iok_core_opts o;
-    int collective, independent, help;
-};
-
-static const struct iok_option core_options[] = {
-    {"backend", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.backend), NULL,
-     "I/O backend (see iokernels --list); default chosen by the kernel"},
-    {"mode", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.mode), NULL,
-     "write the files, read them back, or both", "write|read|both"},
-    {"collective", 0, IOK_OPT_BOOL, offsetof(struct core_flags, collective), NULL,
-     "collective transfers (the default unless the kernel says otherwise)"},
-    {"independent", 0, IOK_OPT_BOOL, offsetof(struct core_flags, independent), NULL,
-     "independent transfers"},
-    {"api", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.api), NULL,
-     "library API flavour for backends that have several (pnetcdf)", "blocking|nonblocking|varn"},
-    {"verify", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.verify), NULL,
-     "check every value: read back after writing, or check what is read"},
-    {"seed", 0, IOK_OPT_INT64, offsetof(struct core_flags, o.seed), "1",
-     "seed of the deterministic data (reads must use the writer's)"},
-    {"json", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.json), NULL,
-     "append the run's JSON record to this file (JSON Lines)"},
-    {"overwrite", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.overwrite), NULL,
-     "replace output files that already exist"},
-    {"fsync", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.fsync), NULL,
-     "flush written data to storage inside the timed write"},
-    {"quiet", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.quiet), NULL,
-     "no human report (the JSON record is still written)"},
-    {"ceiling", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.ceiling), NULL,
-     "probe plain contiguous I/O of the same bytes in the same job: MPI-IO write, O_DIRECT read"},
-    {"iterations", 0, IOK_OPT_INT, offsetof(struct core_flags, o.iterations), "1",
-     "repeat the whole write (and read) this many times; each is recorded"},
-    {"drop-caches", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.drop_caches), NULL,
-     "before each read pass drop the page cache (root) or fadvise DONTNEED the files"},
-    {"shift-ranks", 0, IOK_OPT_INT, offsetof(struct core_flags, o.shift_ranks), "0",
-     "reads: rank r reads what rank (r+K) mod P wrote (IOR's -C)"},
-    {"help", 'h', IOK_OPT_BOOL, offsetof(struct core_flags, help), NULL, "this help"},
-    {NULL}};
 
 static struct iok_cmdline cmdline;
 static struct iok_optset sets[MAX_SETS];
@@ -87,6 +51,25 @@ list_backends(FILE *out)
         const struct iok_backend *b = iok_backend_at(i);
         fprintf(out, "  %-10s %s [%s]\n", b->name, b->summary, b->version());
     }
+    /* the capability flags of backend.h, for tools that check a sweep first */
+    static const struct {
+        unsigned cap;
+        const char *word;
+    } words[] = {{IOK_CAP_COLLECTIVE, "collective"},   {IOK_CAP_INDEPENDENT, "independent"},
+                 {IOK_CAP_NONBLOCKING, "nonblocking"}, {IOK_CAP_VARN, "varn"},
+                 {IOK_CAP_ATTRS, "attributes"},        {IOK_CAP_NOIO, "noio"},
+                 {IOK_CAP_CHUNKS, "chunks"},           {IOK_CAP_FILL, "fill"},
+                 {IOK_CAP_DEFLATE, "deflate"},         {IOK_CAP_GROUPS, "groups"},
+                 {IOK_CAP_COMPOUND, "compound"}};
+    fprintf(out, "capabilities:\n");
+    for (int i = 0; i < iok_backend_count(); i++) {
+        const struct iok_backend *b = iok_backend_at(i);
+        fprintf(out, "  %-10s", b->name);
+        for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
+            if (b->caps & words[w].cap)
+                fprintf(out, " %s", words[w].word);
+        fputc('\n', out);
+    }
 }
 
 static void
@@ -103,40 +86,6 @@ kernel_help(const struct iok_kernel *k, FILE *out)
         fprintf(out, "\n%s options:\n", sets[i].title);
         iok_opts_help(&sets[i], out);
     }
-}
-
-/* Rank 0 reads the whole file and broadcasts it: one reader however many
- * ranks. Returns NULL (error recorded on rank 0) if it cannot. */
-static char *
-read_shared_text(const char *path, MPI_Comm comm, int rank, int must_exist, int *found)
-{
-    long len = -1;
-    char *text = NULL;
-    if (rank == 0) {
-        FILE *f = fopen(path, "rb");
-        if (f) {
-            fseek(f, 0, SEEK_END);
-            len = ftell(f);
-            fseek(f, 0, SEEK_SET);
-            text = malloc((size_t)len + 1);
-            if (fread(text, 1, (size_t)len, f) != (size_t)len)
-                len = -2;
-            fclose(f);
-        } else if (must_exist) {
-            iok_error(IOK_EUSAGE, "cannot open input file %s: check the path", path);
-        }
-    }
-    MPI_Bcast(&len, 1, MPI_LONG, 0, comm);
-    *found = len >= 0;
-    if (len < 0) {
-        free(text);
-        return NULL;
-    }
-    if (rank != 0)
-        text = malloc((size_t)len + 1);
-    MPI_Bcast(text, (int)len, MPI_CHAR, 0, comm);
-    text[len] = '\0';
-    return text;
 }
 
 /* Settles the core's choices after the kernel has configured them. */
@@ -179,6 +128,10 @@ settle_core(struct core_flags *cf, struct iok_run *run)
                          o->backend);
     if (o->iterations < 1)
         return iok_error(IOK_EUSAGE, "--iterations must be at least 1, not %d", o->iterations);
+    if ((run->kernel_flags & IOK_KERNEL_TOOL) &&
+        (o->verify || o->ceiling || o->iterations != 1 || o->drop_caches || o->fsync))
+        return iok_error(IOK_EUSAGE, "this subcommand is a tool, not a benchmark: drop --verify, "
+                                     "--ceiling, --iterations, --drop-caches and --fsync");
     if (o->shift_ranks && !(run->kernel_flags & IOK_KERNEL_SHIFTABLE))
         return iok_error(IOK_EUSAGE, "--shift-ranks: this kernel's reads cannot be shifted");
     if (o->verify && (caps & IOK_CAP_NOIO))
@@ -186,6 +139,13 @@ settle_core(struct core_flags *cf, struct iok_run *run)
                          o->backend);
     if (o->fsync && !run->backend->flush)
         return iok_error(IOK_EUSAGE, "backend %s cannot flush: drop --fsync", o->backend);
+    if (o->json[0] && run->rank == 0) { /* before any I/O, not after it */
+        int fd = open(o->json, O_WRONLY | O_APPEND | O_CREAT, 0644);
+        if (fd < 0)
+            return iok_error(IOK_EUSAGE, "cannot open --json file %s (%s): check the path", o->json,
+                             strerror(errno));
+        close(fd);
+    }
     run->do_write = strcmp(o->mode, "read") != 0;
     run->do_read = strcmp(o->mode, "write") != 0;
     run->core = *o;
@@ -227,6 +187,7 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
                 if (rc == IOK_EVERIFY) { /* keep going: the report shows it */
                     *verify_rc = rc;
                     rc = IOK_OK;
+                    iok_error_clear(); /* printed already; a later error has its own */
                 }
                 if (rc)
                     return rc;
@@ -267,7 +228,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     int rc;
 
     nsets = 0;
-    sets[nsets++] = (struct iok_optset){"core", core_options, &cf};
+    sets[nsets++] = (struct iok_optset){"core", iok_core_options, &cf};
     sets[nsets++] = (struct iok_optset){k->name, k->options, kopts};
     for (int i = 0; i < iok_backend_count() && nsets < MAX_SETS; i++) {
         const struct iok_backend *b = iok_backend_at(i);
@@ -300,9 +261,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     /* the kernel's input file, then the command line over it */
     if (k->read_input) {
         const char *path = cmdline.npos ? cmdline.pos[0] : k->default_input;
-        int found = 0;
-        text = read_shared_text(path, run.comm, run.rank, cmdline.npos > 0, &found);
-        if ((rc = iok_agree(run.comm, text || !cmdline.npos ? IOK_OK : IOK_EUSAGE)))
+        /* a named file must exist; the default one may be absent (built-in defaults) */
+        if ((rc = iok_read_shared_text(path, "input file", run.comm, cmdline.npos == 0, &text)))
             goto out;
         if (text) {
             run.input_path = path;
@@ -335,7 +295,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     if (rc == IOK_OK) {
         if (run.rank == 0 && !run.core.quiet) {
             k->report(kopts, &run, &plan, &res, stdout);
-            if (!run.core.machine_report)
+            if (!run.core.machine_report && !(k->flags & IOK_KERNEL_TOOL))
                 iok_report_core(&run, &plan, &res, stdout);
         }
         rc = verify_rc;

@@ -117,7 +117,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     if ((rc = iok_agree(run->comm, rc)))
         goto done;
     if (!writing && run->core.drop_caches && !(be->caps & IOK_CAP_NOIO))
-        iok_drop_caches(run->comm, path, out->cache, sizeof out->cache);
+        iok_drop_caches(run->comm, path, fp->per_rank, out->cache, sizeof out->cache);
 
     /* --shift-ranks K: a read asks for what rank (r + K) mod P wrote (IOR's -C) */
     struct iok_run shifted = *run;
@@ -126,7 +126,10 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             (run->rank + run->core.shift_ranks % run->nprocs + run->nprocs) % run->nprocs;
 
     struct iok_osbytes os0, os1;
-    iok_mem_reset_peak();
+    /* where the high-water mark cannot be reset it covers the whole process */
+    int reset = iok_mem_reset_peak() == 0, all_reset;
+    MPI_Allreduce(&reset, &all_reset, 1, MPI_INT, MPI_MIN, run->comm);
+    out->peak_rss_process = !all_reset;
     MPI_Barrier(run->comm); /* all ranks start the pass together */
     iok_osbytes_now(&os0);
 
@@ -146,6 +149,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     for (int step = 0; step < fp->nsteps; step++) {
         start(&ps, IOK_PH_REQUESTS);
         rc = k->requests(kopts, &shifted, plan, file, step, op, &rl);
+        if (rc == IOK_OK)
+            rc = iok_reqlist_check(&rl, s, fp->path);
         stop(&ps, IOK_PH_REQUESTS);
         if ((rc = iok_agree(run->comm, rc)))
             goto close;
@@ -160,6 +165,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             start(&ps, IOK_PH_EXCHANGE);
             rc = k->exchange(kopts, run, plan, file, step, writing ? IOK_X_SEND : IOK_X_PREPARE,
                              &rl, &io);
+            if (rc == IOK_OK)
+                rc = iok_reqlist_check(&io, s, fp->path);
             stop(&ps, IOK_PH_EXCHANGE);
             if ((rc = iok_agree(run->comm, rc)))
                 goto close;

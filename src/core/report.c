@@ -88,8 +88,9 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
         if (p->ph[IOK_PH_EXCHANGE].count)
             fprintf(out, "; exchange (I/O) %.4f s", p->ph[IOK_PH_EXCHANGE].job);
         fputc('\n', out);
-        fprintf(out, "       peak memory per rank (MiB): min %.1f avg %.1f max %.1f\n",
-                p->peak_rss.min / MiB, p->peak_rss.avg / MiB, p->peak_rss.max / MiB);
+        fprintf(out, "       peak memory per rank (MiB): min %.1f avg %.1f max %.1f%s\n",
+                p->peak_rss.min / MiB, p->peak_rss.avg / MiB, p->peak_rss.max / MiB,
+                p->peak_rss_process ? " (since the process started: could not reset VmHWM)" : "");
         os_bytes(p, out);
         if (p->cache[0])
             fprintf(out, "       page cache dropped before the read: %s\n", p->cache);

@@ -1,6 +1,9 @@
 /* Request lists: accesses of variables by subarrays. */
 #include "iokernels/request.h"
 
+#include "iokernels/error.h"
+
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,4 +96,25 @@ iok_access_set_values(struct iok_access *a, const struct iok_schema *s, const vo
         return -1;
     memcpy(a->values, values, bytes);
     return 0;
+}
+
+int
+iok_reqlist_check(const struct iok_reqlist *r, const struct iok_schema *s, const char *path)
+{
+    for (int i = 0; i < r->n; i++) {
+        const struct iok_access *a = &r->acc[i];
+        const struct iok_var *v = &s->vars[a->varid];
+        for (int j = 0; j < a->nsub; j++)
+            for (int k = 0; k < v->ndims; k++) {
+                int64_t st = a->starts[(size_t)j * v->ndims + k];
+                int64_t ct = a->counts[(size_t)j * v->ndims + k];
+                int64_t len = iok_var_dim_len(s, a->varid, k);
+                if (st < 0 || ct < 0 || st + ct > len)
+                    return iok_error(IOK_EIO,
+                                     "%s: request %d of variable %s reaches [%" PRId64 ", %" PRId64
+                                     ") in dimension %d of length %" PRId64 " (a kernel bug)",
+                                     path, j, v->name, st, st + ct, k, len);
+            }
+    }
+    return IOK_OK;
 }

@@ -7,14 +7,14 @@
 
 #include "core.h"
 
-void
+int
 iok_mem_reset_peak(void)
 {
     FILE *f = fopen("/proc/self/clear_refs", "w");
-    if (f) {
-        fputs("5", f);
-        fclose(f);
-    }
+    if (!f)
+        return -1;
+    int ok = fputs("5", f) >= 0;
+    return fclose(f) == 0 && ok ? 0 : -1;
 }
 
 int64_t

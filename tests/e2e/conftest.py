@@ -57,6 +57,8 @@ def backends():
     for line in out.splitlines():
         if line.startswith("backends:"):
             on = True
+        elif line.endswith(":"):  # the next section (capabilities:)
+            on = False
         elif on and line.strip():
             names.append(line.split()[0])
     return names

@@ -8,6 +8,7 @@
 #include "iokernels/error.h"
 #include "iokernels/kernel.h"
 #include "iokernels/options.h"
+#include "core/core.h"
 
 struct t_opts {
     int flag, n;
@@ -195,9 +196,37 @@ test_tables(void)
     }
 }
 
+/* The tables that share one command line (core, one kernel, every backend)
+ * use each long and each short name once: the parser takes the first match,
+ * so a clash would make an option unreachable. */
+static void
+test_names_unique(void)
+{
+    for (int k = 0; k < iok_kernel_count(); k++) {
+        const struct iok_option *tables[64];
+        int nt = 0;
+        tables[nt++] = iok_core_options;
+        tables[nt++] = iok_kernel_at(k)->options;
+        for (int b = 0; b < iok_backend_count() && nt < 64; b++)
+            tables[nt++] = iok_backend_at(b)->options;
+        for (int t = 0; t < nt; t++)
+            for (const struct iok_option *x = tables[t]; x && x->name; x++)
+                for (int u = t; u < nt; u++)
+                    for (const struct iok_option *y = u == t ? x + 1 : tables[u]; y && y->name;
+                         y++) {
+                        CHECK(strcmp(x->name, y->name) != 0, "kernel %s: --%s declared twice",
+                              iok_kernel_at(k)->name, x->name);
+                        CHECK(!x->short_name || x->short_name != y->short_name,
+                              "kernel %s: -%c is both --%s and --%s", iok_kernel_at(k)->name,
+                              x->short_name, x->name, y->name);
+                    }
+    }
+}
+
 int
 main(void)
 {
+    test_names_unique();
     test_cmdline();
     test_btio_input();
     test_tables();

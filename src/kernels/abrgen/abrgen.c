@@ -116,6 +116,7 @@ abrgen_report(const void *kopts, const struct iok_run *run, const struct iok_pla
 
 const struct iok_kernel iok_kernel_abrgen = {
     .name = "abrgen",
+    .flags = IOK_KERNEL_TOOL,
     .summary = "writes an ABR grid file for chombo (a tool: no I/O is measured)",
     .options = abrgen_options,
     .opts_size = sizeof(struct abrgen_opts),

@@ -90,6 +90,14 @@ amrex_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char
                          "ncells %d with %d levels is too large (finest level over "
                          "2^24 cells per side)",
                          o->ncells, o->nlevs);
+    /* box counts are ints: refuse a chopping that cannot be listed */
+    int64_t per_side = ((int64_t)o->ncells + o->max_grid_size - 1) / o->max_grid_size;
+    if (per_side * per_side * per_side > (1 << 24))
+        return iok_error(IOK_EUSAGE,
+                         "ncells %d with max_grid_size %d makes %lld boxes per level (at most "
+                         "%d): raise max_grid_size",
+                         o->ncells, o->max_grid_size,
+                         (long long)(per_side * per_side * per_side), 1 << 24);
     if (o->particles && o->nppc < 1)
         return iok_error(IOK_EUSAGE, "--particles needs nppc of at least 1, not %d", o->nppc);
     return IOK_OK;
@@ -205,6 +213,7 @@ step_lines(const struct iok_run *run, const struct amr_hier *h, const struct iok
                 p->op == IOK_OP_WRITE ? "PUT" : "GET", l);
     fprintf(out, "%s_NCVAR%s_time = %.10g  seconds.\n", op, p->op == IOK_OP_WRITE ? "PUT" : "GET",
             io);
+    /* the original's wall-clock stamp (seconds since the epoch), as it prints it */
     fprintf(out, "%s_NCVAR%s_time_since = %lld\n", op, p->op == IOK_OP_WRITE ? "PUT" : "GET",
             (long long)time(NULL));
     fprintf(out, "%s_NC_time_7_closing = %.10g  seconds.\n", op, p->ph[IOK_PH_CLOSE].job);

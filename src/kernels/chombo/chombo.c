@@ -19,6 +19,7 @@
 #include "chombo_grid.h"
 #include "chombo_table.h"
 #include "iokernels/error.h"
+#include "iokernels/input.h"
 #include "iokernels/kernel.h"
 #include "kernels/amr_common/amr_report.h"
 
@@ -164,45 +165,22 @@ chombo_configure(void *kopts, struct iok_core_opts *core, int (*given)(const cha
 
 /* ---- plan ---- */
 
-/* Rank 0 reads the grid file (as named, or for a relative path missing
- * here, from the source tree) and broadcasts its text. */
+/* The grid file as named, or for a relative path missing here, from the
+ * source tree (where the shipped grid lives). Rank 0 decides, all read. */
 static char *
 read_grids(const char *name, const struct iok_run *run, char *resolved, size_t len)
 {
-    long size = -1;
-    char *text = NULL;
     if (run->rank == 0) {
         snprintf(resolved, len, "%s", name);
-        FILE *f = fopen(resolved, "rb");
-        if (!f && name[0] != '/') {
+        if (access(resolved, F_OK) != 0 && name[0] != '/')
             snprintf(resolved, len, "%s/%s", IOK_SOURCE_DIR, name);
-            f = fopen(resolved, "rb");
-        }
-        if (f) {
-            fseek(f, 0, SEEK_END);
-            size = ftell(f);
-            fseek(f, 0, SEEK_SET);
-            text = malloc((size_t)size + 1);
-            if (!text || fread(text, 1, (size_t)size, f) != (size_t)size)
-                size = -1;
-            fclose(f);
-        }
-        if (size < 0)
-            iok_error(IOK_EUSAGE, "cannot read the grids file %s (%s): check grids_file / --grids",
-                      name, strerror(errno ? errno : ENOENT));
+        if (access(resolved, F_OK) != 0)
+            snprintf(resolved, len, "%s", name); /* the error names what the user gave */
     }
-    MPI_Bcast(&size, 1, MPI_LONG, 0, run->comm);
     MPI_Bcast(resolved, (int)len, MPI_CHAR, 0, run->comm);
-    if (size < 0) {
-        free(text);
-        if (run->rank != 0)
-            iok_error(IOK_EUSAGE, "cannot read the grids file %s", name);
+    char *text = NULL;
+    if (iok_read_shared_text(resolved, "grids file (grids_file / --grids)", run->comm, 0, &text))
         return NULL;
-    }
-    if (run->rank != 0)
-        text = malloc((size_t)size + 1);
-    MPI_Bcast(text, (int)size, MPI_CHAR, 0, run->comm);
-    text[size] = '\0';
     return text;
 }
 

@@ -1,0 +1,17 @@
+/* Reading a kernel's input text (input files, grid files): rank 0 reads the
+ * whole file and broadcasts it, so one reader serves any number of ranks. */
+#ifndef IOKERNELS_INPUT_H
+#define IOKERNELS_INPUT_H
+
+#include <mpi.h>
+
+/* Collective. On success *text holds the file's contents (NUL-terminated,
+ * the caller frees it). A missing file is an error unless `optional`, when
+ * *text is NULL and IOK_OK is returned. Anything else (a directory, no
+ * permission, a read error) is IOK_EUSAGE with a message naming the file,
+ * on every rank. `what` names the file's role in the message ("input
+ * file", "grids file"). */
+int iok_read_shared_text(const char *path, const char *what, MPI_Comm comm, int optional,
+                         char **text);
+
+#endif

@@ -1,0 +1,39 @@
+/* The options every kernel has: the core's table (see README "Options every
+ * kernel has"). Kernels' and backends' tables must not reuse these names. */
+#include <stddef.h>
+
+#include "core.h"
+
+const struct iok_option iok_core_options[] = {
+    {"backend", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.backend), NULL,
+     "I/O backend (see iokernels --list); default chosen by the kernel"},
+    {"mode", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.mode), NULL,
+     "write the files, read them back, or both", "write|read|both"},
+    {"collective", 0, IOK_OPT_BOOL, offsetof(struct core_flags, collective), NULL,
+     "collective transfers (the default unless the kernel says otherwise)"},
+    {"independent", 0, IOK_OPT_BOOL, offsetof(struct core_flags, independent), NULL,
+     "independent transfers"},
+    {"api", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.api), NULL,
+     "library API flavour for backends that have several (pnetcdf)", "blocking|nonblocking|varn"},
+    {"verify", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.verify), NULL,
+     "check every value: read back after writing, or check what is read"},
+    {"seed", 0, IOK_OPT_INT64, offsetof(struct core_flags, o.seed), "1",
+     "seed of the deterministic data (reads must use the writer's)"},
+    {"json", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.json), NULL,
+     "append the run's JSON record to this file (JSON Lines)"},
+    {"overwrite", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.overwrite), NULL,
+     "replace output files that already exist"},
+    {"fsync", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.fsync), NULL,
+     "flush written data to storage inside the timed write"},
+    {"quiet", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.quiet), NULL,
+     "no human report (the JSON record is still written)"},
+    {"ceiling", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.ceiling), NULL,
+     "probe plain contiguous I/O of the same bytes in the same job: MPI-IO write, O_DIRECT read"},
+    {"iterations", 0, IOK_OPT_INT, offsetof(struct core_flags, o.iterations), "1",
+     "repeat the whole write (and read) this many times; each is recorded"},
+    {"drop-caches", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.drop_caches), NULL,
+     "before each read pass drop the page cache (root) or fadvise DONTNEED the files"},
+    {"shift-ranks", 0, IOK_OPT_INT, offsetof(struct core_flags, o.shift_ranks), "0",
+     "reads: rank r reads what rank (r+K) mod P wrote (IOR's -C)"},
+    {"help", 'h', IOK_OPT_BOOL, offsetof(struct core_flags, help), NULL, "this help"},
+    {NULL}};
