@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "iokernels/error.h"
+#include "kernels/e3sm/e3sm_dat.h"
 #include "kernels/e3sm/e3sm_decomp.h"
 #include "kernels/e3sm/e3sm_source.h"
 
@@ -162,6 +163,35 @@ bad_pairs(void)
           "zero length refused: %s", why);
 }
 
+/* dat2decomp's rules: zeros and offsets past the array dropped, 1-based,
+ * consecutive offsets in file order merged, broken at rows of the fastest
+ * (first, Fortran order) dimension; ranks without a line have no request. */
+static void
+dat_parse(void)
+{
+    const char *text = "version 2001 npes 3 ndims 2\n4 3\n"
+                       "0 7\n1 2 0 3 4 5 99\n"
+                       "2 3\n12 10 11\n"
+                       "Obtained 10 stack frames.\n";
+    struct e3sm_dat d;
+    char why[256] = "";
+    CHECK(e3sm_dat_parse(text, &d, why, sizeof why) == 0, "%s", why);
+    CHECK(d.ndims == 2 && d.dims[0] == 3 && d.dims[1] == 4 && d.total == 12, "dims C order");
+    CHECK(d.nreqs[0] == 2 && d.nreqs[1] == 0 && d.nreqs[2] == 2, "nreqs %lld %lld %lld",
+          (long long)d.nreqs[0], (long long)d.nreqs[1], (long long)d.nreqs[2]);
+    /* rank 0: 1 2 3 4 -> [0,4); 5 starts row 1 -> [4,5); rank 2: 12 -> [11,1), 10 11 -> [9,2) */
+    int64_t want_off[] = {0, 4, 11, 9}, want_len[] = {4, 1, 1, 2};
+    for (int i = 0; i < 4 && d.npairs == 4; i++)
+        CHECK(d.off[i] == want_off[i] && d.len[i] == want_len[i], "pair %d: %lld+%lld", i,
+              (long long)d.off[i], (long long)d.len[i]);
+    CHECK(d.nraw == 8 && d.raw[0] == 1 && d.raw[7] == 11, "raw offsets 1-based");
+    CHECK(!d.fully_covered, "elements 6..9 of 12 are nobody's");
+    e3sm_dat_free(&d);
+    CHECK(e3sm_dat_parse("version 2001 npes 1 ndims 1\n5\n0 2\n1\n", &d, why, sizeof why) == -1 &&
+              strstr(why, "line 4: rank 0 should list 2 offsets"),
+          "short line refused: %s", why);
+}
+
 static void
 assignment(void)
 {
@@ -180,6 +210,7 @@ main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     assignment();
     bad_pairs();
+    dat_parse();
     readers_agree("f", 1);
     readers_agree("g", 0);
     readers_agree("i", 0);
