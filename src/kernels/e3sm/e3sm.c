@@ -32,7 +32,7 @@ static const struct iok_option e3sm_options[] = {
      "ranks 0, s, 2s, ... do the I/O after the data moves to them (needs --rearrange box)"},
     {"strategy", 'x', IOK_OPT_CHOICE, offsetof(struct e3sm_opts, strategy), "canonical",
      "I/O strategy: canonical (one file per history file, canonical order)", "canonical|blob"},
-    {"api", 'a', IOK_OPT_CHOICE, offsetof(struct e3sm_opts, api), NULL,
+    {"library", 'a', IOK_OPT_CHOICE, offsetof(struct e3sm_opts, api), NULL,
      "I/O library, as the original's -a (sets --backend)", "pnetcdf|hdf5|netcdf4|adios2|mpiio"},
     {"hx", 'f', IOK_OPT_INT, offsetof(struct e3sm_opts, hx), "-1",
      "history files: 0 h0 only, 1 h1 only, -1 both (F and I cases)"},
@@ -121,16 +121,18 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
     }
     if (!core->backend[0])
         strcpy(core->backend, iok_backend_find("pnetcdf") ? "pnetcdf" : "mpiio");
-    /* Ranks list different numbers of subarrays per variable (one or none on
-     * rank 0's variables): PnetCDF's blocking flavour would pair
-     * put_vara_all on one rank with put_varn_all on another. */
+    /* Ranks list different numbers of subarrays per variable (one run here,
+     * none there): PnetCDF 1.12's collective put_varn_all with one subarray
+     * takes the put_vara_all path and with several the iput + wait_all path,
+     * and the two do not match across ranks (a hang). Nonblocking iput_varn
+     * + one wait_all per record, the original's, is safe. */
     if (!strcmp(core->backend, "pnetcdf")) {
-        if (!given("api"))
-            strcpy(core->api, "nonblocking");
-        else if (!strcmp(core->api, "blocking"))
+        if (given("api") && strcmp(core->api, "nonblocking"))
             return iok_error(IOK_EUSAGE,
                              "e3sm on pnetcdf needs --api nonblocking (iput_varn + wait_all, "
-                             "the original's) or --api varn, not blocking");
+                             "the original's), not %s: ranks hold different numbers of runs",
+                             core->api);
+        strcpy(core->api, "nonblocking");
     }
     if (given("mode"))
         return iok_error(IOK_EUSAGE, "e3sm chooses the mode by -o (write) and -i (read), as the "

@@ -1,0 +1,268 @@
+"""E3SM end to end: headers equal to the original's, every backend writes and
+reads back the F and G cases, P writers and Q readers agree, corruption and
+bad decomposition files are caught."""
+
+import re
+import subprocess
+import time
+
+import pytest
+from conftest import SHARED, run, run_plain
+
+E3SM = SHARED / "e3sm"
+MAP_F = E3SM / "map_f_case_16p.nc"
+MAP_G = E3SM / "map_g_case_16p.nc"
+MAP_I = E3SM / "map_i_case_16p.nc"
+LEGACY_G = E3SM / "legacy_pre2022" / "g_case_cmpaso_16p.nc"
+
+
+def header(path):
+    return subprocess.run(
+        ["ncmpidump", "-h", str(path)], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+
+
+def expected_header(name, nrecs):
+    lines = (E3SM / name).read_text().splitlines()
+    return [re.sub(r"// \(\d+ currently\)", f"// ({nrecs} currently)", x) for x in lines]
+
+
+@pytest.mark.parametrize(
+    "decomp,files",
+    [
+        (MAP_F, [("out_h0.nc", "f_case_h0.txt"), ("out_h1.nc", "f_case_h1.txt")]),
+        (MAP_I, [("out_h0.nc", "i_case_h0.txt"), ("out_h1.nc", "i_case_h1.txt")]),
+        (LEGACY_G, [("out.nc", "g_case_hist.txt")]),
+    ],
+    ids=["F", "I", "G-legacy"],
+)
+def test_headers_equal_the_originals(tmp_path, decomp, files):
+    r = run(4, ["e3sm", "-k", "-r", "2", "-o", "out.nc", str(decomp)], tmp_path, timeout=300)
+    assert r.rc == 0, r.err
+    for ours, theirs in files:
+        got = header(tmp_path / ours)
+        want = expected_header(theirs, 2)
+        assert got[0] == f"netcdf {ours[:-3]} {{"
+        assert got[1:] == want[1:], ours
+        (tmp_path / ours).unlink()  # the G file is 1.6 GB with 2 records
+
+
+def test_g_from_map_file_has_its_own_sizes(tmp_path):
+    r = run(2, ["e3sm", "-k", "-o", "g.nc", str(MAP_G)], tmp_path)
+    assert r.rc == 0, r.err
+    got = header(tmp_path / "g.nc")
+    want = expected_header("g_case_hist.txt", 1)
+    sizes = {"nCells": "285", "nEdges": "879", "nVertices": "593"}
+    for k, v in sizes.items():
+        want = [re.sub(rf"^\t{k} = \d+ ;", f"\t{k} = {v} ;", x) for x in want]
+    assert got[1:] == want[1:]
+
+
+def elements(rec, name):
+    return sum(p["checked"] for p in rec["passes"] if p["op"] != "write" and name in p["path"])
+
+
+# (id, decomposition, backend, extra); netcdf4 makes one library call per
+# subarray, so its F case is h1 only
+CANONICAL = [
+    ("F-pnetcdf", MAP_F, "pnetcdf", []),
+    ("G-pnetcdf", MAP_G, "pnetcdf", []),
+    ("F-hdf5", MAP_F, "hdf5", []),
+    ("G-hdf5", MAP_G, "hdf5", []),
+    ("F-mpiio", MAP_F, "mpiio", []),
+    ("G-mpiio", MAP_G, "mpiio", []),
+    ("F-netcdf4-h1", MAP_F, "netcdf4", ["-f", "1"]),
+    ("G-netcdf4", MAP_G, "netcdf4", []),
+    ("F-pnetcdf-t-indep", MAP_F, "pnetcdf", ["-t", "-f", "1", "--independent"]),
+]
+
+
+@pytest.mark.parametrize("cfg", CANONICAL, ids=[c[0] for c in CANONICAL])
+def test_canonical_write_then_read_verifies(tmp_path, built_backends, cfg):
+    _, decomp, backend, extra = cfg
+    if backend not in built_backends:
+        pytest.skip(f"backend {backend} not built")
+    w = run(
+        4,
+        ["e3sm", "-k", "-a", backend, "-o", "out.nc", *extra, "--verify", str(decomp)],
+        tmp_path,
+        timeout=300,
+    )
+    assert w.rc == 0, w.err
+    rec = w.record
+    assert rec["backend"] == backend
+    assert rec["verify"]["ok"] is True and rec["verify"]["mismatches"] == 0
+    writes = [p for p in rec["passes"] if p["op"] == "write"]
+    verifies = [p for p in rec["passes"] if p["op"] == "verify"]
+    assert len(writes) == len(verifies) >= 1
+    for wp, vp in zip(writes, verifies, strict=True):
+        assert wp["bytes"] == vp["bytes"] > 0
+        assert vp["checked"] > 0
+    assert "==== Benchmarking" in w.out and "I/O bandwidth (write-only)" in w.out
+    # read back by 3 ranks (another decomposition of the work), every value checked
+    r = run(
+        3,
+        ["e3sm", "-a", backend, "-i", "out.nc", *extra, "--verify", str(decomp)],
+        tmp_path,
+        timeout=300,
+    )
+    assert r.rc == 0, r.err
+    assert r.record["verify"]["checked"] == sum(p["checked"] for p in verifies)
+    assert "Total read  amount" in r.out
+    for p in writes:  # -i never deletes what it read
+        assert (tmp_path / p["path"]).exists()
+
+
+def test_values_are_the_variables_global_positions(tmp_path):
+    """Written by 16 ranks, read by 5: decomposition ranks are regrouped."""
+    assert run(16, ["e3sm", "-k", "-f", "1", "-o", "f.nc", str(MAP_F)], tmp_path).rc == 0
+    r = run(5, ["e3sm", "-f", "1", "-i", "f.nc", "--verify", str(MAP_F)], tmp_path)
+    assert r.rc == 0, r.err
+    assert r.record["verify"]["ok"] is True
+
+
+def test_without_k_only_own_outputs_are_removed(tmp_path):
+    (tmp_path / "other.txt").write_text("not ours")
+    r = run(2, ["e3sm", "-o", "g.nc", str(MAP_G)], tmp_path)
+    assert r.rc == 0, r.err
+    assert not (tmp_path / "g.nc").exists()
+    assert (tmp_path / "other.txt").exists()
+    assert "output files removed" in r.out
+
+
+def test_corrupted_value_fails_verify(tmp_path):
+    assert run(4, ["e3sm", "-k", "-o", "g.nc", str(MAP_G)], tmp_path).rc == 0
+    path = tmp_path / "g.nc"
+    data = bytearray(path.read_bytes())
+    data[len(data) - 100] ^= 0x40  # inside the last record variable's data
+    path.write_bytes(bytes(data))
+    r = run(4, ["e3sm", "-i", "g.nc", "--verify", str(MAP_G)], tmp_path)
+    assert r.rc == 3, r.err
+    errs = r.error_lines()
+    assert len(errs) == 1, r.err
+    assert re.search(r"verify failed: 1 of \d+ values differ in g\.nc; first: \w+\[0\]", errs[0])
+    assert r.record["exit_code"] == 3
+
+
+def test_converted_dat_files_drive_the_kernel(tmp_path):
+    dats = sorted(E3SM.glob("piodecomp16tasks*.dat"))
+    args = [a for i, d in enumerate(dats, 1) for a in (f"--d{i}", str(d))]
+    assert run(1, ["e3sm-decomp", "-o", "mine.nc", *args], tmp_path).rc == 0
+    r = run(4, ["e3sm", "-f", "1", "-o", "x.nc", "--verify", "mine.nc"], tmp_path)
+    assert r.rc == 0, r.err
+    assert "==== Benchmarking F case" in r.out
+
+
+# A small map-layout decomposition (2 decomposition ranks, array of 6) and
+# ways to break it.
+GOOD = {
+    "nreqs": "2, 1",
+    "fill": "2, 1",
+    "offsets": "0, 4, 2",
+    "lengths": "2, 2, 2",
+    "raw": "4, 2",
+    "dims": "6",
+    "total": "3",
+}
+
+
+def decomp_cdl(**kw):
+    v = {**GOOD, **kw}
+    return f"""netcdf d {{
+dimensions:
+    num_decomp = 3 ;
+    decomp_nprocs = 2 ;
+    D1.total_nreqs = {v["total"]} ;
+variables:
+    int D1.nreqs(decomp_nprocs) ;
+    int D1.fill_starts(decomp_nprocs) ;
+    int D1.offsets(D1.total_nreqs) ;
+    {"" if kw.get("drop_lengths") else "int D1.lengths(D1.total_nreqs) ;"}
+    int D1.raw_nreqs(decomp_nprocs) ;
+// global attributes:
+    :D1.ndims = 1 ;
+    :D1.dims = {v["dims"]} ;
+data:
+    D1.nreqs = {v["nreqs"]} ;
+    D1.fill_starts = {v["fill"]} ;
+    D1.offsets = {v["offsets"]} ;
+    {"" if kw.get("drop_lengths") else "D1.lengths = " + v["lengths"] + " ;"}
+    D1.raw_nreqs = {v["raw"]} ;
+}}
+"""
+
+
+BAD_DECOMPS = [
+    ("offset-out-of-range", {"offsets": "0, 5, 2"}, "D1 request 1 (offset 5, length 2) is outside"),
+    ("lengths-sum-mismatch", {"raw": "4, 3"}, "its lengths sum to 2 elements but D1.raw_nreqs"),
+    ("nreqs-sum-mismatch", {"nreqs": "2, 2"}, "D1.nreqs sums to 4 requests but D1.offsets"),
+    ("missing-variable", {"drop_lengths": True}, "missing variable D1.lengths"),
+    ("overlap", {"offsets": "0, 1, 2"}, "requests overlap"),
+    ("fill-past-end", {"fill": "3, 1"}, "D1.fill_starts[0] = 3 is outside 0..2"),
+]
+
+
+@pytest.mark.parametrize("case", BAD_DECOMPS, ids=[c[0] for c in BAD_DECOMPS])
+def test_bad_decomposition_exits_2_quickly(tmp_path, case):
+    _, kw, msg = case
+    (tmp_path / "d.cdl").write_text(decomp_cdl(**kw))
+    subprocess.run(["ncgen", "-o", "d.nc", "d.cdl"], cwd=tmp_path, check=True)
+    t0 = time.monotonic()
+    r = run_plain(2, ["e3sm", "-o", "out.nc", "d.nc"], tmp_path, timeout=30)
+    assert time.monotonic() - t0 < 15
+    assert r.rc == 2, (r.rc, r.err)
+    errs = r.error_lines()
+    assert len(errs) == 1, r.err
+    assert msg in errs[0] and "d.nc" in errs[0]
+    assert not list(tmp_path.glob("out*"))
+
+
+def test_good_small_decomposition_is_accepted_up_to_the_case(tmp_path):
+    (tmp_path / "d.cdl").write_text(decomp_cdl())
+    subprocess.run(["ncgen", "-o", "d.nc", "d.cdl"], cwd=tmp_path, check=True)
+    r = run_plain(2, ["e3sm", "-o", "out.nc", "d.nc"], tmp_path, timeout=30)
+    assert r.rc == 2
+    assert "1 decompositions: the F case has 3" in r.err
+
+
+def test_truncated_decomposition_file(tmp_path):
+    (tmp_path / "t.nc").write_bytes(MAP_F.read_bytes()[:300000])
+    r = run_plain(4, ["e3sm", "-o", "out.nc", "t.nc"], tmp_path, timeout=30)
+    assert r.rc == 2, (r.rc, r.err)
+    errs = r.error_lines()
+    assert len(errs) == 1 and "t.nc" in errs[0], r.err
+
+
+def test_decomposition_containers(tmp_path, built_backends):
+    if "hdf5" not in built_backends:
+        pytest.skip("hdf5 not built")
+    for ext in ("nc4", "h5"):
+        r = run(4, ["e3sm", "-f", "1", "-o", "x.nc", str(E3SM / f"map_f_case_16p.{ext}")], tmp_path)
+        assert r.rc == 0, r.err
+    r = run_plain(2, ["e3sm", "-o", "x.nc", str(E3SM / "map_f_case_16p.bp")], tmp_path)
+    assert r.rc == 2 and "ADIOS2" in r.err and ".nc4" in r.err
+
+
+BAD_OPTIONS = [
+    ("no-io", [str(MAP_G)], "give -o NAME to write"),
+    ("no-decomp", ["-o", "x.nc"], "name the decomposition file"),
+    ("adios2", ["-a", "adios2", "-o", "x.nc", str(MAP_G)], "no adios2 backend"),
+    ("noncontig", ["-m", "-o", "x.nc", str(MAP_G)], "-m (noncontiguous user buffer)"),
+    ("g-h1", ["-f", "1", "-o", "x.nc", str(MAP_G)], "the G case has one history file"),
+    ("records", ["-r", "0", "-o", "x.nc", str(MAP_G)], "-r must be at least 1"),
+    ("pnetcdf-blocking", ["--api", "blocking", "-o", "x.nc", str(MAP_G)], "not blocking"),
+    ("pnetcdf-varn", ["--api", "varn", "-o", "x.nc", str(MAP_G)], "not varn"),
+    ("in-out", ["-i", "a.nc", "-o", "b.nc", str(MAP_G)], "give the same name"),
+    ("missing-file", ["-o", "x.nc", "nope.nc"], "cannot open input file nope.nc"),
+    ("read-missing", ["-i", "none.nc", str(MAP_G)], "cannot read none.nc"),
+]
+
+
+@pytest.mark.parametrize("case", BAD_OPTIONS, ids=[c[0] for c in BAD_OPTIONS])
+def test_bad_options_exit_2(tmp_path, case):
+    _, args, msg = case
+    r = run_plain(2, ["e3sm", *args], tmp_path, timeout=30)
+    assert r.rc == 2, (r.rc, r.err)
+    errs = r.error_lines()
+    assert len(errs) == 1, r.err
+    assert msg in errs[0]
