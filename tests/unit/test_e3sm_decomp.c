@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "iokernels/error.h"
+#include "kernels/e3sm/e3sm_box.h"
 #include "kernels/e3sm/e3sm_dat.h"
 #include "kernels/e3sm/e3sm_decomp.h"
 #include "kernels/e3sm/e3sm_source.h"
@@ -192,6 +193,31 @@ dat_parse(void)
           "short line refused: %s", why);
 }
 
+/* The rearranger's boxes: a linear range as at most 2*nd-1 subarrays that
+ * cover it exactly, in increasing order. */
+static void
+range_boxes(void)
+{
+    const int64_t dims[3] = {4, 5, 6};
+    int64_t total = 120, st[5 * 3], ct[5 * 3];
+    for (int64_t a = 0; a < total; a += 7)
+        for (int64_t b = a + 1; b <= total; b += 5) {
+            int n = e3sm_range_boxes(a, b, dims, 3, st, ct);
+            CHECK(n >= 1 && n <= 5, "[%lld,%lld): %d boxes", (long long)a, (long long)b, n);
+            int64_t next = a, bad = 0;
+            for (int i = 0; i < n; i++) /* row-major walk of box i */
+                for (int64_t x = 0; x < ct[3 * i]; x++)
+                    for (int64_t y = 0; y < ct[3 * i + 1]; y++)
+                        for (int64_t z = 0; z < ct[3 * i + 2]; z++) {
+                            int64_t lin =
+                                ((st[3 * i] + x) * 5 + st[3 * i + 1] + y) * 6 + st[3 * i + 2] + z;
+                            bad += lin != next++;
+                        }
+            CHECK(bad == 0 && next == b, "[%lld,%lld) not covered in order", (long long)a,
+                  (long long)b);
+        }
+}
+
 static void
 assignment(void)
 {
@@ -211,6 +237,7 @@ main(int argc, char **argv)
     assignment();
     bad_pairs();
     dat_parse();
+    range_boxes();
     readers_agree("f", 1);
     readers_agree("g", 0);
     readers_agree("i", 0);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "e3sm_box.h"
 #include "e3sm_decomp.h"
 #include "e3sm_schema.h"
 #include "iokernels/kernel.h"
@@ -42,9 +43,14 @@ struct e3sm_state {
     int wrote[IOK_MAX_FILES]; /* this run created the file (deleted without -k) */
     char path[IOK_MAX_FILES][IOK_OPT_STRLEN];
     int rank, keep;
+    int rearrange, nio, *io;              /* box rearranger: its I/O ranks */
+    struct e3sm_box box[E3SM_MAX_DECOMP]; /* per decomposition */
     char decomp_path[IOK_OPT_STRLEN];
 };
 
+int e3sm_exchange(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
+                  int file, int step, enum iok_xstage stage, struct iok_reqlist *compute,
+                  struct iok_reqlist *io);
 void e3sm_report(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
                  const struct iok_result *res, FILE *out);
 

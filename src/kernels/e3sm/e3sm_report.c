@@ -9,9 +9,11 @@
 static const double MiB = 1048576.0, GiB = 1073741824.0;
 
 static const char *
-strategy_line(const struct iok_run *run)
+strategy_line(const struct iok_run *run, int rearrange)
 {
     const char *be = run->backend->name;
+    if (rearrange)
+        return "==== canonical I/O with the box rearranger ===========";
     if (!strcmp(be, "pnetcdf"))
         return "==== PnetCDF canonical I/O using varn API ============";
     if (!strcmp(be, "hdf5"))
@@ -34,7 +36,7 @@ pass_block(const struct e3sm_opts *o, const struct iok_run *run, const struct io
     fprintf(out, "==== Benchmarking %s case =============================\n",
             e3sm_case_name(st->cid));
     fprintf(out, "Total number of MPI processes      = %d\n", run->nprocs);
-    fprintf(out, "Number of IO processes             = %d\n", run->nprocs);
+    fprintf(out, "Number of IO processes             = %d\n", st->nio);
     fprintf(out, "Input decomposition file           = %s\n", st->decomp_path);
     fprintf(out, "Number of decompositions           = %d\n", nd);
     fprintf(out, "%s file/directory%s              = %s\n", w ? "Output" : "Input", w ? "" : " ",
@@ -44,7 +46,7 @@ pass_block(const struct e3sm_opts *o, const struct iok_run *run, const struct io
     fprintf(out, "Using noncontiguous %s buffer   = no\n", w ? "write" : "read ");
     fprintf(out, "Variable %s order: %s\n", rw,
             o->two_d_first ? "2D variables then 3D variables" : "same as variables are defined");
-    fprintf(out, "%s\n", strategy_line(run));
+    fprintf(out, "%s\n", strategy_line(run, st->rearrange));
     fprintf(out, "History %s file                = %s\n", w ? "output" : "input ", p->path);
     fprintf(out, "No. variables use no decomposition = %6d\n", st->nvars_d[f][0]);
     for (int i = 1; i <= nd; i++)
