@@ -229,8 +229,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     if (k->input_by_path && cmdline.npos) {
         run.input_path = cmdline.pos[0];
         if (run.rank == 0 && access(run.input_path, R_OK) != 0)
-            rc = iok_error(IOK_EUSAGE, "cannot open input file %s: check the path",
-                           run.input_path);
+            rc = iok_error(IOK_EUSAGE, "cannot open input file %s: check the path", run.input_path);
         if ((rc = iok_agree(run.comm, rc)))
             goto out;
     } else if (k->read_input && !k->input_by_path) {

@@ -89,9 +89,23 @@ e3sm_exchange(const void *kopts, const struct iok_run *run, const struct iok_pla
     const struct e3sm_state *st = plan->priv;
     const struct iok_schema *s = &plan->files[file].schema;
     if (!st->rearrange) { /* the backend executes the compute list: hand it over */
-        struct iok_reqlist t = *compute;
-        *compute = *io;
-        *io = t;
+        if (stage != IOK_X_RETURN) {
+            struct iok_reqlist t = *compute;
+            *compute = *io;
+            *io = t;
+            return IOK_OK;
+        }
+        /* back to compute for the check; io keeps the shape of what was
+         * read (variables, subarray and element counts) for the counts */
+        compute->acc = malloc((size_t)(io->n ? io->n : 1) * sizeof *compute->acc);
+        if (!compute->acc)
+            return iok_error(IOK_EIO, "out of memory returning a read");
+        memcpy(compute->acc, io->acc, (size_t)io->n * sizeof *io->acc);
+        compute->n = compute->cap = io->n;
+        for (int i = 0; i < io->n; i++) {
+            io->acc[i].starts = io->acc[i].counts = NULL;
+            io->acc[i].buf = io->acc[i].values = NULL;
+        }
         return IOK_OK;
     }
     if (stage != IOK_X_RETURN)
