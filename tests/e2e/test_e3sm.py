@@ -168,6 +168,58 @@ def test_rearranged_write_then_read_verifies(tmp_path, built_backends, cfg):
     assert executed * 10 < canonical, (executed, canonical)
 
 
+# Blob: every rank's data one block per variable, -g subfiles with an index.
+BLOB = [  # (id, decomposition, backend, subfiles, files of one subfile set)
+    ("F-pnetcdf", MAP_F, "pnetcdf", 1, ["out_h0.nc", "out_h1.nc"]),
+    ("G-pnetcdf-g2", MAP_G, "pnetcdf", 2, ["out.nc"]),
+    ("F-hdf5-g2", MAP_F, "hdf5", 2, ["out_h0.nc", "out_h1.nc"]),
+    ("F-mpiio", MAP_F, "mpiio", 1, ["out_h0.nc", "out_h1.nc"]),
+    ("G-netcdf4", MAP_G, "netcdf4", 1, ["out.nc"]),
+]
+
+
+@pytest.mark.parametrize("cfg", BLOB, ids=[c[0] for c in BLOB])
+def test_blob_write_then_read_verifies(tmp_path, built_backends, cfg):
+    _, decomp, backend, g, names = cfg
+    if backend not in built_backends:
+        pytest.skip(f"backend {backend} not built")
+    args = ["-x", "blob", "-g", str(g), "-a", backend]
+    w = run(4, ["e3sm", "-k", *args, "-o", "out.nc", "--verify", str(decomp)], tmp_path)
+    assert w.rc == 0, w.err
+    assert w.record["verify"]["ok"] is True
+    paths = sorted(p["path"] for p in w.record["passes"] if p["op"] == "write")
+    assert paths == sorted(f"{n}.{i:04d}" for n in names for i in range(g))
+    # one block per rank and decomposed variable: requests <= variables x ranks
+    canonical = int(re.search(r"Total no. noncontiguous requests   = +(\d+)", w.out)[1])
+    assert "blob I/O" in w.out and f"Number of subfiles                 = {g}" in w.out
+    assert canonical <= 4 * 560
+    r = run(4, ["e3sm", *args, "-i", "out.nc", "--verify", str(decomp)], tmp_path)
+    assert r.rc == 0, r.err
+    assert r.record["verify"]["checked"] == w.record["verify"]["checked"]
+
+
+def test_blob_index_is_the_groups_decomposition(tmp_path):
+    assert (
+        run(4, ["e3sm", "-k", "-x", "blob", "-f", "1", "-o", "b.nc", str(MAP_F)], tmp_path).rc == 0
+    )
+    dump = subprocess.run(
+        ["ncmpidump", "-v", "D1.nreqs,D1.lengths", "b_h1.nc.0000"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    nreqs = [int(x) for x in re.search(r"D1.nreqs = ([\d, ]+);", dump)[1].split(",")]
+    lengths = re.search(r"D1.lengths = ([\d,\s]+);", dump)[1]
+    assert len(nreqs) == 4  # the writer's ranks
+    assert sum(int(x) for x in lengths.replace("\n", " ").split(",")) == 866  # all of D1
+    # read by other ranks: refused with one line, not a wrong answer
+    r = run_plain(3, ["e3sm", "-x", "blob", "-f", "1", "-i", "b.nc", str(MAP_F)], tmp_path)
+    assert r.rc == 2, r.err
+    errs = r.error_lines()
+    assert len(errs) == 1 and "written by 4 ranks per subfile, this run has 3" in errs[0]
+
+
 def test_values_are_the_variables_global_positions(tmp_path):
     """Written by 16 ranks, read by 5: decomposition ranks are regrouped."""
     assert run(16, ["e3sm", "-k", "-f", "1", "-o", "f.nc", str(MAP_F)], tmp_path).rc == 0
@@ -315,6 +367,8 @@ BAD_OPTIONS = [
         ["-s", "2", "--io-ranks", "2", "--rearrange", "box", "-o", "x.nc", str(MAP_G)],
         "give one",
     ),
+    ("blob-and-box", ["-x", "blob", "--rearrange", "box", "-o", "x.nc", str(MAP_G)], "exclude"),
+    ("g-without-blob", ["-g", "2", "-o", "x.nc", str(MAP_G)], "applies to -x blob only"),
     ("missing-file", ["-o", "x.nc", "nope.nc"], "cannot open input file nope.nc"),
     ("read-missing", ["-i", "none.nc", str(MAP_G)], "cannot read none.nc"),
 ]

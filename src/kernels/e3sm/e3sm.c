@@ -31,13 +31,15 @@ static const struct iok_option e3sm_options[] = {
     {"stride", 's', IOK_OPT_INT, offsetof(struct e3sm_opts, stride), "1",
      "ranks 0, s, 2s, ... do the I/O after the data moves to them (with --rearrange box)"},
     {"strategy", 'x', IOK_OPT_CHOICE, offsetof(struct e3sm_opts, strategy), "canonical",
-     "I/O strategy: canonical (one file per history file, canonical order)", "canonical|blob"},
+     "I/O strategy: canonical (one file per history file, canonical order) or blob (each "
+     "rank's data one block per variable, -g subfiles with an index)",
+     "canonical|blob"},
     {"library", 'a', IOK_OPT_CHOICE, offsetof(struct e3sm_opts, api), NULL,
      "I/O library, as the original's -a (sets --backend)", "pnetcdf|hdf5|netcdf4|adios2|mpiio"},
     {"hx", 'f', IOK_OPT_INT, offsetof(struct e3sm_opts, hx), "-1",
      "history files: 0 h0 only, 1 h1 only, -1 both (F and I cases)"},
     {"subfiles", 'g', IOK_OPT_INT, offsetof(struct e3sm_opts, subfiles), "1",
-     "number of subfiles (blob strategy)"},
+     "number of subfiles (blob strategy): contiguous groups of ranks, one subfile each"},
     {"in", 'i', IOK_OPT_STRING, offsetof(struct e3sm_opts, in), NULL,
      "read the history files of this name (F, I: NAME_h0.ext, NAME_h1.ext)"},
     {"out", 'o', IOK_OPT_STRING, offsetof(struct e3sm_opts, out), NULL,
@@ -94,9 +96,10 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
     if (o->noncontig)
         return iok_error(IOK_EUSAGE, "-m (noncontiguous user buffer) is not supported: each "
                                      "variable's data is one contiguous buffer");
-    if (!strcmp(o->strategy, "blob"))
-        return iok_error(IOK_EUSAGE, "-x blob is not available yet: use -x canonical (with "
-                                     "--rearrange box for few large requests)");
+    int blob = !strcmp(o->strategy, "blob");
+    if (blob && !strcmp(o->rearrange, "box"))
+        return iok_error(IOK_EUSAGE, "-x blob and --rearrange box exclude each other: blob "
+                                     "writes each rank's data as one block already");
     if (o->io_ranks < 0)
         return iok_error(IOK_EUSAGE, "--io-ranks must be positive, not %d", o->io_ranks);
     if (o->io_ranks && o->stride > 1)
@@ -104,7 +107,7 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
     if ((o->io_ranks || o->stride > 1) && strcmp(o->rearrange, "box"))
         return iok_error(IOK_EUSAGE, "%s moves the data to I/O ranks: add --rearrange box",
                          o->io_ranks ? "--io-ranks" : "-s");
-    if (o->subfiles > 1)
+    if (o->subfiles > 1 && !blob)
         return iok_error(IOK_EUSAGE, "-g (subfiles) applies to -x blob only");
     if (o->api[0]) {
         if (given("backend"))
@@ -218,6 +221,7 @@ state_free(void *p)
         free(st->tmpl[i].len);
         e3sm_box_free(&st->box[i]);
     }
+    e3sm_blob_free(&st->bl);
     free(st->io);
     e3sm_decomps_free(&st->dec);
     free(st);
@@ -255,11 +259,13 @@ make_order(struct e3sm_state *st, int f, const struct iok_schema *s, int two_d_f
     int n = 0;
     st->order[f] = malloc((size_t)(s->nvars + 1) * sizeof(int));
     for (int pass = 0; pass < (two_d_first ? 2 : 1); pass++)
-        for (int v = 0; v < s->nvars; v++) {
+        for (int v = 0; v < st->ncanon[f]; v++) {
             int fixed = s->vars[v].ndims - iok_var_is_record(s, v);
             if (!two_d_first || (pass == 0) == (fixed <= 1))
                 st->order[f][n++] = v;
         }
+    for (int v = st->ncanon[f]; v < s->nvars; v++) /* a blob subfile's index */
+        st->order[f][n++] = v;
 }
 
 static int
@@ -267,10 +273,16 @@ count_requests(struct e3sm_state *st, int f, const struct iok_schema *s, int nre
                MPI_Comm comm)
 {
     int64_t mine = 0;
-    for (int v = 0; v < s->nvars; v++) {
+    /* blob: the subfile's group root writes what rank 0 writes in canonical */
+    int in_group = !st->blob || st->bl.group == st->group_of[f];
+    int root = st->blob ? in_group && st->bl.grank == 0 : rank == 0;
+    for (int v = 0; v < st->ncanon[f]; v++) {
         int dn = st->var_decomp[f][v], recs = iok_var_is_record(s, v) ? nrecs : 1;
         st->nvars_d[f][dn]++;
-        mine += recs * (dn ? st->tmpl[dn - 1].n : rank == 0);
+        if (st->blob)
+            mine += recs * (dn ? in_group && st->bl.elems[dn - 1] > 0 : root);
+        else
+            mine += recs * (dn ? st->tmpl[dn - 1].n : root);
     }
     st->my_reqs[f] = mine;
     MPI_Allreduce(&mine, &st->sum_reqs[f], 1, MPI_INT64_T, MPI_SUM, comm);
@@ -326,6 +338,27 @@ netcdf4_guard(const struct iok_run *run, const struct iok_file_plan *fp)
     return IOK_OK;
 }
 
+/* A blob subfile holds its group's ranks' data in their order: it reads
+ * back only with the writer's ranks and subfiles. Its index is a
+ * decomposition file of the group: the writer's group size is the length of
+ * D1.nreqs (files with an index: not the raw MPI-IO layout). */
+static int
+blob_check_writer(const struct e3sm_state *st, const struct iok_run *run,
+                  const struct iok_file_plan *fp, int g)
+{
+    if (!strcmp(run->backend->name, "mpiio") || access(fp->path, R_OK) != 0)
+        return IOK_OK; /* no index to read; a missing file is the core's to report */
+    struct e3sm_decomps idx;
+    int rc = agree_msg(run->comm, e3sm_decomp_read(fp->path, run->comm, &idx));
+    if (rc == IOK_OK && idx.decomp_nprocs != st->bl.gsizes[g])
+        rc = iok_error(IOK_EUSAGE,
+                       "%s was written by %lld ranks per subfile, this run has %d: read a blob "
+                       "with the writer's ranks and -g",
+                       fp->path, (long long)idx.decomp_nprocs, st->bl.gsizes[g]);
+    e3sm_decomps_free(&idx);
+    return rc;
+}
+
 static int
 e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
 {
@@ -365,31 +398,102 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     char *tsv = shared_text(o->schema_dir, "variables.tsv", run->comm, run->rank);
     IOK_TRY(agree_msg(run->comm, tsv ? IOK_OK : IOK_EUSAGE));
     const char *base = o->out[0] ? o->out : o->in;
+    int ngroups = 1;
+    if (!strcmp(o->strategy, "blob")) {
+        st->blob = 1;
+        ngroups = o->subfiles;
+        int nh = nhist == 2 && o->hx != -1 ? 1 : nhist;
+        if (nh * ngroups > IOK_MAX_FILES)
+            return iok_error(IOK_EUSAGE, "-g %d: at most %d subfiles per history file here",
+                             ngroups, IOK_MAX_FILES / nh);
+        IOK_TRY(agree_msg(run->comm, e3sm_blob_setup(&st->dec, run->comm, ngroups, &st->bl)));
+    }
     for (int h = 0; h < nhist && rc == IOK_OK; h++) {
         if (nhist == 2 && o->hx != -1 && o->hx != h)
             continue;
-        int f = plan->nfiles++;
-        struct iok_file_plan *fp = &plan->files[f];
-        st->hist[f] = &hist[h];
-        history_path(base, hist[h].tag, fp->path, sizeof fp->path);
-        snprintf(st->path[f], sizeof st->path[f], "%s", fp->path);
-        fp->nsteps = o->records;
-        iok_schema_init(&fp->schema);
         char *cdl = shared_text(o->schema_dir, hist[h].cdl, run->comm, run->rank);
         rc = agree_msg(run->comm, cdl ? IOK_OK : IOK_EUSAGE);
-        if (rc == IOK_OK && e3sm_schema_build(cdl, tsv, &hist[h], &st->dec, o->records, &fp->schema,
-                                              &st->var_decomp[f], why, sizeof why))
-            rc = iok_error(IOK_EUSAGE, "%s: %s", run->input_path, why);
-        free(cdl);
-        if (rc == IOK_OK)
-            rc = netcdf4_guard(run, fp);
-        if (rc == IOK_OK) {
-            make_order(st, f, &fp->schema, o->two_d_first);
-            rc = count_requests(st, f, &fp->schema, o->records, run->rank, run->comm);
+        for (int g = 0; g < ngroups && rc == IOK_OK; g++) {
+            int f = plan->nfiles++;
+            struct iok_file_plan *fp = &plan->files[f];
+            st->hist[f] = &hist[h];
+            st->group_of[f] = g;
+            history_path(base, hist[h].tag, fp->path, sizeof fp->path);
+            if (st->blob)
+                snprintf(fp->path + strlen(fp->path), sizeof fp->path - strlen(fp->path), ".%04d",
+                         g);
+            snprintf(st->path[f], sizeof st->path[f], "%s", fp->path);
+            fp->nsteps = o->records;
+            iok_schema_init(&fp->schema);
+            struct iok_schema canon;
+            iok_schema_init(&canon);
+            if (e3sm_schema_build(cdl, tsv, &hist[h], &st->dec, o->records, &canon,
+                                  &st->var_decomp[f], why, sizeof why))
+                rc = iok_error(IOK_EUSAGE, "%s: %s", run->input_path, why);
+            st->ncanon[f] = canon.nvars;
+            if (rc == IOK_OK && st->blob) {
+                rc = e3sm_blob_schema(&st->dec, &st->bl, g, &canon, st->var_decomp[f], &fp->schema);
+                iok_schema_free(&canon);
+            } else {
+                fp->schema = canon;
+            }
+            if (rc == IOK_OK)
+                rc = netcdf4_guard(run, fp);
+            if (rc == IOK_OK && st->blob && !run->do_write)
+                rc = blob_check_writer(st, run, fp, g);
+            if (rc == IOK_OK) {
+                make_order(st, f, &fp->schema, o->two_d_first);
+                rc = count_requests(st, f, &fp->schema, o->records, run->rank, run->comm);
+            }
         }
+        free(cdl);
     }
     free(tsv);
     return rc;
+}
+
+/* ---- requests: the blob layout ---- */
+
+/* Every rank of the subfile's group writes one block per decomposed
+ * variable at its prefix; the group's root writes the non-decomposed
+ * variables and the index. */
+static int
+blob_requests(const struct e3sm_state *st, int rank, const struct iok_schema *s, int file, int step,
+              struct iok_reqlist *out)
+{
+    const struct e3sm_blob *b = &st->bl;
+    int in_group = b->group == st->group_of[file], root = in_group && b->grank == 0;
+    for (int i = 0; i < s->nvars; i++) {
+        int v = st->order[file][i], rec = iok_var_is_record(s, v), nd = s->vars[v].ndims;
+        if (!rec && step > 0)
+            continue;
+        int dn = v < st->ncanon[file] ? st->var_decomp[file][v] : 0;
+        int has = dn ? in_group && b->elems[dn - 1] > 0 : root;
+        struct iok_access *a = iok_reqlist_add(out, s, v, has);
+        if (!a)
+            return iok_error(IOK_EIO, "out of memory building requests of %s", s->vars[v].name);
+        for (int k = 0; k < nd && has; k++) {
+            a->starts[k] = rec && k == 0 ? step : dn ? b->prefix[dn - 1] : 0;
+            a->counts[k] = rec && k == 0 ? 1 : dn ? b->elems[dn - 1] : iok_var_dim_len(s, v, k);
+        }
+    }
+    if (iok_reqlist_finish(out, s))
+        return iok_error(IOK_EIO, "out of memory for E3SM buffers");
+    for (int i = 0; root && i < out->n; i++) { /* the index: its own values */
+        struct iok_access *a = &out->acc[i];
+        int id;
+        char what[32];
+        if (a->varid < st->ncanon[file] ||
+            sscanf(s->vars[a->varid].name, "D%d.%31s", &id, what) != 2)
+            continue;
+        const void *vals = !strcmp(what, "nreqs")     ? (const void *)b->g_nreqs[id - 1]
+                           : !strcmp(what, "offsets") ? (const void *)b->g_off[id - 1]
+                                                      : (const void *)b->g_len[id - 1];
+        if (iok_access_set_values(a, s, vals))
+            return iok_error(IOK_EIO, "out of memory for the blob index");
+    }
+    (void)rank;
+    return IOK_OK;
 }
 
 /* ---- requests: the canonical layout ---- */
@@ -402,6 +506,8 @@ e3sm_requests(const void *kopts, const struct iok_run *run, const struct iok_pla
     const struct iok_schema *s = &plan->files[file].schema;
     if (op == IOK_OP_WRITE)
         st->wrote[file] = 1;
+    if (st->blob)
+        return blob_requests(st, run->rank, s, file, step, out);
     for (int i = 0; i < s->nvars; i++) {
         int v = st->order[file][i], rec = iok_var_is_record(s, v);
         if (!rec && step > 0)

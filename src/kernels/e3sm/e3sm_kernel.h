@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "e3sm_blob.h"
 #include "e3sm_box.h"
 #include "e3sm_decomp.h"
 #include "e3sm_schema.h"
@@ -45,6 +46,10 @@ struct e3sm_state {
     int rank, keep;
     int rearrange, nio, *io;              /* box rearranger: its I/O ranks */
     struct e3sm_box box[E3SM_MAX_DECOMP]; /* per decomposition */
+    int blob;                             /* -x blob: its groups and layout */
+    struct e3sm_blob bl;
+    int group_of[IOK_MAX_FILES]; /* blob: the subfile's group */
+    int ncanon[IOK_MAX_FILES];   /* blob: variables before the index */
     char decomp_path[IOK_OPT_STRLEN];
 };
 

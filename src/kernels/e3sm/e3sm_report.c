@@ -9,9 +9,13 @@
 static const double MiB = 1048576.0, GiB = 1073741824.0;
 
 static const char *
-strategy_line(const struct iok_run *run, int rearrange)
+strategy_line(const struct iok_run *run, int rearrange, int blob)
 {
     const char *be = run->backend->name;
+    if (blob)
+        return !strcmp(be, "pnetcdf") ? "==== PnetCDF blob I/O ================================"
+               : !strcmp(be, "hdf5")  ? "==== HDF5 blob I/O ==================================="
+                                      : "==== blob I/O ========================================";
     if (rearrange)
         return "==== canonical I/O with the box rearranger ===========";
     if (!strcmp(be, "pnetcdf"))
@@ -46,8 +50,14 @@ pass_block(const struct e3sm_opts *o, const struct iok_run *run, const struct io
     fprintf(out, "Using noncontiguous %s buffer   = no\n", w ? "write" : "read ");
     fprintf(out, "Variable %s order: %s\n", rw,
             o->two_d_first ? "2D variables then 3D variables" : "same as variables are defined");
-    fprintf(out, "%s\n", strategy_line(run, st->rearrange));
-    fprintf(out, "History %s file                = %s\n", w ? "output" : "input ", p->path);
+    fprintf(out, "%s\n", strategy_line(run, st->rearrange, st->blob));
+    if (st->blob) {
+        fprintf(out, "History %s subfile             = %s (of %d)\n", w ? "output" : "input ",
+                p->path, st->bl.ngroups);
+        fprintf(out, "Number of subfiles                 = %d\n", st->bl.ngroups);
+    } else {
+        fprintf(out, "History %s file                = %s\n", w ? "output" : "input ", p->path);
+    }
     fprintf(out, "No. variables use no decomposition = %6d\n", st->nvars_d[f][0]);
     for (int i = 1; i <= nd; i++)
         fprintf(out, "No. variables use decomposition D%d = %6d\n", i, st->nvars_d[f][i]);
