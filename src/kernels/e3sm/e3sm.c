@@ -458,7 +458,7 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
  * variable at its prefix; the group's root writes the non-decomposed
  * variables and the index. */
 static int
-blob_requests(const struct e3sm_state *st, int rank, const struct iok_schema *s, int file, int step,
+blob_requests(const struct e3sm_state *st, const struct iok_schema *s, int file, int step,
               struct iok_reqlist *out)
 {
     const struct e3sm_blob *b = &st->bl;
@@ -492,7 +492,6 @@ blob_requests(const struct e3sm_state *st, int rank, const struct iok_schema *s,
         if (iok_access_set_values(a, s, vals))
             return iok_error(IOK_EIO, "out of memory for the blob index");
     }
-    (void)rank;
     return IOK_OK;
 }
 
@@ -507,7 +506,7 @@ e3sm_requests(const void *kopts, const struct iok_run *run, const struct iok_pla
     if (op == IOK_OP_WRITE)
         st->wrote[file] = 1;
     if (st->blob)
-        return blob_requests(st, run->rank, s, file, step, out);
+        return blob_requests(st, s, file, step, out);
     for (int i = 0; i < s->nvars; i++) {
         int v = st->order[file][i], rec = iok_var_is_record(s, v);
         if (!rec && step > 0)
