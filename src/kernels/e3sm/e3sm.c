@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "e3sm_kernel.h"
+#include "iokernels/data.h"
 #include "iokernels/error.h"
 
 #ifndef IOK_DATA_DIR
@@ -222,6 +223,8 @@ state_free(void *p)
         e3sm_box_free(&st->box[i]);
     }
     e3sm_blob_free(&st->bl);
+    for (int f = 0; f < IOK_MAX_FILES; f++)
+        iok_schema_free(&st->canon[f]);
     free(st->io);
     e3sm_decomps_free(&st->dec);
     free(st);
@@ -433,7 +436,7 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
             st->ncanon[f] = canon.nvars;
             if (rc == IOK_OK && st->blob) {
                 rc = e3sm_blob_schema(&st->dec, &st->bl, g, &canon, st->var_decomp[f], &fp->schema);
-                iok_schema_free(&canon);
+                st->canon[f] = canon; /* the blob's values are the canonical ones */
             } else {
                 fp->schema = canon;
             }
@@ -452,14 +455,62 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     return rc;
 }
 
+/* Subarray j of a decomposed variable v: run j of its decomposition. */
+static void
+canonical_runs(const struct e3sm_state *st, const struct iok_schema *s, int v, int dn, int step,
+               struct iok_access *a)
+{
+    const struct e3sm_tmpl *t = &st->tmpl[dn - 1];
+    int nd = s->vars[v].ndims, rec = iok_var_is_record(s, v), dd = st->dec.d[dn - 1].ndims;
+    for (int64_t j = 0; j < a->nsub; j++) {
+        int64_t *sa = a->starts + j * nd, *ca = a->counts + j * nd;
+        if (rec) {
+            sa[0] = step;
+            ca[0] = 1;
+        }
+        for (int k = 0; k < dd; k++) {
+            sa[rec + k] = t->coord[j * dd + k];
+            ca[rec + k] = 1;
+        }
+        ca[nd - 1] = t->len[j];
+    }
+}
+
 /* ---- requests: the blob layout ---- */
 
+/* The canonical values of this rank's runs of variable v (one record):
+ * a blob block holds them in the order of the runs, so that a blob holds the
+ * same data as the canonical file, element for element. */
+static int
+blob_values(const struct e3sm_state *st, const struct iok_schema *blob, int file, int v, int step,
+            uint64_t seed, struct iok_access *a)
+{
+    const struct iok_schema *cs = &st->canon[file];
+    int dn = st->var_decomp[file][v];
+    struct iok_reqlist tmp;
+    iok_reqlist_init(&tmp);
+    struct iok_access *c = iok_reqlist_add(&tmp, cs, v, (int)st->tmpl[dn - 1].n);
+    int rc = IOK_OK;
+    if (!c || (canonical_runs(st, cs, v, dn, step, c), iok_reqlist_finish(&tmp, cs)))
+        rc = iok_error(IOK_EIO, "out of memory for the values of %s", cs->vars[v].name);
+    if (rc == IOK_OK) {
+        iok_data_fill(cs, &tmp, seed);
+        if (tmp.acc[0].nelems != a->nelems || iok_access_set_values(a, blob, tmp.acc[0].buf))
+            rc = iok_error(IOK_EIO, "blob block of %s: %lld elements for %lld runs' %lld",
+                           cs->vars[v].name, (long long)a->nelems, (long long)c->nsub,
+                           (long long)tmp.acc[0].nelems);
+    }
+    iok_reqlist_free(&tmp);
+    return rc;
+}
+
 /* Every rank of the subfile's group writes one block per decomposed
- * variable at its prefix; the group's root writes the non-decomposed
- * variables and the index. */
+ * variable at its prefix (the canonical values of its runs, in their
+ * order); the group's root writes the non-decomposed variables (canonical
+ * values, same shape) and the index. */
 static int
 blob_requests(const struct e3sm_state *st, const struct iok_schema *s, int file, int step,
-              struct iok_reqlist *out)
+              uint64_t seed, struct iok_reqlist *out)
 {
     const struct e3sm_blob *b = &st->bl;
     int in_group = b->group == st->group_of[file], root = in_group && b->grank == 0;
@@ -479,6 +530,11 @@ blob_requests(const struct e3sm_state *st, const struct iok_schema *s, int file,
     }
     if (iok_reqlist_finish(out, s))
         return iok_error(IOK_EIO, "out of memory for E3SM buffers");
+    for (int i = 0; i < out->n; i++) {
+        struct iok_access *a = &out->acc[i];
+        if (a->varid < st->ncanon[file] && a->nsub && st->var_decomp[file][a->varid])
+            IOK_TRY(blob_values(st, s, file, a->varid, step, seed, a));
+    }
     for (int i = 0; root && i < out->n; i++) { /* the index: its own values */
         struct iok_access *a = &out->acc[i];
         int id;
@@ -506,7 +562,7 @@ e3sm_requests(const void *kopts, const struct iok_run *run, const struct iok_pla
     if (op == IOK_OP_WRITE)
         st->wrote[file] = 1;
     if (st->blob)
-        return blob_requests(st, s, file, step, out);
+        return blob_requests(st, s, file, step, (uint64_t)run->core.seed, out);
     for (int i = 0; i < s->nvars; i++) {
         int v = st->order[file][i], rec = iok_var_is_record(s, v);
         if (!rec && step > 0)
@@ -524,19 +580,7 @@ e3sm_requests(const void *kopts, const struct iok_run *run, const struct iok_pla
             }
             continue;
         }
-        int dd = st->dec.d[dn - 1].ndims;
-        for (int64_t j = 0; j < nsub; j++) {
-            int64_t *sa = a->starts + j * nd, *ca = a->counts + j * nd;
-            if (rec) {
-                sa[0] = step;
-                ca[0] = 1;
-            }
-            for (int k = 0; k < dd; k++) {
-                sa[rec + k] = t->coord[j * dd + k];
-                ca[rec + k] = 1;
-            }
-            ca[nd - 1] = t->len[j];
-        }
+        canonical_runs(st, s, v, dn, step, a);
     }
     return iok_reqlist_finish(out, s) ? iok_error(IOK_EIO, "out of memory for E3SM buffers")
                                       : IOK_OK;

@@ -48,8 +48,9 @@ struct e3sm_state {
     struct e3sm_box box[E3SM_MAX_DECOMP]; /* per decomposition */
     int blob;                             /* -x blob: its groups and layout */
     struct e3sm_blob bl;
-    int group_of[IOK_MAX_FILES]; /* blob: the subfile's group */
-    int ncanon[IOK_MAX_FILES];   /* blob: variables before the index */
+    int group_of[IOK_MAX_FILES];            /* blob: the subfile's group */
+    int ncanon[IOK_MAX_FILES];              /* blob: variables before the index */
+    struct iok_schema canon[IOK_MAX_FILES]; /* blob: the canonical schema of its values */
     char decomp_path[IOK_OPT_STRLEN];
 };
 
