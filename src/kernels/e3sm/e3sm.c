@@ -56,6 +56,9 @@ static const struct iok_option e3sm_options[] = {
      "none|box"},
     {"io-ranks", 0, IOK_OPT_INT, offsetof(struct e3sm_opts, io_ranks), "0",
      "I/O ranks of the rearranger (0: one per node)"},
+    {"replay", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, replay), NULL,
+     "turn the blob subfiles of this name into the canonical files of -o (the writer's ranks "
+     "and -g)"},
     {"schema-dir", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, schema_dir), IOK_DATA_DIR "/e3sm",
      "directory of the history files' CDL headers and variables.tsv"},
     {NULL}};
@@ -108,7 +111,12 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
     if ((o->io_ranks || o->stride > 1) && strcmp(o->rearrange, "box"))
         return iok_error(IOK_EUSAGE, "%s moves the data to I/O ranks: add --rearrange box",
                          o->io_ranks ? "--io-ranks" : "-s");
-    if (o->subfiles > 1 && !blob)
+    if (o->replay[0] && (blob || o->in[0] || !o->out[0]))
+        return iok_error(IOK_EUSAGE,
+                         "--replay %s writes the canonical files of -o NAME (no -x "
+                         "blob, no -i)",
+                         o->replay);
+    if (o->subfiles > 1 && !blob && !o->replay[0])
         return iok_error(IOK_EUSAGE, "-g (subfiles) applies to -x blob only");
     if (o->api[0]) {
         if (given("backend"))
@@ -223,8 +231,12 @@ state_free(void *p)
         e3sm_box_free(&st->box[i]);
     }
     e3sm_blob_free(&st->bl);
-    for (int f = 0; f < IOK_MAX_FILES; f++)
+    for (int f = 0; f < IOK_MAX_FILES; f++) {
+        for (int v = 0; st->replay_vals[f] && v < st->ncanon[f]; v++)
+            free(st->replay_vals[f][v]);
+        free(st->replay_vals[f]);
         iok_schema_free(&st->canon[f]);
+    }
     free(st->io);
     e3sm_decomps_free(&st->dec);
     free(st);
@@ -346,18 +358,17 @@ netcdf4_guard(const struct iok_run *run, const struct iok_file_plan *fp)
  * decomposition file of the group: the writer's group size is the length of
  * D1.nreqs (files with an index: not the raw MPI-IO layout). */
 static int
-blob_check_writer(const struct e3sm_state *st, const struct iok_run *run,
-                  const struct iok_file_plan *fp, int g)
+blob_check_writer(const struct e3sm_state *st, const struct iok_run *run, const char *path, int g)
 {
-    if (!strcmp(run->backend->name, "mpiio") || access(fp->path, R_OK) != 0)
+    if (!st->replay && (!strcmp(run->backend->name, "mpiio") || access(path, R_OK) != 0))
         return IOK_OK; /* no index to read; a missing file is the core's to report */
     struct e3sm_decomps idx;
-    int rc = agree_msg(run->comm, e3sm_decomp_read(fp->path, run->comm, &idx));
+    int rc = agree_msg(run->comm, e3sm_decomp_read(path, run->comm, &idx));
     if (rc == IOK_OK && idx.decomp_nprocs != st->bl.gsizes[g])
         rc = iok_error(IOK_EUSAGE,
                        "%s was written by %lld ranks per subfile, this run has %d: read a blob "
                        "with the writer's ranks and -g",
-                       fp->path, (long long)idx.decomp_nprocs, st->bl.gsizes[g]);
+                       path, (long long)idx.decomp_nprocs, st->bl.gsizes[g]);
     e3sm_decomps_free(&idx);
     return rc;
 }
@@ -402,14 +413,15 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     IOK_TRY(agree_msg(run->comm, tsv ? IOK_OK : IOK_EUSAGE));
     const char *base = o->out[0] ? o->out : o->in;
     int ngroups = 1;
-    if (!strcmp(o->strategy, "blob")) {
-        st->blob = 1;
-        ngroups = o->subfiles;
+    st->blob = !strcmp(o->strategy, "blob");
+    st->replay = o->replay[0] != 0;
+    if (st->blob || st->replay) {
+        ngroups = st->blob ? o->subfiles : 1;
         int nh = nhist == 2 && o->hx != -1 ? 1 : nhist;
         if (nh * ngroups > IOK_MAX_FILES)
             return iok_error(IOK_EUSAGE, "-g %d: at most %d subfiles per history file here",
                              ngroups, IOK_MAX_FILES / nh);
-        IOK_TRY(agree_msg(run->comm, e3sm_blob_setup(&st->dec, run->comm, ngroups, &st->bl)));
+        IOK_TRY(agree_msg(run->comm, e3sm_blob_setup(&st->dec, run->comm, o->subfiles, &st->bl)));
     }
     for (int h = 0; h < nhist && rc == IOK_OK; h++) {
         if (nhist == 2 && o->hx != -1 && o->hx != h)
@@ -443,7 +455,7 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
             if (rc == IOK_OK)
                 rc = netcdf4_guard(run, fp);
             if (rc == IOK_OK && st->blob && !run->do_write)
-                rc = blob_check_writer(st, run, fp, g);
+                rc = blob_check_writer(st, run, fp->path, g);
             if (rc == IOK_OK) {
                 make_order(st, f, &fp->schema, o->two_d_first);
                 rc = count_requests(st, f, &fp->schema, o->records, run->rank, run->comm);
@@ -452,6 +464,19 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
         free(cdl);
     }
     free(tsv);
+    if (rc == IOK_OK && st->replay) { /* every subfile's writer, then this rank's blocks */
+        for (int f = 0; f < plan->nfiles && rc == IOK_OK; f++)
+            for (int g = 0; g < st->bl.ngroups && rc == IOK_OK; g++) {
+                char sub[IOK_OPT_STRLEN + 16];
+                history_path(o->replay, st->hist[f]->tag, sub, sizeof sub - 16);
+                snprintf(sub + strlen(sub), 16, ".%04d", g % 10000);
+                rc = blob_check_writer(st, run, sub, g);
+                if (g == st->bl.group)
+                    snprintf(st->replay_path[f], sizeof st->replay_path[f], "%s", sub);
+            }
+        if (rc == IOK_OK)
+            rc = agree_msg(run->comm, e3sm_replay_load(st, run, plan, o->records));
+    }
     return rc;
 }
 
@@ -582,8 +607,9 @@ e3sm_requests(const void *kopts, const struct iok_run *run, const struct iok_pla
         }
         canonical_runs(st, s, v, dn, step, a);
     }
-    return iok_reqlist_finish(out, s) ? iok_error(IOK_EIO, "out of memory for E3SM buffers")
-                                      : IOK_OK;
+    if (iok_reqlist_finish(out, s))
+        return iok_error(IOK_EIO, "out of memory for E3SM buffers");
+    return st->replay ? e3sm_replay_values(st, s, file, step, out) : IOK_OK;
 }
 
 const struct iok_kernel iok_kernel_e3sm = {

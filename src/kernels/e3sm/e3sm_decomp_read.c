@@ -211,6 +211,19 @@ read_all(struct e3sm_src *src, MPI_Comm comm, struct e3sm_decomps *out)
 }
 
 int
+e3sm_src_open(struct e3sm_src *s, const char *path, MPI_Comm comm)
+{
+    char format[32];
+    enum kind k = detect(path, comm, format, sizeof format);
+    if (k == K_CDF)
+        return e3sm_src_open_pnc(s, path, comm);
+    if (k == K_HDF5)
+        return e3sm_src_open_h5(s, path, comm);
+    return iok_error(IOK_EUSAGE, "%s: %s", path,
+                     k == K_NONE ? "cannot open it" : "neither NetCDF classic nor HDF5");
+}
+
+int
 e3sm_decomp_read(const char *path, MPI_Comm comm, struct e3sm_decomps *out)
 {
     memset(out, 0, sizeof *out);

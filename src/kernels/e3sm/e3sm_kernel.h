@@ -19,6 +19,7 @@ struct e3sm_opts {
     char out[IOK_OPT_STRLEN];       /* -o: write these files */
     char rearrange[IOK_OPT_STRLEN]; /* none | box */
     char schema_dir[IOK_OPT_STRLEN];
+    char replay[IOK_OPT_STRLEN]; /* blob subfiles to turn into canonical files */
 };
 
 /* One decomposition's runs as subarray templates of its own array: per run
@@ -51,12 +52,19 @@ struct e3sm_state {
     int group_of[IOK_MAX_FILES];            /* blob: the subfile's group */
     int ncanon[IOK_MAX_FILES];              /* blob: variables before the index */
     struct iok_schema canon[IOK_MAX_FILES]; /* blob: the canonical schema of its values */
+    int replay;                             /* --replay: values read from blob subfiles */
+    char replay_path[IOK_MAX_FILES][IOK_OPT_STRLEN];
+    void **replay_vals[IOK_MAX_FILES]; /* per variable: its records, as read */
     char decomp_path[IOK_OPT_STRLEN];
 };
 
 int e3sm_exchange(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
                   int file, int step, enum iok_xstage stage, struct iok_reqlist *compute,
                   struct iok_reqlist *io);
+int e3sm_replay_load(struct e3sm_state *st, const struct iok_run *run, const struct iok_plan *plan,
+                     int nrecs);
+int e3sm_replay_values(const struct e3sm_state *st, const struct iok_schema *s, int f, int step,
+                       struct iok_reqlist *out);
 void e3sm_report(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
                  const struct iok_result *res, FILE *out);
 

@@ -89,6 +89,40 @@ h5_att(struct e3sm_src *s, const char *name, int64_t *vals, int max)
 }
 
 static int
+h5_read_data(struct e3sm_src *s, const char *name, int nd, const int64_t *start,
+             const int64_t *count, enum iok_type t, void *buf)
+{
+    struct h5src *h = s->h;
+    hid_t d = H5Dopen2(h->file, name, H5P_DEFAULT);
+    if (d < 0)
+        return iok_error(IOK_EUSAGE, "%s: H5Dopen2(%s) failed", s->path, name);
+    hid_t fs = H5Dget_space(d), ftype = H5Dget_type(d);
+    hsize_t st[2] = {0, 0}, ct[2] = {1, 1}, n = 1;
+    for (int k = 0; k < nd; k++) {
+        st[k] = (hsize_t)start[k];
+        ct[k] = (hsize_t)count[k];
+        n *= ct[k];
+    }
+    hid_t ms = H5Screate_simple(1, &n, NULL);
+    if (nd > 0)
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, ct, NULL);
+    /* characters travel as the 1-byte strings they are stored as */
+    const hid_t mem[] = {ftype,
+                         H5T_NATIVE_INT8,
+                         H5T_NATIVE_INT16,
+                         H5T_NATIVE_INT32,
+                         H5T_NATIVE_INT64,
+                         H5T_NATIVE_FLOAT,
+                         H5T_NATIVE_DOUBLE};
+    herr_t e = H5Dread(d, mem[t], nd > 0 ? ms : H5S_ALL, nd > 0 ? fs : H5S_ALL, H5P_DEFAULT, buf);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Tclose(ftype);
+    H5Dclose(d);
+    return e < 0 ? iok_error(IOK_EUSAGE, "%s: H5Dread(%s) failed", s->path, name) : IOK_OK;
+}
+
+static int
 h5_close(struct e3sm_src *s)
 {
     struct h5src *h = s->h;
@@ -115,6 +149,7 @@ e3sm_src_open_h5(struct e3sm_src *s, const char *path, MPI_Comm comm)
     s->var_len = h5_var_len;
     s->read = h5_read;
     s->att = h5_att;
+    s->read_data = h5_read_data;
     s->close = h5_close;
     return IOK_OK;
 }

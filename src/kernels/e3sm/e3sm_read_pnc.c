@@ -71,6 +71,25 @@ pnc_att(struct e3sm_src *s, const char *name, int64_t *vals, int max)
 }
 
 static int
+pnc_read_data(struct e3sm_src *s, const char *name, int nd, const int64_t *start,
+              const int64_t *count, enum iok_type t, void *buf)
+{
+    static const MPI_Datatype types[] = {MPI_CHAR,      MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT,
+                                         MPI_LONG_LONG, MPI_FLOAT,       MPI_DOUBLE};
+    int ncid = *(int *)s->h, varid;
+    MPI_Offset st[2] = {0, 0}, ct[2] = {1, 1}, n = 1;
+    for (int k = 0; k < nd; k++) {
+        st[k] = start[k];
+        ct[k] = count[k];
+        n *= ct[k];
+    }
+    int err = ncmpi_inq_varid(ncid, name, &varid);
+    if (err == NC_NOERR)
+        err = ncmpi_get_vara(ncid, varid, st, ct, buf, n, types[t]);
+    return err == NC_NOERR ? IOK_OK : pnc_fail(s, "ncmpi_get_vara", name, err);
+}
+
+static int
 pnc_close(struct e3sm_src *s)
 {
     int ncid = *(int *)s->h;
@@ -107,6 +126,7 @@ e3sm_src_open_pnc(struct e3sm_src *s, const char *path, MPI_Comm comm)
     s->var_len = pnc_var_len;
     s->read = pnc_read;
     s->att = pnc_att;
+    s->read_data = pnc_read_data;
     s->close = pnc_close;
     return IOK_OK;
 }

@@ -11,6 +11,8 @@
 
 #include <mpi.h>
 
+#include "iokernels/schema.h"
+
 struct e3sm_src {
     char path[1024];
     void *h;
@@ -20,8 +22,15 @@ struct e3sm_src {
     int (*read)(struct e3sm_src *s, const char *name, int64_t start, int64_t count, int64_t *buf);
     /* a global integer attribute: number of values (at most max), 0 if absent */
     int (*att)(struct e3sm_src *s, const char *name, int64_t *vals, int max);
+    /* reads a subarray (nd <= 2) of a variable of type t into buf, no conversion */
+    int (*read_data)(struct e3sm_src *s, const char *name, int nd, const int64_t *start,
+                     const int64_t *count, enum iok_type t, void *buf);
     int (*close)(struct e3sm_src *s);
 };
+
+/* Opens a NetCDF classic or HDF5 (NetCDF-4) file by its signature; other
+ * kinds are refused with a message naming the file. */
+int e3sm_src_open(struct e3sm_src *s, const char *path, MPI_Comm comm);
 
 /* Each returns an iok_status; on failure nothing is left open. */
 int e3sm_src_open_pnc(struct e3sm_src *s, const char *path, MPI_Comm comm);
