@@ -59,6 +59,11 @@ struct iok_kernel {
 
     /* Applies the native input file's text to the option sets. */
     int (*read_input)(const char *text, const char *path, const struct iok_optset *sets, int nsets);
+    /* 1: the positional input is a (large, binary) file the kernel reads
+     * itself in parallel in plan() (E3SM's decomposition file): the core
+     * neither reads nor broadcasts it, only checks that it exists and hands
+     * its path over as run->input_path; read_input is not called. */
+    int input_by_path;
     /* Options are final: validate them and settle the run's choices that
      * depend on the kernel (BTIO's method picks backend and API). `given`
      * says which core options the user set explicitly. Runs on every rank. */

@@ -76,7 +76,7 @@ static void
 kernel_help(const struct iok_kernel *k, FILE *out)
 {
     fprintf(out, "usage: iokernels %s [options]%s\n%s\n", k->name,
-            k->default_input ? " [input-file]" : "", k->summary);
+            k->default_input || k->input_by_path ? " [input-file]" : "", k->summary);
     if (k->default_input)
         fprintf(out, "input file: %s when none is named (built-in defaults if it is absent)\n",
                 k->default_input);
@@ -246,7 +246,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     if (rc == IOK_OK && cmdline.npos > 1)
         rc = iok_error(IOK_EUSAGE, "expected at most one input file, got '%s' and '%s'",
                        cmdline.pos[0], cmdline.pos[1]);
-    if (rc == IOK_OK && cmdline.npos == 1 && !k->read_input)
+    if (rc == IOK_OK && cmdline.npos == 1 && !k->read_input && !k->input_by_path)
         rc = iok_error(IOK_EUSAGE, "kernel %s takes no input file (got '%s')", k->name,
                        cmdline.pos[0]);
     if ((rc = iok_agree(run.comm, rc)))
@@ -259,7 +259,13 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     }
 
     /* the kernel's input file, then the command line over it */
-    if (k->read_input) {
+    if (k->input_by_path && cmdline.npos) {
+        run.input_path = cmdline.pos[0];
+        if (run.rank == 0 && access(run.input_path, R_OK) != 0)
+            rc = iok_error(IOK_EUSAGE, "cannot open input file %s: check the path", run.input_path);
+        if ((rc = iok_agree(run.comm, rc)))
+            goto out;
+    } else if (k->read_input && !k->input_by_path) {
         const char *path = cmdline.npos ? cmdline.pos[0] : k->default_input;
         /* a named file must exist; the default one may be absent (built-in defaults) */
         if ((rc = iok_read_shared_text(path, "input file", run.comm, cmdline.npos == 0, &text)))

@@ -80,8 +80,9 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
         const struct iok_pass_result *p = &res->pass[i];
         if (run->core.iterations > 1)
             fprintf(out, "[iteration %d] ", p->iteration);
-        fprintf(out, "%-6s %s: %.2f MiB in %.4f s, %.2f MiB/s\n", iok_op_names[p->op], p->path,
-                p->bytes / MiB, p->io_time, p->bandwidth / MiB);
+        fprintf(out, "%-6s %s: %.2f MiB in %.4f s, %.2f MiB/s, %lld requests as executed\n",
+                iok_op_names[p->op], p->path, p->bytes / MiB, p->io_time, p->bandwidth / MiB,
+                (long long)p->requests);
         fprintf(out, "       not I/O: requests %.4f s, data generation %.4f s, check %.4f s",
                 p->ph[IOK_PH_REQUESTS].rank.max, p->ph[IOK_PH_DATAGEN].rank.max,
                 p->ph[IOK_PH_CHECK].rank.max);

@@ -1,0 +1,66 @@
+/* E3SM decompositions: which elements of a decomposed array each rank
+ * accesses, as sorted (offset, length) runs. Pure parts (the assignment of
+ * decomposition ranks to ranks, sorting and merging of runs, validation) are
+ * here and unit-tested; e3sm_decomp_read.c reads the files. */
+#ifndef IOKERNELS_E3SM_DECOMP_H
+#define IOKERNELS_E3SM_DECOMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#define E3SM_MAX_DECOMP 6
+#define E3SM_MAX_DDIMS 4
+
+/* Sorted, merged runs of one rank: element offsets into the flattened
+ * decomposed array, never crossing a row of its fastest dimension. */
+struct e3sm_runs {
+    int64_t n;
+    int64_t *off, *len;
+    int64_t nelems; /* sum of len */
+};
+
+struct e3sm_decomp {
+    int ndims;
+    int64_t dims[E3SM_MAX_DDIMS]; /* C order: dims[ndims-1] is the fastest */
+    int64_t total;                /* product of dims */
+    int64_t file_pairs;           /* (offset, length) pairs of the file for this rank */
+    int64_t fill_pairs;           /* of which after fill_starts (gap fillers) */
+    int64_t all_pairs;            /* pairs of all decomposition ranks (Dn.total_nreqs) */
+    struct e3sm_runs runs;        /* this rank's runs */
+};
+
+enum e3sm_layout { E3SM_LAYOUT_MAP, E3SM_LAYOUT_LEGACY };
+
+struct e3sm_decomps {
+    int ndecomp;
+    int64_t decomp_nprocs;
+    enum e3sm_layout layout; /* map files have Dn.fill_starts / Dn.raw_* */
+    char format[32];         /* "CDF-5", "HDF5", ... as detected */
+    struct e3sm_decomp d[E3SM_MAX_DECOMP];
+};
+
+/* The decomposition ranks [*first, *first + *count) this rank carries, as
+ * the original: contiguous blocks of decomp_nprocs / nprocs, the first
+ * decomp_nprocs % nprocs ranks one more; ranks past decomp_nprocs get none. */
+void e3sm_assign(int64_t decomp_nprocs, int nprocs, int rank, int64_t *first, int64_t *count);
+
+/* Builds sorted runs from n (offset, length) pairs of an array of `total`
+ * elements whose fastest dimension has `fastest` elements: pairs crossing a
+ * row are split, then sorted by offset and adjacent ones merged, never
+ * across a row. Returns 0, or -1 with a one-line reason in err (an offset
+ * out of range, a length below 1, overlapping pairs). */
+int e3sm_runs_build(const int64_t *off, const int64_t *len, int64_t n, int64_t fastest,
+                    int64_t total, struct e3sm_runs *out, char *err, size_t errlen);
+
+void e3sm_runs_free(struct e3sm_runs *r);
+void e3sm_decomps_free(struct e3sm_decomps *d);
+
+/* Reads a decomposition file (map layout in NetCDF classic, NetCDF-4 or
+ * HDF5; legacy layout in NetCDF classic) collectively: every rank reads the
+ * per-rank counts and only its own pairs. Returns an iok_status with the
+ * error recorded (on the ranks that saw it); the caller agrees. */
+int e3sm_decomp_read(const char *path, MPI_Comm comm, struct e3sm_decomps *out);
+
+#endif

@@ -1,0 +1,145 @@
+/* Decomposition files in NetCDF classic formats (CDF-1, -2, -5), read with
+ * PnetCDF in independent data mode. */
+#include "e3sm_source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iokernels/error.h"
+
+#ifdef IOK_HAVE_PNETCDF
+#include <pnetcdf.h>
+
+static int
+pnc_fail(struct e3sm_src *s, const char *call, const char *name, int err)
+{
+    return iok_error(IOK_EUSAGE, "%s: %s(%s) failed: %s", s->path, call, name ? name : "",
+                     ncmpi_strerror(err));
+}
+
+static int
+pnc_var_len(struct e3sm_src *s, const char *name, int64_t *len)
+{
+    int ncid = *(int *)s->h, varid, nd, dimid;
+    if (ncmpi_inq_varid(ncid, name, &varid) != NC_NOERR)
+        return 0;
+    int err = ncmpi_inq_varndims(ncid, varid, &nd);
+    if (err == NC_NOERR && nd != 1)
+        return iok_error(IOK_EUSAGE, "%s: variable %s has %d dimensions, expected 1", s->path, name,
+                         nd);
+    MPI_Offset n = 0;
+    if (err == NC_NOERR)
+        err = ncmpi_inq_vardimid(ncid, varid, &dimid);
+    if (err == NC_NOERR)
+        err = ncmpi_inq_dimlen(ncid, dimid, &n);
+    if (err != NC_NOERR)
+        return -pnc_fail(s, "ncmpi_inq_var", name, err);
+    *len = n;
+    return 1;
+}
+
+static int
+pnc_read(struct e3sm_src *s, const char *name, int64_t start, int64_t count, int64_t *buf)
+{
+    int ncid = *(int *)s->h, varid;
+    int err = ncmpi_inq_varid(ncid, name, &varid);
+    MPI_Offset st = start, ct = count;
+    if (err == NC_NOERR)
+        err = ncmpi_get_vara_longlong(ncid, varid, &st, &ct, (long long *)buf);
+    return err == NC_NOERR ? IOK_OK : pnc_fail(s, "ncmpi_get_vara_longlong", name, err);
+}
+
+static int
+pnc_att(struct e3sm_src *s, const char *name, int64_t *vals, int max)
+{
+    int ncid = *(int *)s->h;
+    MPI_Offset n;
+    nc_type t;
+    if (ncmpi_inq_att(ncid, NC_GLOBAL, name, &t, &n) != NC_NOERR)
+        return 0;
+    if (t == NC_CHAR || n > max || n < 1)
+        return -iok_error(IOK_EUSAGE, "%s: attribute %s must hold 1 to %d integers", s->path, name,
+                          max);
+    long long v[16];
+    int err = ncmpi_get_att_longlong(ncid, NC_GLOBAL, name, v);
+    if (err != NC_NOERR)
+        return -pnc_fail(s, "ncmpi_get_att_longlong", name, err);
+    for (MPI_Offset i = 0; i < n; i++)
+        vals[i] = v[i];
+    return (int)n;
+}
+
+static int
+pnc_read_data(struct e3sm_src *s, const char *name, int nd, const int64_t *start,
+              const int64_t *count, enum iok_type t, void *buf)
+{
+    static const MPI_Datatype types[] = {MPI_CHAR,      MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT,
+                                         MPI_LONG_LONG, MPI_FLOAT,       MPI_DOUBLE};
+    int ncid = *(int *)s->h, varid;
+    MPI_Offset st[2] = {0, 0}, ct[2] = {1, 1}, n = 1;
+    for (int k = 0; k < nd; k++) {
+        st[k] = start[k];
+        ct[k] = count[k];
+        n *= ct[k];
+    }
+    int err = ncmpi_inq_varid(ncid, name, &varid);
+    if (err == NC_NOERR)
+        err = ncmpi_get_vara(ncid, varid, st, ct, buf, n, types[t]);
+    return err == NC_NOERR ? IOK_OK : pnc_fail(s, "ncmpi_get_vara", name, err);
+}
+
+static int
+pnc_close(struct e3sm_src *s)
+{
+    int ncid = *(int *)s->h;
+    ncmpi_end_indep_data(ncid);
+    int err = ncmpi_close(ncid);
+    free(s->h);
+    s->h = NULL;
+    return err == NC_NOERR ? IOK_OK : pnc_fail(s, "ncmpi_close", NULL, err);
+}
+
+int
+e3sm_src_open_pnc(struct e3sm_src *s, const char *path, MPI_Comm comm)
+{
+    snprintf(s->path, sizeof s->path, "%s", path);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_read", "disable"); /* small reads: independent is faster */
+    int *ncid = malloc(sizeof *ncid);
+    int err = ncmpi_open(comm, path, NC_NOWRITE, info, ncid);
+    MPI_Info_free(&info);
+    if (err != NC_NOERR) {
+        free(ncid);
+        return iok_error(IOK_EUSAGE, "cannot open decomposition file %s: %s", path,
+                         ncmpi_strerror(err));
+    }
+    err = ncmpi_begin_indep_data(*ncid);
+    if (err != NC_NOERR) {
+        ncmpi_close(*ncid);
+        free(ncid);
+        return iok_error(IOK_EIO, "%s: ncmpi_begin_indep_data failed: %s", path,
+                         ncmpi_strerror(err));
+    }
+    s->h = ncid;
+    s->var_len = pnc_var_len;
+    s->read = pnc_read;
+    s->att = pnc_att;
+    s->read_data = pnc_read_data;
+    s->close = pnc_close;
+    return IOK_OK;
+}
+
+#else
+
+int
+e3sm_src_open_pnc(struct e3sm_src *s, const char *path, MPI_Comm comm)
+{
+    return iok_error(IOK_EUSAGE,
+                     "%s is a NetCDF classic file but this build has no PnetCDF: use the "
+                     "NetCDF-4 (.nc4) or HDF5 (.h5) form of the decomposition",
+                     path);
+}
+
+#endif

@@ -1,0 +1,421 @@
+"""E3SM end to end: headers equal to the original's, every backend writes and
+reads back the F and G cases, P writers and Q readers agree, corruption and
+bad decomposition files are caught."""
+
+import re
+import subprocess
+import time
+
+import pytest
+from conftest import SHARED, run, run_plain
+
+E3SM = SHARED / "e3sm"
+MAP_F = E3SM / "map_f_case_16p.nc"
+MAP_G = E3SM / "map_g_case_16p.nc"
+MAP_I = E3SM / "map_i_case_16p.nc"
+LEGACY_G = E3SM / "legacy_pre2022" / "g_case_cmpaso_16p.nc"
+
+
+def header(path):
+    return subprocess.run(
+        ["ncmpidump", "-h", str(path)], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+
+
+def expected_header(name, nrecs):
+    lines = (E3SM / name).read_text().splitlines()
+    return [re.sub(r"// \(\d+ currently\)", f"// ({nrecs} currently)", x) for x in lines]
+
+
+@pytest.mark.parametrize(
+    "decomp,files",
+    [
+        (MAP_F, [("out_h0.nc", "f_case_h0.txt"), ("out_h1.nc", "f_case_h1.txt")]),
+        (MAP_I, [("out_h0.nc", "i_case_h0.txt"), ("out_h1.nc", "i_case_h1.txt")]),
+        (LEGACY_G, [("out.nc", "g_case_hist.txt")]),
+    ],
+    ids=["F", "I", "G-legacy"],
+)
+def test_headers_equal_the_originals(tmp_path, decomp, files):
+    r = run(4, ["e3sm", "-k", "-r", "2", "-o", "out.nc", str(decomp)], tmp_path, timeout=300)
+    assert r.rc == 0, r.err
+    for ours, theirs in files:
+        got = header(tmp_path / ours)
+        want = expected_header(theirs, 2)
+        assert got[0] == f"netcdf {ours[:-3]} {{"
+        assert got[1:] == want[1:], ours
+        (tmp_path / ours).unlink()  # the G file is 1.6 GB with 2 records
+
+
+def test_g_from_map_file_has_its_own_sizes(tmp_path):
+    r = run(2, ["e3sm", "-k", "-o", "g.nc", str(MAP_G)], tmp_path)
+    assert r.rc == 0, r.err
+    got = header(tmp_path / "g.nc")
+    want = expected_header("g_case_hist.txt", 1)
+    sizes = {"nCells": "285", "nEdges": "879", "nVertices": "593"}
+    for k, v in sizes.items():
+        want = [re.sub(rf"^\t{k} = \d+ ;", f"\t{k} = {v} ;", x) for x in want]
+    assert got[1:] == want[1:]
+
+
+def elements(rec, name):
+    return sum(p["checked"] for p in rec["passes"] if p["op"] != "write" and name in p["path"])
+
+
+# (id, decomposition, backend, extra); netcdf4 makes one library call per
+# subarray, so its F case is h1 only
+CANONICAL = [
+    ("F-pnetcdf", MAP_F, "pnetcdf", []),
+    ("G-pnetcdf", MAP_G, "pnetcdf", []),
+    ("F-hdf5", MAP_F, "hdf5", []),
+    ("G-hdf5", MAP_G, "hdf5", []),
+    ("F-mpiio", MAP_F, "mpiio", []),
+    ("G-mpiio", MAP_G, "mpiio", []),
+    ("F-netcdf4-h1", MAP_F, "netcdf4", ["-f", "1"]),
+    ("G-netcdf4", MAP_G, "netcdf4", []),
+    ("F-pnetcdf-t-indep", MAP_F, "pnetcdf", ["-t", "-f", "1", "--independent"]),
+]
+
+
+@pytest.mark.parametrize("cfg", CANONICAL, ids=[c[0] for c in CANONICAL])
+def test_canonical_write_then_read_verifies(tmp_path, built_backends, cfg):
+    _, decomp, backend, extra = cfg
+    if backend not in built_backends:
+        pytest.skip(f"backend {backend} not built")
+    w = run(
+        4,
+        ["e3sm", "-k", "-a", backend, "-o", "out.nc", *extra, "--verify", str(decomp)],
+        tmp_path,
+        timeout=300,
+    )
+    assert w.rc == 0, w.err
+    rec = w.record
+    assert rec["backend"] == backend
+    assert rec["verify"]["ok"] is True and rec["verify"]["mismatches"] == 0
+    writes = [p for p in rec["passes"] if p["op"] == "write"]
+    verifies = [p for p in rec["passes"] if p["op"] == "verify"]
+    assert len(writes) == len(verifies) >= 1
+    for wp, vp in zip(writes, verifies, strict=True):
+        assert wp["bytes"] == vp["bytes"] > 0
+        assert vp["checked"] > 0
+    assert "==== Benchmarking" in w.out and "I/O bandwidth (write-only)" in w.out
+    # read back by 3 ranks (another decomposition of the work), every value checked
+    r = run(
+        3,
+        ["e3sm", "-a", backend, "-i", "out.nc", *extra, "--verify", str(decomp)],
+        tmp_path,
+        timeout=300,
+    )
+    assert r.rc == 0, r.err
+    assert r.record["verify"]["checked"] == sum(p["checked"] for p in verifies)
+    assert "Total read  amount" in r.out
+    for p in writes:  # -i never deletes what it read
+        assert (tmp_path / p["path"]).exists()
+
+
+# The box rearranger: every backend, few large requests, same file.
+REARRANGED = [  # (id, decomposition, backend, extra, I/O ranks at 4 ranks on one node)
+    ("F-pnetcdf", MAP_F, "pnetcdf", [], 1),
+    ("G-pnetcdf-io2", MAP_G, "pnetcdf", ["--io-ranks", "2"], 2),
+    ("F-hdf5-stride3", MAP_F, "hdf5", ["-s", "3"], 2),
+    ("G-hdf5", MAP_G, "hdf5", [], 1),
+    ("F-mpiio-io4", MAP_F, "mpiio", ["--io-ranks", "4"], 4),
+    ("G-mpiio", MAP_G, "mpiio", [], 1),
+    ("F-netcdf4-h1", MAP_F, "netcdf4", ["-f", "1"], 1),
+    ("G-netcdf4-io2", MAP_G, "netcdf4", ["--io-ranks", "2"], 2),
+]
+
+
+@pytest.mark.parametrize("cfg", REARRANGED, ids=[c[0] for c in REARRANGED])
+def test_rearranged_write_then_read_verifies(tmp_path, built_backends, cfg):
+    _, decomp, backend, extra, nio = cfg
+    if backend not in built_backends:
+        pytest.skip(f"backend {backend} not built")
+    box = ["--rearrange", "box", *extra]
+    w = run(
+        4,
+        ["e3sm", "-k", "-a", backend, "-o", "out.nc", *box, "--verify", str(decomp)],
+        tmp_path,
+        timeout=300,
+    )
+    assert w.rc == 0, w.err
+    rec = w.record
+    assert rec["verify"]["ok"] is True and rec["verify"]["checked"] > 0
+    assert "==== canonical I/O with the box rearranger" in w.out
+    assert f"Number of IO processes             = {nio}\n" in w.out
+    # the same file as without the rearranger: readable canonically by 3 ranks
+    r = run(
+        3,
+        [
+            "e3sm",
+            "-a",
+            backend,
+            "-i",
+            "out.nc",
+            "-f",
+            "-1" if "-f" not in extra else "1",
+            "--verify",
+            str(decomp),
+        ],
+        tmp_path,
+        timeout=300,
+    )
+    assert r.rc == 0, r.err
+    assert r.record["verify"]["checked"] == rec["verify"]["checked"]
+    # far fewer, larger requests than the ranks' runs
+    canonical = int(re.search(r"Total no. noncontiguous requests   = +(\d+)", w.out)[1])
+    executed = sum(p["requests"] for p in rec["passes"] if p["op"] == "write")
+    assert executed * 10 < canonical, (executed, canonical)
+
+
+# Blob: every rank's data one block per variable, -g subfiles with an index.
+BLOB = [  # (id, decomposition, backend, subfiles, files of one subfile set)
+    ("F-pnetcdf", MAP_F, "pnetcdf", 1, ["out_h0.nc", "out_h1.nc"]),
+    ("G-pnetcdf-g2", MAP_G, "pnetcdf", 2, ["out.nc"]),
+    ("F-hdf5-g2", MAP_F, "hdf5", 2, ["out_h0.nc", "out_h1.nc"]),
+    ("F-mpiio", MAP_F, "mpiio", 1, ["out_h0.nc", "out_h1.nc"]),
+    ("G-netcdf4", MAP_G, "netcdf4", 1, ["out.nc"]),
+]
+
+
+@pytest.mark.parametrize("cfg", BLOB, ids=[c[0] for c in BLOB])
+def test_blob_write_then_read_verifies(tmp_path, built_backends, cfg):
+    _, decomp, backend, g, names = cfg
+    if backend not in built_backends:
+        pytest.skip(f"backend {backend} not built")
+    args = ["-x", "blob", "-g", str(g), "-a", backend]
+    w = run(4, ["e3sm", "-k", *args, "-o", "out.nc", "--verify", str(decomp)], tmp_path)
+    assert w.rc == 0, w.err
+    assert w.record["verify"]["ok"] is True
+    paths = sorted(p["path"] for p in w.record["passes"] if p["op"] == "write")
+    assert paths == sorted(f"{n}.{i:04d}" for n in names for i in range(g))
+    # one block per rank and decomposed variable: requests <= variables x ranks
+    canonical = int(re.search(r"Total no. noncontiguous requests   = +(\d+)", w.out)[1])
+    assert "blob I/O" in w.out and f"Number of subfiles                 = {g}" in w.out
+    assert canonical <= 4 * 560
+    r = run(4, ["e3sm", *args, "-i", "out.nc", "--verify", str(decomp)], tmp_path)
+    assert r.rc == 0, r.err
+    assert r.record["verify"]["checked"] == w.record["verify"]["checked"]
+
+
+def test_blob_index_is_the_groups_decomposition(tmp_path):
+    assert (
+        run(4, ["e3sm", "-k", "-x", "blob", "-f", "1", "-o", "b.nc", str(MAP_F)], tmp_path).rc == 0
+    )
+    dump = subprocess.run(
+        ["ncmpidump", "-v", "D1.nreqs,D1.lengths", "b_h1.nc.0000"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    nreqs = [int(x) for x in re.search(r"D1.nreqs = ([\d, ]+);", dump)[1].split(",")]
+    lengths = re.search(r"D1.lengths = ([\d,\s]+);", dump)[1]
+    assert len(nreqs) == 4  # the writer's ranks
+    assert sum(int(x) for x in lengths.replace("\n", " ").split(",")) == 866  # all of D1
+    # read by other ranks: refused with one line, not a wrong answer
+    r = run_plain(3, ["e3sm", "-x", "blob", "-f", "1", "-i", "b.nc", str(MAP_F)], tmp_path)
+    assert r.rc == 2, r.err
+    errs = r.error_lines()
+    assert len(errs) == 1 and "written by 4 ranks per subfile, this run has 3" in errs[0]
+
+
+@pytest.mark.parametrize("backend", ["pnetcdf", "hdf5"])
+def test_blob_replay_gives_the_canonical_file(tmp_path, built_backends, backend):
+    if backend not in built_backends:
+        pytest.skip(f"backend {backend} not built")
+    blob = ["-x", "blob", "-g", "2", "-a", backend, "-o", "b.nc", str(MAP_F)]
+    assert run(4, ["e3sm", "-k", *blob], tmp_path).rc == 0
+    r = run(4, ["e3sm", "-k", "-g", "2", "--replay", "b.nc", "-o", "c.nc", str(MAP_F)], tmp_path)
+    assert r.rc == 0, r.err
+    # the replayed files are the canonical ones: same header, same values
+    assert header(tmp_path / "c_h0.nc")[1:] == expected_header("f_case_h0.txt", 1)[1:]
+    c = run(3, ["e3sm", "-i", "c.nc", "--verify", str(MAP_F)], tmp_path)
+    assert c.rc == 0, c.err
+    assert c.record["verify"]["checked"] == 4209231 + 82741
+
+
+def test_replay_carries_the_blob_data(tmp_path):
+    """A value changed in a blob comes out in the replayed canonical file."""
+    assert (
+        run(2, ["e3sm", "-k", "-x", "blob", "-f", "1", "-o", "b.nc", str(MAP_F)], tmp_path).rc == 0
+    )
+    path = tmp_path / "b_h1.nc.0000"
+    data = bytearray(path.read_bytes())
+    data[len(data) - 2000] ^= 0x40  # inside the last variables' blocks
+    path.write_bytes(bytes(data))
+    r = run(2, ["e3sm", "-k", "-f", "1", "--replay", "b.nc", "-o", "c.nc", str(MAP_F)], tmp_path)
+    assert r.rc == 0, r.err
+    c = run(2, ["e3sm", "-f", "1", "-i", "c.nc", "--verify", str(MAP_F)], tmp_path)
+    assert c.rc == 3, c.err
+    assert c.record["verify"]["mismatches"] == 1
+    # the writer's subfiles are needed: another -g is refused
+    r = run_plain(
+        2, ["e3sm", "-f", "1", "-g", "2", "--replay", "b.nc", "-o", "d.nc", str(MAP_F)], tmp_path
+    )
+    assert r.rc == 2 and "per subfile" in r.err
+
+
+def test_values_are_the_variables_global_positions(tmp_path):
+    """Written by 16 ranks, read by 5: decomposition ranks are regrouped."""
+    assert run(16, ["e3sm", "-k", "-f", "1", "-o", "f.nc", str(MAP_F)], tmp_path).rc == 0
+    r = run(5, ["e3sm", "-f", "1", "-i", "f.nc", "--verify", str(MAP_F)], tmp_path)
+    assert r.rc == 0, r.err
+    assert r.record["verify"]["ok"] is True
+
+
+def test_without_k_only_own_outputs_are_removed(tmp_path):
+    (tmp_path / "other.txt").write_text("not ours")
+    r = run(2, ["e3sm", "-o", "g.nc", str(MAP_G)], tmp_path)
+    assert r.rc == 0, r.err
+    assert not (tmp_path / "g.nc").exists()
+    assert (tmp_path / "other.txt").exists()
+    assert "output files removed" in r.out
+
+
+def test_corrupted_value_fails_verify(tmp_path):
+    assert run(4, ["e3sm", "-k", "-o", "g.nc", str(MAP_G)], tmp_path).rc == 0
+    path = tmp_path / "g.nc"
+    data = bytearray(path.read_bytes())
+    data[len(data) - 100] ^= 0x40  # inside the last record variable's data
+    path.write_bytes(bytes(data))
+    r = run(4, ["e3sm", "-i", "g.nc", "--verify", str(MAP_G)], tmp_path)
+    assert r.rc == 3, r.err
+    errs = r.error_lines()
+    assert len(errs) == 1, r.err
+    assert re.search(r"verify failed: 1 of \d+ values differ in g\.nc; first: \w+\[0\]", errs[0])
+    assert r.record["exit_code"] == 3
+
+
+def test_converted_dat_files_drive_the_kernel(tmp_path):
+    dats = sorted(E3SM.glob("piodecomp16tasks*.dat"))
+    args = [a for i, d in enumerate(dats, 1) for a in (f"--d{i}", str(d))]
+    assert run(1, ["e3sm-decomp", "-o", "mine.nc", *args], tmp_path).rc == 0
+    r = run(4, ["e3sm", "-f", "1", "-o", "x.nc", "--verify", "mine.nc"], tmp_path)
+    assert r.rc == 0, r.err
+    assert "==== Benchmarking F case" in r.out
+
+
+# A small map-layout decomposition (2 decomposition ranks, array of 6) and
+# ways to break it.
+GOOD = {
+    "nreqs": "2, 1",
+    "fill": "2, 1",
+    "offsets": "0, 4, 2",
+    "lengths": "2, 2, 2",
+    "raw": "4, 2",
+    "dims": "6",
+    "total": "3",
+}
+
+
+def decomp_cdl(**kw):
+    v = {**GOOD, **kw}
+    return f"""netcdf d {{
+dimensions:
+    num_decomp = 3 ;
+    decomp_nprocs = 2 ;
+    D1.total_nreqs = {v["total"]} ;
+variables:
+    int D1.nreqs(decomp_nprocs) ;
+    int D1.fill_starts(decomp_nprocs) ;
+    int D1.offsets(D1.total_nreqs) ;
+    {"" if kw.get("drop_lengths") else "int D1.lengths(D1.total_nreqs) ;"}
+    int D1.raw_nreqs(decomp_nprocs) ;
+// global attributes:
+    :D1.ndims = 1 ;
+    :D1.dims = {v["dims"]} ;
+data:
+    D1.nreqs = {v["nreqs"]} ;
+    D1.fill_starts = {v["fill"]} ;
+    D1.offsets = {v["offsets"]} ;
+    {"" if kw.get("drop_lengths") else "D1.lengths = " + v["lengths"] + " ;"}
+    D1.raw_nreqs = {v["raw"]} ;
+}}
+"""
+
+
+BAD_DECOMPS = [
+    ("offset-out-of-range", {"offsets": "0, 5, 2"}, "D1 request 1 (offset 5, length 2) is outside"),
+    ("lengths-sum-mismatch", {"raw": "4, 3"}, "its lengths sum to 2 elements but D1.raw_nreqs"),
+    ("nreqs-sum-mismatch", {"nreqs": "2, 2"}, "D1.nreqs sums to 4 requests but D1.offsets"),
+    ("missing-variable", {"drop_lengths": True}, "missing variable D1.lengths"),
+    ("overlap", {"offsets": "0, 1, 2"}, "requests overlap"),
+    ("fill-past-end", {"fill": "3, 1"}, "D1.fill_starts[0] = 3 is outside 0..2"),
+]
+
+
+@pytest.mark.parametrize("case", BAD_DECOMPS, ids=[c[0] for c in BAD_DECOMPS])
+def test_bad_decomposition_exits_2_quickly(tmp_path, case):
+    _, kw, msg = case
+    (tmp_path / "d.cdl").write_text(decomp_cdl(**kw))
+    subprocess.run(["ncgen", "-o", "d.nc", "d.cdl"], cwd=tmp_path, check=True)
+    t0 = time.monotonic()
+    r = run_plain(2, ["e3sm", "-o", "out.nc", "d.nc"], tmp_path, timeout=30)
+    assert time.monotonic() - t0 < 15
+    assert r.rc == 2, (r.rc, r.err)
+    errs = r.error_lines()
+    assert len(errs) == 1, r.err
+    assert msg in errs[0] and "d.nc" in errs[0]
+    assert not list(tmp_path.glob("out*"))
+
+
+def test_good_small_decomposition_is_accepted_up_to_the_case(tmp_path):
+    (tmp_path / "d.cdl").write_text(decomp_cdl())
+    subprocess.run(["ncgen", "-o", "d.nc", "d.cdl"], cwd=tmp_path, check=True)
+    r = run_plain(2, ["e3sm", "-o", "out.nc", "d.nc"], tmp_path, timeout=30)
+    assert r.rc == 2
+    assert "1 decompositions: the F case has 3" in r.err
+
+
+def test_truncated_decomposition_file(tmp_path):
+    (tmp_path / "t.nc").write_bytes(MAP_F.read_bytes()[:300000])
+    r = run_plain(4, ["e3sm", "-o", "out.nc", "t.nc"], tmp_path, timeout=30)
+    assert r.rc == 2, (r.rc, r.err)
+    errs = r.error_lines()
+    assert len(errs) == 1 and "t.nc" in errs[0], r.err
+
+
+def test_decomposition_containers(tmp_path, built_backends):
+    if "hdf5" not in built_backends:
+        pytest.skip("hdf5 not built")
+    for ext in ("nc4", "h5"):
+        r = run(4, ["e3sm", "-f", "1", "-o", "x.nc", str(E3SM / f"map_f_case_16p.{ext}")], tmp_path)
+        assert r.rc == 0, r.err
+    r = run_plain(2, ["e3sm", "-o", "x.nc", str(E3SM / "map_f_case_16p.bp")], tmp_path)
+    assert r.rc == 2 and "ADIOS2" in r.err and ".nc4" in r.err
+
+
+BAD_OPTIONS = [
+    ("no-io", [str(MAP_G)], "give -o NAME to write"),
+    ("no-decomp", ["-o", "x.nc"], "name the decomposition file"),
+    ("adios2", ["-a", "adios2", "-o", "x.nc", str(MAP_G)], "no adios2 backend"),
+    ("noncontig", ["-m", "-o", "x.nc", str(MAP_G)], "-m (noncontiguous user buffer)"),
+    ("g-h1", ["-f", "1", "-o", "x.nc", str(MAP_G)], "the G case has one history file"),
+    ("records", ["-r", "0", "-o", "x.nc", str(MAP_G)], "-r must be at least 1"),
+    ("pnetcdf-blocking", ["--api", "blocking", "-o", "x.nc", str(MAP_G)], "not blocking"),
+    ("pnetcdf-varn", ["--api", "varn", "-o", "x.nc", str(MAP_G)], "not varn"),
+    ("in-out", ["-i", "a.nc", "-o", "b.nc", str(MAP_G)], "give the same name"),
+    ("netcdf4-many-vars", ["-a", "netcdf4", "-o", "x.nc", str(MAP_F)], "share dimension time"),
+    ("io-ranks-alone", ["--io-ranks", "2", "-o", "x.nc", str(MAP_G)], "add --rearrange box"),
+    (
+        "stride-and-io",
+        ["-s", "2", "--io-ranks", "2", "--rearrange", "box", "-o", "x.nc", str(MAP_G)],
+        "give one",
+    ),
+    ("blob-and-box", ["-x", "blob", "--rearrange", "box", "-o", "x.nc", str(MAP_G)], "exclude"),
+    ("g-without-blob", ["-g", "2", "-o", "x.nc", str(MAP_G)], "applies to -x blob only"),
+    ("replay-blob", ["--replay", "b.nc", "-x", "blob", "-o", "x.nc", str(MAP_G)], "--replay"),
+    ("missing-file", ["-o", "x.nc", "nope.nc"], "cannot open input file nope.nc"),
+    ("read-missing", ["-i", "none.nc", str(MAP_G)], "cannot read none.nc"),
+]
+
+
+@pytest.mark.parametrize("case", BAD_OPTIONS, ids=[c[0] for c in BAD_OPTIONS])
+def test_bad_options_exit_2(tmp_path, case):
+    _, args, msg = case
+    r = run_plain(2, ["e3sm", *args], tmp_path, timeout=30)
+    assert r.rc == 2, (r.rc, r.err)
+    errs = r.error_lines()
+    assert len(errs) == 1, r.err
+    assert msg in errs[0]
