@@ -41,7 +41,7 @@ RESERVED = {
 TOP_KEYS = {"campaign", "slurm", "kernel"}
 CAMPAIGN_KEYS = {"name", "description", "ranks", "iterations", "modes", "timeout"}
 BLOCK_KEYS = {"name", "label", "backends", "ranks", "iterations", "modes", "timeout"}
-BLOCK_KEYS |= {"options", "sweep", "backend"}
+BLOCK_KEYS |= {"options", "sweep", "backend", "input"}
 
 
 class CampaignError(Exception):
@@ -62,6 +62,7 @@ class Case:
     iterations: int
     timeout: float
     variant: str  # the swept values, "" when nothing is swept
+    input: str = ""  # the kernel's positional input file (absolute path), "" for none
 
     def argv(self, mode):
         """The kernel's command line for one mode (without --json)."""
@@ -71,14 +72,17 @@ class Case:
                 out.append(f"--{key}")
             elif value is not False:
                 out += [f"--{key}", value]
-        return out
+        return out + ([self.input] if self.input else [])
 
     def case_hash(self, mode):
         """Identity of a run across machines and campaigns: kernel, ranks and
-        options, never paths."""
-        argv = self.argv(mode)
+        options, never paths (the input file counts by its name)."""
+        argv = self.argv(mode)[: -1 if self.input else None]
         pairs = sorted(" ".join(argv[i : i + 2]) for i in range(1, len(argv)))
-        key = json.dumps({"kernel": self.kernel, "ranks": self.ranks, "argv": pairs})
+        ident = {"kernel": self.kernel, "ranks": self.ranks, "argv": pairs}
+        if self.input:
+            ident["input"] = Path(self.input).name
+        key = json.dumps(ident)
         return hashlib.sha256(key.encode()).hexdigest()[:16]
 
     @property
@@ -222,6 +226,7 @@ def _block_cases(where, block, defaults, inventory):
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         _fail(where, f"timeout must be a positive number of seconds, got {timeout!r}")
     modes = _modes(where, block.get("modes", defaults["modes"]), known)
+    input_file = _input(where, block.get("input"), defaults.get("dir"))
 
     base = {}
     for key, value in _table(where, "options", block.get("options", {})).items():
@@ -274,9 +279,25 @@ def _block_cases(where, block, defaults, inventory):
                         iterations,
                         float(timeout),
                         variant,
+                        input_file,
                     )
                 )
     return cases
+
+
+def _input(where, value, base):
+    """The block's positional input file: absolute, or relative to the
+    campaign file; it must exist."""
+    if value is None:
+        return ""
+    if not isinstance(value, str) or not value:
+        _fail(where, f"input must be a file name, got {value!r}")
+    path = Path(value)
+    if not path.is_absolute() and base is not None:
+        path = Path(base) / path
+    if not path.is_file():
+        _fail(where, f"input file {value} not found (relative paths start at the campaign file)")
+    return str(path.resolve())
 
 
 def _show(key, value):
@@ -313,6 +334,7 @@ def load(path, inventory):
         "iterations": head.get("iterations", 1),
         "modes": head.get("modes", ["write"]),
         "timeout": head.get("timeout", 600),
+        "dir": path.resolve().parent,  # where relative input paths start
     }
     blocks = data.get("kernel", [])
     if not isinstance(blocks, list) or not blocks:

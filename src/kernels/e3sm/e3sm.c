@@ -146,9 +146,21 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
                              core->api);
         strcpy(core->api, "nonblocking");
     }
-    if (given("mode"))
-        return iok_error(IOK_EUSAGE, "e3sm chooses the mode by -o (write) and -i (read), as the "
-                                     "original: drop --mode");
+    /* -o writes and -i reads, as the original; --mode (sweeps pass it to
+     * every kernel) may name the pass instead: the one name of -o or -i is
+     * then the files written or read */
+    if (given("mode")) {
+        char name[sizeof o->out];
+        snprintf(name, sizeof name, "%s", o->out[0] ? o->out : o->in);
+        if (o->in[0] && o->out[0] && strcmp(o->in, o->out))
+            return iok_error(IOK_EUSAGE, "--mode with -i %s and -o %s: give one name", o->in,
+                             o->out);
+        if (!name[0])
+            return iok_error(IOK_EUSAGE, "--mode %s needs the files' name: -o NAME", core->mode);
+        int w = strcmp(core->mode, "read") != 0, r = strcmp(core->mode, "write") != 0;
+        snprintf(o->out, sizeof o->out, "%s", w ? name : "");
+        snprintf(o->in, sizeof o->in, "%s", r ? name : "");
+    }
     if (!o->in[0] && !o->out[0])
         return iok_error(IOK_EUSAGE,
                          "give -o NAME to write the history files, -i NAME to read them (or "
