@@ -9,6 +9,7 @@ the record's figures as columns plus the whole record), passes and phases
 
 import json
 import sqlite3
+import time
 from pathlib import Path
 
 from .record import PASS_COLUMNS, PHASE_COLUMNS, RUN_COLUMNS, pass_rows, run_columns
@@ -60,7 +61,7 @@ class Store:
         self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         self.db.row_factory = sqlite3.Row
         self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
-        mode = self.db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = self._wal()
         if mode != "wal":
             raise StoreError(f"{self.path}: cannot switch to WAL mode (got {mode})")
         self.db.execute("PRAGMA foreign_keys = ON")
@@ -76,6 +77,19 @@ class Store:
             raise StoreError(
                 f"{self.path}: store version {got[0]}, this tool reads {STORE_VERSION}"
             )
+
+    def _wal(self):
+        """Switches to WAL. A new store opened by two processes at once: the
+        switch needs the file to itself and SQLite does not wait for it
+        (busy_timeout does not apply), so retry for as long as it would."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                return self.db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def close(self):
         self.db.close()

@@ -1,7 +1,7 @@
 /* The PnetCDF backend: classic NetCDF formats (CDF-5 by default).
  *   --api blocking     one put_vara (or put_varn for several subarrays) per access
  *   --api nonblocking  one iput_vara / iput_varn per access, completed by wait_all
- *   --api varn         one put_varn per access, even for a single subarray
+ *   --api varn         one varn request per access, even for a single subarray
  * Collective or independent; independent mode brackets the data phase with
  * begin_indep_data / end_indep_data. Buffers are passed with
  * the MPI type of the variable's own type: no conversion. */
@@ -281,33 +281,51 @@ access_one(struct pnc_file *f, const struct iok_access *a, int writing, int sing
     return err == NC_NOERR ? IOK_OK : fail(f, call, name, err);
 }
 
-/* vara or varn per access. Collective blocking calls must be the same call
- * on every rank (put_vara_all on one and put_varn_all on another deadlock
- * inside PnetCDF), so there the ranks agree: vara when no rank has more than
- * one subarray (ranks with none join with an empty one), else varn. The
- * other modes decide locally (nonblocking requests meet in wait_all). */
+static int complete(struct pnc_file *f);
+
+/* One collective call per access in collective blocking and varn modes, the
+ * same call on every rank: PnetCDF 1.12's put_varn_all takes its vara path
+ * for one subarray and its iput path for several, and put_vara_all on one
+ * rank meets put_varn_all on another nowhere (a hang). So: vara_all when no
+ * rank has more than one subarray (ranks agree once per put/get; a rank with
+ * none joins with an empty one); otherwise, and always for --api varn and
+ * for scalars, the
+ * access is posted (iput_vara/iput_varn) and completed at once by one
+ * wait_all, which every rank enters. Independent and nonblocking modes
+ * decide locally (nonblocking requests meet in the step's wait_all). */
 static int
 transfer(struct pnc_file *f, const struct iok_reqlist *r, int writing)
 {
-    int *single = malloc((size_t)(r->n + 1) * sizeof *single), rc = IOK_OK;
-    if (!single)
+    int *maxn = malloc((size_t)(r->n + 1) * sizeof *maxn), rc = IOK_OK;
+    if (!maxn)
         return iok_error(IOK_EIO, "out of memory for PnetCDF requests on %s", f->path);
-    int agree = f->collective && f->api == IOK_API_BLOCKING;
+    int coll = f->collective && f->api != IOK_API_NONBLOCKING;
     for (int i = 0; i < r->n; i++)
-        single[i] = agree ? r->acc[i].nsub : r->acc[i].nsub == 1 && f->api != IOK_API_VARN;
-    if (agree && r->n > 0 &&
-        MPI_Allreduce(MPI_IN_PLACE, single, r->n, MPI_INT, MPI_MAX, f->comm) != MPI_SUCCESS) {
-        free(single);
+        maxn[i] = r->acc[i].nsub;
+    if (coll && f->api == IOK_API_BLOCKING && r->n > 0 &&
+        MPI_Allreduce(MPI_IN_PLACE, maxn, r->n, MPI_INT, MPI_MAX, f->comm) != MPI_SUCCESS) {
+        free(maxn);
         return iok_error(IOK_EIO, "MPI_Allreduce failed on %s", f->path);
     }
-    for (int i = 0; agree && i < r->n; i++)
-        single[i] = single[i] <= 1;
     for (int i = 0; i < r->n; i++) {
-        int e = access_one(f, &r->acc[i], writing, single[i]);
+        const struct iok_access *a = &r->acc[i];
+        int e;
+        /* a scalar cannot be written with zero elements by vara: posted too */
+        int scalar = f->s->vars[a->varid].ndims == 0;
+        if (coll && (f->api == IOK_API_VARN || maxn[i] > 1 || scalar)) {
+            enum iok_api api = f->api;
+            f->api = IOK_API_NONBLOCKING;
+            e = access_one(f, a, writing, a->nsub == 1);
+            f->api = api;
+            int w = complete(f);
+            e = e ? e : w;
+        } else {
+            e = access_one(f, a, writing, coll ? 1 : a->nsub == 1 && f->api != IOK_API_VARN);
+        }
         if (e && !rc)
             rc = e; /* keep going: the other ranks are in the same collectives */
     }
-    free(single);
+    free(maxn);
     return rc;
 }
 
@@ -323,12 +341,10 @@ pnc_get(void *h, struct iok_reqlist *r)
     return transfer(h, r, 0);
 }
 
+/* Completes the posted requests (collective wait_all, or wait). */
 static int
-pnc_wait(void *h)
+complete(struct pnc_file *f)
 {
-    struct pnc_file *f = h;
-    if (f->api != IOK_API_NONBLOCKING)
-        return IOK_OK;
     int *st = malloc((size_t)(f->nreqs + 1) * sizeof *st);
     int err = f->collective ? ncmpi_wait_all(f->ncid, f->nreqs, f->reqs, st)
                             : ncmpi_wait(f->ncid, f->nreqs, f->reqs, st);
@@ -340,6 +356,13 @@ pnc_wait(void *h)
     free(st);
     f->nreqs = 0;
     return rc;
+}
+
+static int
+pnc_wait(void *h)
+{
+    struct pnc_file *f = h;
+    return f->api == IOK_API_NONBLOCKING ? complete(f) : IOK_OK;
 }
 
 static int

@@ -265,7 +265,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
             rc = iok_error(IOK_EUSAGE, "cannot open input file %s: check the path", run.input_path);
         if ((rc = iok_agree(run.comm, rc)))
             goto out;
-    } else if (k->read_input && !k->input_by_path) {
+    } else if (k->read_input && !k->input_by_path && (cmdline.npos || k->default_input)) {
         const char *path = cmdline.npos ? cmdline.pos[0] : k->default_input;
         /* a named file must exist; the default one may be absent (built-in defaults) */
         if ((rc = iok_read_shared_text(path, "input file", run.comm, cmdline.npos == 0, &text)))

@@ -96,8 +96,8 @@ amrex_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char
         return iok_error(IOK_EUSAGE,
                          "ncells %d with max_grid_size %d makes %lld boxes per level (at most "
                          "%d): raise max_grid_size",
-                         o->ncells, o->max_grid_size,
-                         (long long)(per_side * per_side * per_side), 1 << 24);
+                         o->ncells, o->max_grid_size, (long long)(per_side * per_side * per_side),
+                         1 << 24);
     if (o->particles && o->nppc < 1)
         return iok_error(IOK_EUSAGE, "--particles needs nppc of at least 1, not %d", o->nppc);
     return IOK_OK;

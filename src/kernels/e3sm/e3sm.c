@@ -138,14 +138,8 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
      * takes the put_vara_all path and with several the iput + wait_all path,
      * and the two do not match across ranks (a hang). Nonblocking iput_varn
      * + one wait_all per record, the original's, is safe. */
-    if (!strcmp(core->backend, "pnetcdf")) {
-        if (given("api") && strcmp(core->api, "nonblocking"))
-            return iok_error(IOK_EUSAGE,
-                             "e3sm on pnetcdf needs --api nonblocking (iput_varn + wait_all, "
-                             "the original's), not %s: ranks hold different numbers of runs",
-                             core->api);
-        strcpy(core->api, "nonblocking");
-    }
+    if (!strcmp(core->backend, "pnetcdf") && !given("api"))
+        strcpy(core->api, "nonblocking"); /* iput_varn + one wait_all per record: the original */
     /* -o writes and -i reads, as the original; --mode (sweeps pass it to
      * every kernel) may name the pass instead: the one name of -o or -i is
      * then the files written or read */
