@@ -12,22 +12,6 @@
 #include "kernels/amr_common/abr.h"
 #include "kernels/chombo/chombo_grid.h"
 
-static char *
-slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *t = malloc((size_t)len + 1);
-    size_t got = fread(t, 1, (size_t)len, f);
-    t[got] = '\0';
-    fclose(f);
-    return t;
-}
-
 static int
 same_boxes(const struct amr_boxlist *a, const struct amr_boxlist *b)
 {
@@ -38,7 +22,7 @@ static void
 test_shipped_grid(void)
 {
     const char *path = IOK_SOURCE_DIR "/grids/s64x64x64L2r4b8-32.abr";
-    char *text = slurp(path);
+    char *text = check_slurp(path);
     CHECK(text != NULL, "cannot read %s", path);
     if (!text)
         return;

@@ -35,27 +35,11 @@ cdl_values(const char *text, const char *name, long long *out, int max)
     return n;
 }
 
-static char *
-slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *t = malloc((size_t)len + 1);
-    size_t got = fread(t, 1, (size_t)len, f);
-    t[got] = '\0';
-    fclose(f);
-    return t;
-}
-
 static void
 test_reference(void)
 {
     const char *path = IOK_SHARED_DATA "/amrex/plt00000_n128_mgs32_nc2_np4.meta.cdl";
-    char *text = slurp(path);
+    char *text = check_slurp(path);
     CHECK(text != NULL, "cannot read %s", path);
     if (!text)
         return;

@@ -100,19 +100,6 @@ read_bt(const char *text, void *kopts, struct core_stub *core)
     return k->read_input(text, "inputbt.data", sets, 2);
 }
 
-static char *
-slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    static char buf[4096];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static void
 test_btio_input(void)
 {
@@ -123,7 +110,7 @@ test_btio_input(void)
     void *kopts = calloc(1, k->opts_size);
     struct core_stub core;
     struct iok_optset set = {"btio", k->options, kopts};
-    char *seed = slurp(IOK_SHARED_DATA "/btio/inputbt.data");
+    char *seed = check_slurp(IOK_SHARED_DATA "/btio/inputbt.data");
     CHECK(seed != NULL, "shared inputbt.data readable");
     if (seed) {
         CHECK(read_bt(seed, kopts, &core) == IOK_OK, "seed file: %s", iok_errmsg());
