@@ -48,6 +48,25 @@ check_input_path(const char *path)
     return IOK_OK;
 }
 
+/* A line on rank 0's terminal per record, outside every timed region: only
+ * when stderr is a terminal (logs and pipes stay clean) or IOK_PROGRESS=1
+ * asks (mpiexec hands the ranks pipes, not the terminal). */
+static int
+show_progress(void)
+{
+    const char *e = getenv("IOK_PROGRESS");
+    return e ? strcmp(e, "0") != 0 : isatty(STDERR_FILENO);
+}
+
+static void
+progress(const struct iok_run *run, enum iok_op op, const struct iok_file_plan *fp, int step)
+{
+    if (run->rank != 0 || fp->nsteps < 2 || !show_progress())
+        return;
+    fprintf(stderr, "\r%s %s: record %d of %d", iok_op_names[op], fp->path, step + 1, fp->nsteps);
+    fflush(stderr);
+}
+
 struct pass_state {
     const struct iok_run *run;
     struct iok_timeline tl;
@@ -200,7 +219,10 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             nreq += target->acc[i].nsub;
         iok_reqlist_free(&rl);
         iok_reqlist_free(&io);
+        progress(run, op, fp, step);
     }
+    if (run->rank == 0 && fp->nsteps > 1 && show_progress())
+        fputc('\n', stderr);
     if (writing && run->core.fsync) {
         start(&ps, IOK_PH_FLUSH);
         rc = be->flush(h);

@@ -127,3 +127,14 @@ def test_ceiling_command(tmp_path):
 def test_ceiling_command_bad_size(tmp_path):
     r = run_plain(2, ["ceiling", "--size", "lots"], tmp_path)
     assert r.rc == 2 and "--size takes an integer" in r.err
+
+
+def test_progress_line_only_when_asked(tmp_path):
+    quiet = run(4, ["btio", *SMALL], tmp_path)  # stderr is a pipe: no progress
+    assert quiet.rc == 0 and "record" not in quiet.err
+    cmd = [str(MPIEXEC), "-n", "4", str(BIN), "btio", *SMALL, "--overwrite"]
+    env = {**os.environ, "IOK_PROGRESS": "1"}
+    p = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+    assert p.returncode == 0, p.stderr
+    assert "write ./btio.nc: record 2 of 2" in p.stderr
+    assert p.stderr.count("record 1 of 2") == 1  # rank 0 only
