@@ -255,6 +255,20 @@ fail(char *err, size_t errlen, const struct lex *x, const char *what)
     return -1;
 }
 
+/* ":NAME = values ;" after the owner, the ':' current: the attribute of owner. */
+static int
+named_attribute(struct lex *x, struct iok_schema *s, int owner, char *err, size_t errlen)
+{
+    next(x);
+    char name[256];
+    snprintf(name, sizeof name, "%s", x->text);
+    next(x);
+    if (!is(x, '='))
+        return fail(err, errlen, x, "'='");
+    next(x);
+    return attribute(x, s, owner, name, err, errlen);
+}
+
 static int
 parse(struct lex *x, int64_t nrecs, struct iok_schema *s, char *err, size_t errlen)
 {
@@ -303,14 +317,7 @@ parse(struct lex *x, int64_t nrecs, struct iok_schema *s, char *err, size_t errl
             return fail(err, errlen, x, "'dimensions:'");
         enum iok_type t;
         if (is(x, ':')) { /* global attribute */
-            next(x);
-            char name[256];
-            snprintf(name, sizeof name, "%s", x->text);
-            next(x);
-            if (!is(x, '='))
-                return fail(err, errlen, x, "'='");
-            next(x);
-            if (attribute(x, s, IOK_GLOBAL, name, err, errlen))
+            if (named_attribute(x, s, IOK_GLOBAL, err, errlen))
                 return -1;
             continue;
         }
@@ -325,14 +332,7 @@ parse(struct lex *x, int64_t nrecs, struct iok_schema *s, char *err, size_t errl
                 snprintf(err, errlen, "line %d: attribute of unknown variable %s", x->tline, word);
                 return -1;
             }
-            next(x);
-            char name[256];
-            snprintf(name, sizeof name, "%s", x->text);
-            next(x);
-            if (!is(x, '='))
-                return fail(err, errlen, x, "'='");
-            next(x);
-            if (attribute(x, s, v, name, err, errlen))
+            if (named_attribute(x, s, v, err, errlen))
                 return -1;
             continue;
         }

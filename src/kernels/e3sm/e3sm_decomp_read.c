@@ -45,6 +45,27 @@ detect(const char *path, MPI_Comm comm, char *format, size_t len)
     return (enum kind)k;
 }
 
+/* Dn.WHAT (one entry per decomposition rank), present only in map files:
+ * read into buf and *have set when the file holds it. */
+static int
+read_optional(struct e3sm_src *src, const char *path, int id, const char *what, int64_t n,
+              int64_t *buf, int *have)
+{
+    char name[64];
+    int64_t len;
+    snprintf(name, sizeof name, "D%d.%s", id, what);
+    int r = src->var_len(src, name, &len);
+    if (r == 0)
+        return IOK_OK;
+    *have = 1;
+    if (r < 0)
+        return -r;
+    if (len != n)
+        return iok_error(IOK_EUSAGE, "%s: %s has %lld entries, expected %lld", path, name,
+                         (long long)len, (long long)n);
+    return src->read(src, name, 0, n, buf);
+}
+
 /* Reads one decomposition, id 1-based. */
 static int
 read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
@@ -101,23 +122,10 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
     int have_fill = 0, have_raw = 0, rc = IOK_OK;
     snprintf(name, sizeof name, "D%d.nreqs", id);
     rc = src->read(src, name, 0, n, nreqs);
-    int64_t len2;
-    snprintf(name, sizeof name, "D%d.fill_starts", id);
-    if (rc == IOK_OK && (r = src->var_len(src, name, &len2)) != 0) {
-        rc = r < 0       ? -r
-             : len2 != n ? iok_error(IOK_EUSAGE, "%s: %s has %lld entries, expected %lld", path,
-                                     name, (long long)len2, (long long)n)
-                         : src->read(src, name, 0, n, fill);
-        have_fill = 1;
-    }
-    snprintf(name, sizeof name, "D%d.raw_nreqs", id);
-    if (rc == IOK_OK && (r = src->var_len(src, name, &len2)) != 0) {
-        rc = r < 0       ? -r
-             : len2 != n ? iok_error(IOK_EUSAGE, "%s: %s has %lld entries, expected %lld", path,
-                                     name, (long long)len2, (long long)n)
-                         : src->read(src, name, 0, n, raw);
-        have_raw = 1;
-    }
+    if (rc == IOK_OK)
+        rc = read_optional(src, path, id, "fill_starts", n, fill, &have_fill);
+    if (rc == IOK_OK)
+        rc = read_optional(src, path, id, "raw_nreqs", n, raw, &have_raw);
     if (id == 1)
         out->layout = have_fill ? E3SM_LAYOUT_MAP : E3SM_LAYOUT_LEGACY;
     int64_t sum = 0, first, count, start = 0, cnt = 0;
