@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared" / "data"
+# Reference data of the originals, copied into the project (tests/data/README.md)
+TESTDATA = REPO / "tests" / "data"
+# What the suite ships (E3SM maps and schemas), also the originals' files verbatim
+SHIPPED = REPO / "data"
 BIN = Path(os.environ.get("IOK_BIN", REPO / "build" / "iokernels")).resolve()
 MPIEXEC = REPO / "scripts" / "mpiexec.sh"
 

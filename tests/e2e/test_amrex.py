@@ -8,9 +8,9 @@ import subprocess
 import time
 
 import pytest
-from conftest import SHARED, run, run_plain
+from conftest import TESTDATA, run, run_plain
 
-REF = SHARED / "amrex"
+REF = TESTDATA / "amrex"
 BACKENDS = ["pnetcdf", "hdf5", "netcdf4", "mpiio"]
 
 

@@ -7,7 +7,7 @@ import subprocess
 import time
 
 import pytest
-from conftest import SHARED, run, run_plain
+from conftest import TESTDATA, run, run_plain
 
 GRID = (24, 20, 18)  # does not divide evenly by 2 or 3
 DUMPS = 2
@@ -77,7 +77,7 @@ def test_header_matches_original(tmp_path):
     got = subprocess.run(
         ["ncmpidump", "-h", "btio.nc"], cwd=tmp_path, capture_output=True, text=True, check=True
     ).stdout
-    want = (SHARED / "btio" / "sample_ncmpidump_h_btio_g128_n3.txt").read_text()
+    want = (TESTDATA / "btio" / "sample_ncmpidump_h_btio_g128_n3.txt").read_text()
     assert got == want
 
 
@@ -117,7 +117,7 @@ def test_corrupted_byte_fails_verify(tmp_path, method, fname):
 
 
 def test_seed_input_file_and_report_layout(tmp_path):
-    shutil.copy(SHARED / "btio" / "inputbt.data", tmp_path / "inputbt.data")
+    shutil.copy(TESTDATA / "btio" / "inputbt.data", tmp_path / "inputbt.data")
     (tmp_path / "output").mkdir()
     r = run(4, ["btio"], tmp_path)  # reads ./inputbt.data: w, method 3, 5 dumps, 16^3
     assert r.rc == 0, r.err
@@ -128,7 +128,7 @@ def test_seed_input_file_and_report_layout(tmp_path):
         "grid": "16,16,16",
         "dir": "./output",
     }
-    sample = (SHARED / "btio" / "sample_report_p9_g128_n3_m3_write.txt").read_text()
+    sample = (TESTDATA / "btio" / "sample_report_p9_g128_n3_m3_write.txt").read_text()
     labels = [line.split(":")[0] for line in sample.splitlines() if line and line != "rc=0"]
     ours = [line.split(":")[0] for line in r.out.splitlines()][: len(labels)]
     labels[0] = " Reading from input file inputbt.data"

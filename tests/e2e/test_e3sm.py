@@ -7,12 +7,16 @@ import subprocess
 import time
 
 import pytest
-from conftest import SHARED, run, run_plain
+from conftest import SHIPPED, TESTDATA, run, run_plain
 
-E3SM = SHARED / "e3sm"
-MAP_F = E3SM / "map_f_case_16p.nc"
-MAP_G = E3SM / "map_g_case_16p.nc"
-MAP_I = E3SM / "map_i_case_16p.nc"
+# The original's 16-rank maps and history headers ship in data/e3sm (the
+# headers verbatim as the schemas); other containers, the legacy layout and
+# the PIO .dat files are test data.
+E3SM = TESTDATA / "e3sm"
+SCHEMAS = SHIPPED / "e3sm"
+MAP_F = SCHEMAS / "map_f_case_16p.nc"
+MAP_G = SCHEMAS / "map_g_case_16p.nc"
+MAP_I = SCHEMAS / "map_i_case_16p.nc"
 LEGACY_G = E3SM / "legacy_pre2022" / "g_case_cmpaso_16p.nc"
 
 
@@ -23,16 +27,16 @@ def header(path):
 
 
 def expected_header(name, nrecs):
-    lines = (E3SM / name).read_text().splitlines()
+    lines = (SCHEMAS / name).read_text().splitlines()
     return [re.sub(r"// \(\d+ currently\)", f"// ({nrecs} currently)", x) for x in lines]
 
 
 @pytest.mark.parametrize(
     "decomp,nrecs,files",
     [
-        (MAP_F, 2, [("out_h0.nc", "f_case_h0.txt"), ("out_h1.nc", "f_case_h1.txt")]),
-        (MAP_I, 1, [("out_h0.nc", "i_case_h0.txt"), ("out_h1.nc", "i_case_h1.txt")]),
-        (LEGACY_G, 1, [("out.nc", "g_case_hist.txt")]),
+        (MAP_F, 2, [("out_h0.nc", "f_case_h0.cdl"), ("out_h1.nc", "f_case_h1.cdl")]),
+        (MAP_I, 1, [("out_h0.nc", "i_case_h0.cdl"), ("out_h1.nc", "i_case_h1.cdl")]),
+        (LEGACY_G, 1, [("out.nc", "g_case.cdl")]),
     ],
     ids=["F", "I", "G-legacy"],
 )
@@ -52,7 +56,7 @@ def test_g_from_map_file_has_its_own_sizes(tmp_path):
     r = run(2, ["e3sm", "-k", "-o", "g.nc", str(MAP_G)], tmp_path)
     assert r.rc == 0, r.err
     got = header(tmp_path / "g.nc")
-    want = expected_header("g_case_hist.txt", 1)
+    want = expected_header("g_case.cdl", 1)
     sizes = {"nCells": "285", "nEdges": "879", "nVertices": "593"}
     for k, v in sizes.items():
         want = [re.sub(rf"^\t{k} = \d+ ;", f"\t{k} = {v} ;", x) for x in want]
@@ -233,7 +237,7 @@ def test_blob_replay_gives_the_canonical_file(tmp_path, built_backends, backend,
     r = run(4, ["e3sm", "-k", *replay], tmp_path)
     assert r.rc == 0, r.err
     # the replayed files are the canonical ones: same header, same values
-    assert header(tmp_path / "c_h1.nc")[1:] == expected_header("f_case_h1.txt", 1)[1:]
+    assert header(tmp_path / "c_h1.nc")[1:] == expected_header("f_case_h1.cdl", 1)[1:]
     c = run(3, ["e3sm", "-f", hx, "-i", "c.nc", "--verify", str(MAP_F)], tmp_path)
     assert c.rc == 0, c.err
     assert c.record["verify"]["checked"] == (4209231 if hx == "-1" else 0) + 82741

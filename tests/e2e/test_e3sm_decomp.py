@@ -4,9 +4,9 @@ the original's map_f_case_16p.nc; malformed .dat files exit 2 with one line."""
 import subprocess
 
 import pytest
-from conftest import SHARED, run, run_plain
+from conftest import SHIPPED, TESTDATA, run, run_plain
 
-E3SM = SHARED / "e3sm"
+E3SM = TESTDATA / "e3sm"
 DATS = [
     E3SM / "piodecomp16tasks16io01dims_ioid_514.dat",
     E3SM / "piodecomp16tasks16io01dims_ioid_516.dat",
@@ -35,7 +35,8 @@ def test_converter_reproduces_map_f_case(tmp_path, np_):
     assert r.rc == 0, r.err
     assert r.record["verify"]["ok"] is True
     assert "D3: " in r.out and "62352 requests" in r.out
-    assert dump(tmp_path / "f.nc", tmp_path) == dump(E3SM / "map_f_case_16p.nc", tmp_path)
+    shipped = SHIPPED / "e3sm" / "map_f_case_16p.nc"
+    assert dump(tmp_path / "f.nc", tmp_path) == dump(shipped, tmp_path)
 
 
 def test_list_file_and_hdf5_format(tmp_path, built_backends):

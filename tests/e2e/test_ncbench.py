@@ -10,9 +10,9 @@ import subprocess
 import time
 
 import pytest
-from conftest import BIN, MPIEXEC, SHARED, Run, run, run_plain
+from conftest import BIN, MPIEXEC, TESTDATA, Run, run, run_plain
 
-SAMPLES = SHARED / "netcdf-bench"
+SAMPLES = TESTDATA / "netcdf-bench"
 SAMPLES_NP4 = "sample_output_np4_coll_unlimited_chunked_w_r_verify.txt"
 GEOM = "4:8:12:3"  # t:x:y:z, divisible by every layout below
 ELEMS = 4 * 8 * 12 * 3

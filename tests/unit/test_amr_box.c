@@ -38,7 +38,7 @@ cdl_values(const char *text, const char *name, long long *out, int max)
 static void
 test_reference(void)
 {
-    const char *path = IOK_SHARED_DATA "/amrex/plt00000_n128_mgs32_nc2_np4.meta.cdl";
+    const char *path = IOK_TEST_DATA "/amrex/plt00000_n128_mgs32_nc2_np4.meta.cdl";
     char *text = check_slurp(path);
     CHECK(text != NULL, "cannot read %s", path);
     if (!text)

@@ -13,7 +13,9 @@
 #include "kernels/e3sm/e3sm_decomp.h"
 #include "kernels/e3sm/e3sm_source.h"
 
-#define DATA IOK_SHARED_DATA "/e3sm/"
+/* the shipped 16-rank maps (data/e3sm) and the test data (tests/data/e3sm) */
+#define MAPS IOK_DATA_DIR "/e3sm/"
+#define DATA IOK_TEST_DATA "/e3sm/"
 
 static int
 same_runs(const struct e3sm_decomps *a, const struct e3sm_decomps *b)
@@ -32,24 +34,26 @@ same_runs(const struct e3sm_decomps *a, const struct e3sm_decomps *b)
     return 1;
 }
 
+/* others: also the map's other containers and its legacy layout (F only) */
 static void
-readers_agree(const char *name, int legacy_too)
+readers_agree(const char *name, int others)
 {
     char path[512];
     struct e3sm_decomps nc, other;
-    snprintf(path, sizeof path, DATA "map_%s_case_16p.nc", name);
+    snprintf(path, sizeof path, MAPS "map_%s_case_16p.nc", name);
     int rc = e3sm_decomp_read(path, MPI_COMM_SELF, &nc);
     CHECK(rc == IOK_OK, "%s: %s", path, iok_errmsg());
     CHECK(nc.layout == E3SM_LAYOUT_MAP, "%s is a map file", path);
+    /* the other containers of the F map: the same readers serve G and I */
     const char *exts[] = {"nc4", "h5"};
-    for (int e = 0; e < 2; e++) {
+    for (int e = 0; e < 2 && others; e++) {
         snprintf(path, sizeof path, DATA "map_%s_case_16p.%s", name, exts[e]);
         rc = e3sm_decomp_read(path, MPI_COMM_SELF, &other);
         CHECK(rc == IOK_OK, "%s: %s", path, iok_errmsg());
         CHECK(same_runs(&nc, &other), "%s differs from the .nc", path);
         e3sm_decomps_free(&other);
     }
-    if (legacy_too) {
+    if (others) {
         rc = e3sm_decomp_read(DATA "legacy_pre2022/f_case_866x72_16p.nc", MPI_COMM_SELF, &other);
         CHECK(rc == IOK_OK, "legacy: %s", iok_errmsg());
         CHECK(other.layout == E3SM_LAYOUT_LEGACY, "legacy layout");
@@ -241,16 +245,16 @@ main(int argc, char **argv)
     readers_agree("f", 1);
     readers_agree("g", 0);
     readers_agree("i", 0);
-    coverage(DATA "map_f_case_16p.nc");
-    coverage(DATA "map_g_case_16p.nc");
-    coverage(DATA "map_i_case_16p.nc");
+    coverage(MAPS "map_f_case_16p.nc");
+    coverage(MAPS "map_g_case_16p.nc");
+    coverage(MAPS "map_i_case_16p.nc");
     coverage(DATA "legacy_pre2022/g_case_cmpaso_16p.nc");
     struct e3sm_decomps d;
     CHECK(e3sm_decomp_read(DATA "map_f_case_16p.bp", MPI_COMM_SELF, &d) == IOK_EUSAGE &&
               strstr(iok_errmsg(), "ADIOS2"),
           "bp refused: %s", iok_errmsg());
     iok_error_clear();
-    CHECK(e3sm_decomp_read(DATA "f_case_h0.txt", MPI_COMM_SELF, &d) == IOK_EUSAGE &&
+    CHECK(e3sm_decomp_read(MAPS "f_case_h0.cdl", MPI_COMM_SELF, &d) == IOK_EUSAGE &&
               strstr(iok_errmsg(), "neither NetCDF nor HDF5"),
           "text refused: %s", iok_errmsg());
     int rc = check_summary("test_e3sm_decomp");

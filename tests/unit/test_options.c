@@ -110,7 +110,7 @@ test_btio_input(void)
     void *kopts = calloc(1, k->opts_size);
     struct core_stub core;
     struct iok_optset set = {"btio", k->options, kopts};
-    char *seed = check_slurp(IOK_SHARED_DATA "/btio/inputbt.data");
+    char *seed = check_slurp(IOK_TEST_DATA "/btio/inputbt.data");
     CHECK(seed != NULL, "shared inputbt.data readable");
     if (seed) {
         CHECK(read_bt(seed, kopts, &core) == IOK_OK, "seed file: %s", iok_errmsg());
