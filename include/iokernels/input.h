@@ -14,4 +14,10 @@
 int iok_read_shared_text(const char *path, const char *what, MPI_Comm comm, int optional,
                          char **text);
 
+/* The directory of the data the suite ships, laid out as in the source tree
+ * (data/e3sm/, grids/, campaigns/): $IOKERNELS_DATA when set, else
+ * PREFIX/share/iokernels beside an installed binary, else the source tree
+ * the binary was built from; "" when none is found. */
+const char *iok_data_root(void);
+
 #endif

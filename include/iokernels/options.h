@@ -55,6 +55,11 @@ int iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const
 void iok_opts_format(const struct iok_optset *set, const struct iok_option *o, char *out,
                      size_t outlen);
 
+/* The option's help text with its default, said once: "(default: x)",
+ * "off" for a flag, "none" for an empty value, or as the help text words it
+ * itself when it holds "(default". */
+void iok_opt_help_text(const struct iok_option *o, char *out, size_t len);
+
 /* Prints "  --name VALUE   help (default: x)" lines for a set. */
 void iok_opts_help(const struct iok_optset *set, FILE *out);
 

@@ -36,34 +36,47 @@ def _parser():
     r.add_argument(
         "--out", help="directory of case directories and report (default results/CAMPAIGN-NAME)"
     )
-    r.add_argument("--launcher", choices=launch.LAUNCHERS, default="mpiexec")
+    r.add_argument(
+        "--launcher",
+        choices=launch.LAUNCHERS,
+        default="mpiexec",
+        help="how each case is launched (default mpiexec; sbatch writes one script per case)",
+    )
     r.add_argument(
         "--dry-run",
         action="store_true",
         help="print the commands (sbatch: write and print the scripts); run nothing",
     )
-    r.add_argument("--bin", help="iokernels binary (default $IOK_BIN or build/iokernels)")
+    r.add_argument(
+        "--binary",
+        "--bin",
+        dest="bin",
+        help="iokernels binary (default $IOK_BIN, else build/iokernels of the source tree, "
+        "else iokernels on PATH)",
+    )
     r.add_argument("--no-report", action="store_true", help="store only, write no report")
 
     li = sub.add_parser("list", help="list the runs in a store")
-    li.add_argument("db")
-    li.add_argument("--kernel")
-    li.add_argument("--backend")
+    li.add_argument("db", help="results store (SQLite file)")
+    li.add_argument("--kernel", help="only runs of this kernel")
+    li.add_argument("--backend", help="only runs on this backend")
     li.add_argument("--campaign", help="campaign id or name")
     li.add_argument("--failed", action="store_true", help="only failed runs")
 
     rep = sub.add_parser("report", help="write the HTML report of a store")
-    rep.add_argument("db")
-    rep.add_argument("-o", "--output", default="results/report.html")
+    rep.add_argument("db", help="results store (SQLite file)")
+    rep.add_argument(
+        "-o", "--output", default="results/report.html", help="HTML file (default %(default)s)"
+    )
     rep.add_argument("--campaign", help="campaign id or name (default: every run)")
 
     c = sub.add_parser("compare", help="the cases two stores share, side by side")
-    c.add_argument("a")
-    c.add_argument("b")
+    c.add_argument("a", help="results store taken as the reference")
+    c.add_argument("b", help="results store compared with it (bandwidth ratios b / a)")
 
     co = sub.add_parser("collect", help="store the finished runs of an sbatch campaign")
     co.add_argument("session", help="OUT/runs/SESSION directory written by run --launcher sbatch")
-    co.add_argument("--db", default=DEFAULT_DB)
+    co.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
     return ap
 
 

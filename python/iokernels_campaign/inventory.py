@@ -1,9 +1,10 @@
-"""What an iokernels binary offers, read from its own output: kernels and
-backends from `iokernels --list`, each kernel's options from `iokernels
-KERNEL --help`. Nothing here is hard-wired to a kernel."""
+"""What an iokernels binary offers, as it describes itself in JSON: kernels
+and backends from `iokernels --list --json`, each kernel's options from
+`iokernels KERNEL --help --json`. Nothing here is hard-wired to a kernel, and
+no help text is parsed."""
 
+import json
 import os
-import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -11,9 +12,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 
-# "      --grid X,Y,Z     global grid points..." / "  -h, --help    this help"
-_OPTION = re.compile(r"^\s+(?:-\w, )?--([A-Za-z0-9][\w-]*)(?: (\S+))?\s{2,}")
-_SECTION = re.compile(r"^(\S+) options:$")
+# how an option's type is shown in messages ("--grid takes a value (X,Y,Z)")
+_META = {"int": "N", "int64": "N", "double": "X", "string": "TEXT", "int3": "X,Y,Z"}
 
 
 class InventoryError(Exception):
@@ -24,15 +24,17 @@ class InventoryError(Exception):
 class Option:
     name: str
     section: str  # "core", the kernel's name, or a backend's name
-    meta: str | None  # None for a flag; "a|b|c" for a choice; TEXT, N, X,Y,Z...
+    type: str  # bool, int, int64, double, string, choice, int3
+    choices: tuple | None = None
+    default: object = None
 
     @property
     def is_flag(self):
-        return self.meta is None
+        return self.type == "bool"
 
     @property
-    def choices(self):
-        return self.meta.split("|") if self.meta and "|" in self.meta else None
+    def meta(self):
+        return "|".join(self.choices) if self.choices else _META.get(self.type)
 
 
 @dataclass
@@ -44,10 +46,10 @@ class Inventory:
     _options: dict[str, dict[str, Option]] = field(default_factory=dict)
 
     def options(self, kernel):
-        """Every option `iokernels KERNEL --help` lists, by name."""
+        """Every option `iokernels KERNEL --help --json` lists, by name."""
         if kernel not in self._options:
-            out = _run([str(self.binary), kernel, "--help"])
-            self._options[kernel] = parse_help(out)
+            desc = _run_json([str(self.binary), kernel, "--help", "--json"])
+            self._options[kernel] = parse_options(desc)
         return self._options[kernel]
 
 
@@ -62,60 +64,47 @@ def default_binary():
     return Path(found) if found else built
 
 
-def _run(cmd):
+def _run_json(cmd):
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     except FileNotFoundError:
         raise InventoryError(f"{cmd[0]} not found: build it (make build) or pass --bin") from None
     if p.returncode != 0:
         raise InventoryError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
-    return p.stdout
+    try:
+        return json.loads(p.stdout)
+    except json.JSONDecodeError as e:
+        raise InventoryError(f"{' '.join(cmd)} printed no JSON ({e}): an older binary?") from None
 
 
-def parse_list(text):
-    """(kernels {name: summary}, backends {name: version}) from `--list`."""
-    kernels, backends, _ = parse_list_caps(text)
-    return kernels, backends
-
-
-def parse_list_caps(text):
-    """As parse_list, plus {backend: set of capability words} (backend.h's
-    flags as `--list` names them: collective, nonblocking, varn, noio...)."""
-    kernels, backends, caps, section = {}, {}, {}, None
-    for line in text.splitlines():
-        if line in ("kernels:", "backends:", "capabilities:"):
-            section = line[:-1]
-        elif section and line.startswith("  ") and line.strip():
-            name, _, rest = line.strip().partition(" ")
-            if section == "kernels":
-                kernels[name] = rest.strip()
-            elif section == "backends":
-                m = re.search(r"\[([^\]]*)\]\s*$", rest)
-                backends[name] = m.group(1) if m else ""
-            else:
-                caps[name] = set(rest.split())
+def parse_list(desc):
+    """(kernels {name: summary}, backends {name: version}, caps {name: set})
+    from the object `iokernels --list --json` prints."""
+    kernels = {k["name"]: k["summary"] for k in desc["kernels"]}
+    backends = {b["name"]: b["version"] for b in desc["backends"]}
+    caps = {b["name"]: set(b["caps"]) for b in desc["backends"]}
     return kernels, backends, caps
 
 
-def parse_help(text):
-    """{option name: Option} from `iokernels KERNEL --help`."""
-    opts, section = {}, None
-    for line in text.splitlines():
-        m = _SECTION.match(line)
-        if m:
-            section = m.group(1)
-            continue
-        m = _OPTION.match(line)
-        if m and section:
-            opts[m.group(1)] = Option(m.group(1), section, m.group(2))
-    return opts
+def parse_options(desc):
+    """{option name: Option} from the object `iokernels KERNEL --help --json` prints."""
+    return {
+        o["name"]: Option(
+            o["name"],
+            o["group"],
+            o["type"],
+            tuple(o["choices"]) if o.get("choices") else None,
+            o.get("default"),
+        )
+        for o in desc["options"]
+    }
 
 
 def load(binary=None):
     binary = Path(binary) if binary else default_binary()
     if not binary.exists():
         raise InventoryError(f"{binary} not found: build it (make build) or pass --bin")
-    kernels, backends, caps = parse_list_caps(_run([str(binary), "--list"]))
+    kernels, backends, caps = parse_list(_run_json([str(binary), "--list", "--json"]))
     if not kernels or not backends:
-        raise InventoryError(f"{binary} --list names no kernels or no backends")
+        raise InventoryError(f"{binary} --list --json names no kernels or no backends")
     return Inventory(binary.resolve(), kernels, backends, caps=caps)

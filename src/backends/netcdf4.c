@@ -50,7 +50,7 @@ static const struct iok_option nc4_options[] = {
     {"netcdf4-layout", 0, IOK_OPT_CHOICE, offsetof(struct nc4_opts, layout), "contiguous",
      "storage of fixed-size variables (record variables are always chunked)", "contiguous|chunked"},
     {"netcdf4-fill", 0, IOK_OPT_BOOL, offsetof(struct nc4_opts, fill), "0",
-     "pre-fill variables with fill values (default: NC_NOFILL)", NULL},
+     "pre-fill variables with fill values (default: off, NC_NOFILL)", NULL},
     {"netcdf4-deflate", 0, IOK_OPT_INT, offsetof(struct nc4_opts, deflate), "0",
      "deflate level 0-9 with shuffle; needs collective transfers", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL},

@@ -65,6 +65,19 @@ int iok_ceiling_probe(MPI_Comm comm, const char *near_path, int64_t bytes, int f
 /* `iokernels ceiling`: the probe on its own. */
 int iok_ceiling_main(int argc, char **argv);
 
+/* Capability flags of backend.h by the words --list prints ({0, NULL} ends). */
+struct iok_cap_word {
+    unsigned cap;
+    const char *word;
+};
+extern const struct iok_cap_word iok_cap_words[];
+
+/* Self-description as JSON (describe.c): `--list --json`, `KERNEL --help
+ * --json` (the sets holding their defaults). */
+void iok_describe_list(FILE *out);
+void iok_describe_kernel(const struct iok_kernel *k, const struct iok_optset *sets, int nsets,
+                         FILE *out);
+
 /* The generic block printed after every kernel's own report. */
 void iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
                      const struct iok_result *res, FILE *out);

@@ -6,15 +6,19 @@
 
 const struct iok_option iok_core_options[] = {
     {"backend", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.backend), NULL,
-     "I/O backend (see iokernels --list); default chosen by the kernel"},
+     "I/O backend (see iokernels --list) (default: chosen by the kernel)"},
     {"mode", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.mode), NULL,
-     "write the files, read them back, or both", "write|read|both"},
+     "write the files, read them back, or both (default: write, unless the kernel's input "
+     "file says otherwise)",
+     "write|read|both"},
     {"collective", 0, IOK_OPT_BOOL, offsetof(struct core_flags, collective), NULL,
-     "collective transfers (the default unless the kernel says otherwise)"},
+     "collective transfers (default: on, unless the kernel's original is independent)"},
     {"independent", 0, IOK_OPT_BOOL, offsetof(struct core_flags, independent), NULL,
-     "independent transfers"},
+     "independent transfers (default: off, unless the kernel's original is independent)"},
     {"api", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.api), NULL,
-     "library API flavour for backends that have several (pnetcdf)", "blocking|nonblocking|varn"},
+     "library API flavour for backends that have several (pnetcdf) (default: blocking, unless "
+     "the kernel's method picks another)",
+     "blocking|nonblocking|varn"},
     {"verify", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.verify), NULL,
      "check every value: read back after writing, or check what is read"},
     {"seed", 0, IOK_OPT_INT64, offsetof(struct core_flags, o.seed), "1",

@@ -35,7 +35,8 @@ static void
 usage(FILE *out)
 {
     fprintf(out, "usage: iokernels KERNEL [options] [input-file]\n"
-                 "       iokernels KERNEL --help | iokernels --list | iokernels --version\n\n"
+                 "       iokernels KERNEL --help [--json] | iokernels --list [--json] | "
+                 "iokernels --version\n\n"
                  "kernels:\n");
     for (int i = 0; i < iok_kernel_count(); i++)
         fprintf(out, "  %-10s %s\n", iok_kernel_at(i)->name, iok_kernel_at(i)->summary);
@@ -52,22 +53,13 @@ list_backends(FILE *out)
         fprintf(out, "  %-10s %s [%s]\n", b->name, b->summary, b->version());
     }
     /* the capability flags of backend.h, for tools that check a sweep first */
-    static const struct {
-        unsigned cap;
-        const char *word;
-    } words[] = {{IOK_CAP_COLLECTIVE, "collective"},   {IOK_CAP_INDEPENDENT, "independent"},
-                 {IOK_CAP_NONBLOCKING, "nonblocking"}, {IOK_CAP_VARN, "varn"},
-                 {IOK_CAP_ATTRS, "attributes"},        {IOK_CAP_NOIO, "noio"},
-                 {IOK_CAP_CHUNKS, "chunks"},           {IOK_CAP_FILL, "fill"},
-                 {IOK_CAP_DEFLATE, "deflate"},         {IOK_CAP_GROUPS, "groups"},
-                 {IOK_CAP_COMPOUND, "compound"}};
     fprintf(out, "capabilities:\n");
     for (int i = 0; i < iok_backend_count(); i++) {
         const struct iok_backend *b = iok_backend_at(i);
         fprintf(out, "  %-10s", b->name);
-        for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
-            if (b->caps & words[w].cap)
-                fprintf(out, " %s", words[w].word);
+        for (const struct iok_cap_word *w = iok_cap_words; w->word; w++)
+            if (b->caps & w->cap)
+                fprintf(out, " %s", w->word);
         fputc('\n', out);
     }
 }
@@ -213,6 +205,27 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
     return rc;
 }
 
+/* `KERNEL --help --json`: the bare "--json" (no file after it) asks for the
+ * help as JSON; it is taken out of argv so that --json FILE keeps its
+ * meaning everywhere else. */
+static int
+help_as_json(int *argc, char **argv)
+{
+    int help = 0, at = -1;
+    for (int i = 0; i < *argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            help = 1;
+        else if (!strcmp(argv[i], "--json") && (i + 1 == *argc || argv[i + 1][0] == '-'))
+            at = i;
+    }
+    if (!help || at < 0)
+        return 0;
+    for (int i = at; i + 1 < *argc; i++)
+        argv[i] = argv[i + 1];
+    (*argc)--;
+    return 1;
+}
+
 static int
 run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
 {
@@ -242,6 +255,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         iok_opts_defaults(&sets[i]);
 
     double t0 = MPI_Wtime();
+    int json_help = help_as_json(&argc, argv);
     rc = iok_cmdline_split(argc, argv, sets, nsets, &cmdline);
     if (rc == IOK_OK && cmdline.npos > 1)
         rc = iok_error(IOK_EUSAGE, "expected at most one input file, got '%s' and '%s'",
@@ -252,7 +266,9 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     if ((rc = iok_agree(run.comm, rc)))
         goto out;
     if (iok_cmdline_has(&cmdline, sets, nsets, "help")) {
-        if (run.rank == 0)
+        if (run.rank == 0 && json_help)
+            iok_describe_kernel(k, sets, nsets, stdout);
+        else if (run.rank == 0)
             kernel_help(k, stdout);
         *printed_help = 1;
         goto out;
@@ -337,6 +353,9 @@ main(int argc, char **argv)
     if (!strcmp(what, "--help") || !strcmp(what, "-h")) {
         if (rank == 0)
             usage(stdout);
+    } else if (!strcmp(what, "--list") && argc > 2 && !strcmp(argv[2], "--json")) {
+        if (rank == 0)
+            iok_describe_list(stdout);
     } else if (!strcmp(what, "--list")) {
         if (rank == 0) {
             usage(stdout);
@@ -350,12 +369,11 @@ main(int argc, char **argv)
     } else {
         const struct iok_kernel *k = iok_kernel_find(what);
         if (!k) {
-            if (rank == 0) {
-                fprintf(stderr,
-                        argc > 1 ? "iokernels: error: unknown kernel '%s' (see iokernels --help)\n"
-                                 : "iokernels: error: name a kernel%s (see iokernels --help)\n",
+            if (rank == 0 && argc > 1)
+                fprintf(stderr, "iokernels: error: unknown kernel '%s' (see iokernels --help)\n",
                         what);
-            }
+            else if (rank == 0) /* no kernel named: what there is */
+                usage(stderr);
             rc = IOK_EUSAGE;
         } else {
             rc = run_kernel(k, argc - 2, argv + 2, &printed_help);

@@ -238,22 +238,31 @@ iok_opts_format(const struct iok_optset *set, const struct iok_option *o, char *
 }
 
 void
+iok_opt_help_text(const struct iok_option *o, char *out, size_t len)
+{
+    /* a help text that says "(default: ...)" itself describes a default that
+     * is no plain value (chosen by the kernel, by another option) */
+    if (strstr(o->help, "(default"))
+        snprintf(out, len, "%s", o->help);
+    else if (o->def && o->def[0])
+        snprintf(out, len, "%s (default: %s)", o->help, o->def);
+    else
+        snprintf(out, len, "%s (default: %s)", o->help, o->type == IOK_OPT_BOOL ? "off" : "none");
+}
+
+void
 iok_opts_help(const struct iok_optset *set, FILE *out)
 {
     static const char *const metas[] = {"", "N", "N", "X", "TEXT", "", "X,Y,Z"};
     for (const struct iok_option *o = set->opts; o && o->name; o++) {
-        char lhs[96];
+        char lhs[96], help[2048];
         const char *meta = o->type == IOK_OPT_CHOICE ? o->choices : metas[o->type];
         if (o->short_name)
             snprintf(lhs, sizeof lhs, "-%c, --%s %s", o->short_name, o->name, meta);
         else
             snprintf(lhs, sizeof lhs, "    --%s %s", o->name, meta);
-        fprintf(out, "  %-40s %s", lhs, o->help);
-        if (o->def && o->def[0])
-            fprintf(out, " (default: %s)", o->def);
-        else if (o->type == IOK_OPT_BOOL)
-            fprintf(out, " (default: off)");
-        fputc('\n', out);
+        iok_opt_help_text(o, help, sizeof help);
+        fprintf(out, "  %-40s %s\n", lhs, help);
     }
 }
 

@@ -36,12 +36,12 @@ class Run:
         return [line for line in self.err.splitlines() if line.startswith("iokernels:")]
 
 
-def run(np_, args, cwd, timeout=120, json_name="run.jsonl"):
+def run(np_, args, cwd, timeout=120, json_name="run.jsonl", binary=BIN):
     """Runs `iokernels ARGS` on np_ ranks in cwd; appends its JSON record."""
     json_path = Path(cwd) / json_name
     if json_path.exists():
         json_path.unlink()
-    cmd = [str(MPIEXEC), "-n", str(np_), str(BIN), *args, "--json", str(json_path)]
+    cmd = [str(MPIEXEC), "-n", str(np_), str(binary), *args, "--json", str(json_path)]
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     return Run(proc, json_path)
 
@@ -54,17 +54,8 @@ def run_plain(np_, args, cwd, timeout=60):
 
 
 def backends():
-    out = subprocess.run([str(BIN), "--list"], capture_output=True, text=True, check=True).stdout
-    names = []
-    on = False
-    for line in out.splitlines():
-        if line.startswith("backends:"):
-            on = True
-        elif line.endswith(":"):  # the next section (capabilities:)
-            on = False
-        elif on and line.strip():
-            names.append(line.split()[0])
-    return names
+    out = subprocess.run([str(BIN), "--list", "--json"], capture_output=True, check=True).stdout
+    return [b["name"] for b in json.loads(out)["backends"]]
 
 
 @pytest.fixture(scope="session")

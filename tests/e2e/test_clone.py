@@ -1,4 +1,4 @@
-"""A clone stands on its own: nothing outside docs reaches ../shared, and the
+"""A clone stands on its own: nothing outside docs reads data beside the clone, and the
 reference files the tests compare against are the originals' bytes."""
 
 import hashlib
@@ -31,7 +31,7 @@ def test_no_file_reaches_outside_the_clone():
         data = path.read_bytes()
         if any(n in data for n in NEEDLES):
             offenders.append(str(path.relative_to(REPO)))
-    assert offenders == [], f"these files read ../shared, which a clone has not: {offenders}"
+    assert offenders == [], f"these read data beside the repository (a clone has none): {offenders}"
 
 
 def test_reference_data_unchanged():

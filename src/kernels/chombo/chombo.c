@@ -38,7 +38,7 @@ struct chombo_opts {
 static const struct iok_option chombo_options[] = {
     {"grids", 0, IOK_OPT_STRING, offsetof(struct chombo_opts, grids), DEFAULT_GRIDS,
      "ABR grid file (input file: grids_file); a relative path missing from the working "
-     "directory is looked up in the source tree"},
+     "directory is looked up in the suite's data (PREFIX/share/iokernels or the source tree)"},
     {"ncomp", 0, IOK_OPT_INT, offsetof(struct chombo_opts, ncomp), "10", "components per cell"},
     {"replicate", 0, IOK_OPT_INT3, offsetof(struct chombo_opts, replicate), "1,1,1",
      "copies of the grid along x,y,z (input file: replication)"},
@@ -166,14 +166,14 @@ chombo_configure(void *kopts, struct iok_core_opts *core, int (*given)(const cha
 /* ---- plan ---- */
 
 /* The grid file as named, or for a relative path missing here, from the
- * source tree (where the shipped grid lives). Rank 0 decides, all read. */
+ * suite's data (where the shipped grid lives). Rank 0 decides, all read. */
 static char *
 read_grids(const char *name, const struct iok_run *run, char *resolved, size_t len)
 {
     if (run->rank == 0) {
         snprintf(resolved, len, "%s", name);
         if (access(resolved, F_OK) != 0 && name[0] != '/')
-            snprintf(resolved, len, "%s/%s", IOK_SOURCE_DIR, name);
+            snprintf(resolved, len, "%s/%s", iok_data_root(), name);
         if (access(resolved, F_OK) != 0)
             snprintf(resolved, len, "%s", name); /* the error names what the user gave */
     }

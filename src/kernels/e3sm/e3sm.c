@@ -19,10 +19,7 @@
 #include "e3sm_kernel.h"
 #include "iokernels/data.h"
 #include "iokernels/error.h"
-
-#ifndef IOK_DATA_DIR
-#define IOK_DATA_DIR "data"
-#endif
+#include "iokernels/input.h"
 
 static const struct iok_option e3sm_options[] = {
     {"keep", 'k', IOK_OPT_BOOL, offsetof(struct e3sm_opts, keep), NULL,
@@ -36,7 +33,8 @@ static const struct iok_option e3sm_options[] = {
      "rank's data one block per variable, -g subfiles with an index)",
      "canonical|blob"},
     {"library", 'a', IOK_OPT_CHOICE, offsetof(struct e3sm_opts, api), NULL,
-     "I/O library, as the original's -a (sets --backend)", "pnetcdf|hdf5|netcdf4|adios2|mpiio"},
+     "I/O library, as the original's -a (sets --backend; adios is the original's name of adios2)",
+     "pnetcdf|hdf5|netcdf4|adios|adios2|mpiio"},
     {"hx", 'f', IOK_OPT_INT, offsetof(struct e3sm_opts, hx), "-1",
      "history files: 0 h0 only, 1 h1 only, -1 both (F and I cases)"},
     {"subfiles", 'g', IOK_OPT_INT, offsetof(struct e3sm_opts, subfiles), "1",
@@ -46,7 +44,7 @@ static const struct iok_option e3sm_options[] = {
     {"out", 'o', IOK_OPT_STRING, offsetof(struct e3sm_opts, out), NULL,
      "write the history files of this name (F, I: NAME_h0.ext, NAME_h1.ext)"},
     {"two-d-first", 't', IOK_OPT_BOOL, offsetof(struct e3sm_opts, two_d_first), NULL,
-     "write 2D variables before 3D ones (default: in definition order)"},
+     "write 2D variables before 3D ones (default: off, in definition order)"},
     {"noncontig", 'm', IOK_OPT_BOOL, offsetof(struct e3sm_opts, noncontig), NULL,
      "noncontiguous user buffer (not supported: refused)"},
     {"verbose", 'v', IOK_OPT_BOOL, offsetof(struct e3sm_opts, verbose), NULL,
@@ -59,8 +57,9 @@ static const struct iok_option e3sm_options[] = {
     {"replay", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, replay), NULL,
      "turn the blob subfiles of this name into the canonical files of -o (the writer's ranks "
      "and -g)"},
-    {"schema-dir", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, schema_dir), IOK_DATA_DIR "/e3sm",
-     "directory of the history files' CDL headers and variables.tsv"},
+    {"schema-dir", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, schema_dir), NULL,
+     "directory of the history files' CDL headers and variables.tsv (default: data/e3sm of the "
+     "suite's data: PREFIX/share/iokernels, or the source tree)"},
     {NULL}};
 
 /* ---- errors seen by some ranks, known to all with the same message ---- */
@@ -121,15 +120,16 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
     if (o->api[0]) {
         if (given("backend"))
             return iok_error(IOK_EUSAGE, "-a and --backend both choose the library: give one");
-        if (!strcmp(o->api, "adios2") || !iok_backend_find(o->api)) {
+        const char *lib = strcmp(o->api, "adios") ? o->api : "adios2";
+        if (!iok_backend_find(lib)) {
             char names[256] = "";
             for (int i = 0; i < iok_backend_count(); i++)
                 if (strcmp(iok_backend_at(i)->name, "null"))
                     strcat(strcat(names, names[0] ? ", " : ""), iok_backend_at(i)->name);
             return iok_error(IOK_EUSAGE, "-a %s: this build has no %s backend (it has %s)", o->api,
-                             o->api, names);
+                             lib, names);
         }
-        strcpy(core->backend, o->api);
+        strcpy(core->backend, lib);
     }
     if (!core->backend[0])
         strcpy(core->backend, iok_backend_find("pnetcdf") ? "pnetcdf" : "mpiio");
@@ -185,8 +185,11 @@ history_path(const char *base, const char *tag, char *out, size_t len)
 static char *
 shared_text(const char *dir, const char *name, MPI_Comm comm, int rank)
 {
-    char path[IOK_OPT_STRLEN + 64];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char path[IOK_OPT_STRLEN + 4160];
+    if (dir[0])
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+    else /* the shipped schemas */
+        snprintf(path, sizeof path, "%s/data/e3sm/%s", iok_data_root(), name);
     long len = -1;
     char *text = NULL;
     if (rank == 0) {
@@ -203,7 +206,7 @@ shared_text(const char *dir, const char *name, MPI_Comm comm, int rank)
         if (len < 0)
             iok_error(IOK_EUSAGE,
                       "cannot read %s: the E3SM schemas live in data/e3sm of the "
-                      "source tree (--schema-dir)",
+                      "suite's data (PREFIX/share/iokernels or the source tree; --schema-dir)",
                       path);
     }
     MPI_Bcast(&len, 1, MPI_LONG, 0, comm);

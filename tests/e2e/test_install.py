@@ -1,0 +1,116 @@
+"""The installed tree stands alone, and the binary describes itself.
+
+`cmake --install` into a temporary prefix, the prefix then moved elsewhere:
+the binary finds its data (E3SM schemas and maps, the Chombo grid, the
+campaigns) beside itself and runs every kernel's smallest case from a
+directory outside the source tree. `--list --json` and `KERNEL --help
+--json` agree with the text forms; every option's help says its default
+once."""
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+from conftest import BIN, REPO, run, run_plain
+
+KERNELS = ["btio", "ncbench", "amrex", "chombo", "abrgen", "e3sm", "e3sm-decomp"]
+
+
+def describe(*args, binary=BIN):
+    out = subprocess.run([str(binary), *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    if shutil.which("cmake") is None:
+        pytest.skip("cmake not on PATH")
+    top = tmp_path_factory.mktemp("install")
+    subprocess.run(
+        ["cmake", "--install", str(BIN.parent), "--prefix", str(top / "prefix")],
+        check=True,
+        capture_output=True,
+    )
+    moved = top / "moved"
+    (top / "prefix").rename(moved)  # relocatable: nothing points at the install prefix
+    return moved
+
+
+def test_install_layout(installed):
+    share = installed / "share" / "iokernels"
+    assert (installed / "bin" / "iokernels").is_file()
+    for f in ("data/e3sm/variables.tsv", "data/e3sm/map_g_case_16p.nc", "campaigns/default.toml"):
+        assert (share / f).is_file(), f
+    assert list((share / "grids").glob("*.abr"))
+    # the installed binary finds the data beside itself, not in the source tree
+    got = describe("--list", "--json", binary=installed / "bin" / "iokernels")
+    assert got["data"] == str(share.resolve())
+
+
+SMALLEST = {
+    "btio": (4, ["btio", "--grid", "8,8,8", "--dumps", "1", "--verify"]),
+    "ncbench": (2, ["ncbench", "-d", "2:4:4:2", "-w", "-r", "--verify"]),
+    "amrex": (2, ["amrex", "--ncells", "16", "--max_grid_size", "8", "--ncomp", "1", "--verify"]),
+    "chombo": (2, ["chombo", "--ncomp", "1", "--verify"]),
+    "e3sm": (2, ["e3sm", "-o", "g.nc", "--verify", "MAP_G"]),
+}
+
+
+@pytest.mark.parametrize("kernel", sorted(SMALLEST))
+def test_installed_kernel_runs_outside_the_source_tree(installed, kernel, tmp_path):
+    np_, args = SMALLEST[kernel]
+    map_g = installed / "share" / "iokernels" / "data" / "e3sm" / "map_g_case_16p.nc"
+    args = [str(map_g) if a == "MAP_G" else a for a in args]
+    assert REPO not in tmp_path.parents
+    r = run(np_, args, tmp_path, binary=installed / "bin" / "iokernels")
+    assert r.rc == 0, r.err
+    assert r.record["verify"]["ok"] is True
+
+
+def test_list_json_agrees_with_text():
+    desc = describe("--list", "--json")
+    text = subprocess.run([str(BIN), "--list"], capture_output=True, text=True).stdout
+    assert [k["name"] for k in desc["kernels"]] == KERNELS
+    for b in desc["backends"]:
+        assert re.search(rf"^  {b['name']} +.*\[{re.escape(b['version'])}\]$", text, re.M), b
+        caps = re.search(rf"^  {b['name']} +(.*)$", text.split("capabilities:")[1], re.M)
+        assert caps.group(1).split() == b["caps"]
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_help_json_agrees_with_text(kernel):
+    desc = describe(kernel, "--help", "--json")
+    text = subprocess.run([str(BIN), kernel, "--help"], capture_output=True, text=True).stdout
+    lines = [x for x in text.splitlines() if re.match(r"^\s+(-\w, )?--[\w-]+ ", x)]
+    names = [re.search(r"--([\w-]+)", x).group(1) for x in lines]
+    assert names == [o["name"] for o in desc["options"]]
+    for line, opt in zip(lines, desc["options"], strict=True):
+        # every option says its default exactly once, in the text and the JSON
+        assert line.count("(default") == 1, line
+        assert opt["help"].count("(default") == 1, opt
+        assert opt["type"] in ("bool", "int", "int64", "double", "string", "choice", "int3")
+        assert (opt["choices"] is not None) == (opt["type"] == "choice"), opt
+    grid = {o["name"]: o for o in desc["options"]}.get("grid")
+    if kernel == "btio":
+        assert grid["type"] == "int3" and len(grid["default"]) == 3
+
+
+def test_bare_command_prints_usage(tmp_path):
+    r = subprocess.run([str(BIN)], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.startswith("usage: iokernels KERNEL")
+    assert "kernels:" in r.stderr and "btio" in r.stderr
+
+
+def test_e3sm_library_names_of_the_original(tmp_path, built_backends):
+    if "adios2" not in built_backends:
+        pytest.skip("adios2 not built")
+    map_g = REPO / "data" / "e3sm" / "map_g_case_16p.nc"
+    for name in ("adios", "adios2"):
+        r = run(2, ["e3sm", "-a", name, "-o", f"{name}.nc", "--verify", str(map_g)], tmp_path)
+        assert r.rc == 0, r.err
+        assert r.record["backend"] == "adios2"
+    r = run_plain(1, ["e3sm", "-a", "nosuch", "-o", "x.nc", str(map_g)], tmp_path)
+    assert r.rc == 2 and "nosuch" in r.err
