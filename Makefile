@@ -1,8 +1,24 @@
 # iokernels: the two commands of the README are `make demo` and `make test`.
 BUILD ?= build
 VENV ?= .venv
+SAN_BUILD ?= build-sanitize
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 30
 
-.PHONY: all deps build venv demo test bench format clean
+# Under the sanitizers: leaks checked (the MPI and I/O libraries' own
+# suppressed by name), UBSan stops at its first report.
+# keep_modules: OpenMPI's unloaded plugins stay mapped so that their leaks
+# can be named (tests/sanitize/keep_modules.c).
+SAN_ENV = ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	LD_PRELOAD=$(CURDIR)/$(SAN_BUILD)/tests/libiok_keep_modules.so
+# The end-to-end tests run under the sanitizers: every parser's bad inputs,
+# corrupted and truncated files, and a write + read-back per kernel.
+SAN_E2E = bad or corrupted or truncated or tiny or g_from_map_file or decomposition_containers \
+	or converter_reproduces or random_ordering or installed_kernel_runs
+
+.PHONY: all deps build venv demo test test-sanitize fuzz bench format clean
 
 all: build
 
@@ -31,10 +47,31 @@ demo: build venv
 	$(VENV)/bin/iokernels-campaign run campaigns/default.toml --db results/iokernels.sqlite \
 	  --out results/default
 
+# Everything: the ordinary build's tests, then the sanitizers' run, then
+# each fuzz target for FUZZ_SECONDS.
 test: build venv
 	@# re-configure so that ctest finds the venv's pytest
 	@cmake -S . -B $(BUILD) > /dev/null
 	cd $(BUILD) && ctest --output-on-failure
+	@$(MAKE) --no-print-directory test-sanitize
+	@$(MAKE) --no-print-directory fuzz
+
+# The suite built with ASan + UBSan: unit tests, fuzz corpus replay, and the
+# SAN_E2E subset of the end-to-end tests (tests/sanitize/README.md).
+test-sanitize: deps venv
+	@cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIOK_SANITIZE=ON \
+	  > $(SAN_BUILD).cmake.log 2>&1 || { cat $(SAN_BUILD).cmake.log; exit 1; }
+	@cmake --build $(SAN_BUILD)
+	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -L sanitize
+	$(SAN_ENV) IOK_BIN=$(CURDIR)/$(SAN_BUILD)/iokernels $(VENV)/bin/pytest -q -p no:cacheprovider \
+	  tests/e2e -k "$(SAN_E2E)"
+
+# libFuzzer (clang) on every parser the suite owns, FUZZ_SECONDS each.
+fuzz: deps
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIOK_FUZZ=ON \
+	  > $(FUZZ_BUILD).cmake.log 2>&1 || { cat $(FUZZ_BUILD).cmake.log; exit 1; }
+	@cmake --build $(FUZZ_BUILD)
+	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 bench: build
 	bench/btio
@@ -43,4 +80,5 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(BUILD).cmake.log
+	rm -rf $(BUILD) $(BUILD).cmake.log $(SAN_BUILD) $(SAN_BUILD).cmake.log $(FUZZ_BUILD) \
+	  $(FUZZ_BUILD).cmake.log

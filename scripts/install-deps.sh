@@ -11,7 +11,7 @@ packages=(
   libnetcdf-mpi-dev netcdf-bin
   libjansson-dev
   python3 python3-venv python3-pip
-  clang-format
+  clang-format clang        # clang: libFuzzer targets (make fuzz)
   chromium fonts-dejavu-core   # headless screenshot of the campaign report (tests)
 )
 

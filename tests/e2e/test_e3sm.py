@@ -397,7 +397,6 @@ def test_decomposition_containers(tmp_path, built_backends):
 BAD_OPTIONS = [
     ("no-io", [str(MAP_G)], "give -o NAME to write"),
     ("no-decomp", ["-o", "x.nc"], "name the decomposition file"),
-    ("adios2", ["-a", "adios2", "-o", "x.nc", str(MAP_G)], "no adios2 backend"),
     ("noncontig", ["-m", "-o", "x.nc", str(MAP_G)], "-m (noncontiguous user buffer)"),
     ("g-h1", ["-f", "1", "-o", "x.nc", str(MAP_G)], "the G case has one history file"),
     ("records", ["-r", "0", "-o", "x.nc", str(MAP_G)], "-r must be at least 1"),

@@ -149,6 +149,7 @@ test_replicate_and_build(void)
     CHECK(r.boxes[1].b[1].lo[0] == 18 && r.boxes[1].b[1].hi[0] == 21, "x shift on level 1");
     CHECK(r.boxes[1].b[2].lo[2] == 18 && r.boxes[1].b[5].lo[0] == 18 && r.boxes[1].b[5].lo[2] == 34,
           "z shifts, i innermost");
+    abr_free(&r);
     CHECK(chombo_replicate(&g, (int[3]){0, 1, 1}, &r) == IOK_EUSAGE, "zero copies");
     abr_free(&r);
 

@@ -129,6 +129,7 @@ test_btio_input(void)
         iok_opts_format(&set, o, v, sizeof v);
         CHECK(!strcmp(v, "./output"), "dir %s", v);
         CHECK(!strcmp(core.mode, "write"), "mode %s", core.mode);
+        free(seed);
     }
     CHECK(read_bt("r\n0\n2\n8 9 10\n/tmp\n", kopts, &core) == IOK_OK, "minimal file");
     CHECK(!strcmp(core.mode, "read"), "r -> read");
