@@ -44,6 +44,7 @@ struct iok_var {
     int64_t chunk[IOK_MAX_DIMS]; /* chunk hint for chunking backends; 0 = none */
     int fill;                    /* 1: pre-fill with the type's default fill value; 0: no hint */
     int deflate;                 /* deflate level 1-9 for compressing backends; 0: none */
+    int shuffle;                 /* 1: byte shuffle before deflate (only with deflate) */
     uint64_t name_hash;          /* identity of the variable in the data function */
     int compound;                /* -1, or the compound type of its last dimension */
 };

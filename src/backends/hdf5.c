@@ -323,8 +323,8 @@ define_var(struct h5file *f, int v)
         chunk_dims(f, v, rec, dims, chunk);
         if (H5Pset_chunk(dcpl, nd, chunk) < 0)
             rc = h5fail("H5Pset_chunk failed on %s variable %s", f->path, var->name);
-        else if (var->deflate > 0 &&
-                 (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)var->deflate) < 0))
+        else if (var->deflate > 0 && ((var->shuffle && H5Pset_shuffle(dcpl) < 0) ||
+                                      H5Pset_deflate(dcpl, (unsigned)var->deflate) < 0))
             rc = h5fail("H5Pset_deflate(%d) failed on %s variable %s", var->deflate, f->path,
                         var->name);
     }

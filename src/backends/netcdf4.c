@@ -223,7 +223,9 @@ nc4_def_storage(struct nc4_file *f, int v)
                       : nc_def_var_chunking(f->ncid, vid, NC_CONTIGUOUS, NULL);
         if (err)
             return nc4_fail(f, "nc_def_var_chunking", "variable", var->name, err);
-        if (deflate > 0 && (err = nc_def_var_deflate(f->ncid, vid, 1, 1, deflate)))
+        /* --netcdf4-deflate shuffles; a schema's level shuffles when it asks */
+        int shuffle = f->opts.deflate > 0 || var->shuffle;
+        if (deflate > 0 && (err = nc_def_var_deflate(f->ncid, vid, shuffle, 1, deflate)))
             return nc4_fail(f, "nc_def_var_deflate", "variable", var->name, err);
     }
     if (!fill && (err = nc_def_var_fill(f->ncid, vid, NC_NOFILL, NULL)))
