@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iokernels/error.h"
+
 #include "e3sm_cdl.h"
 
 static const struct e3sm_hist f_hist[] = {
@@ -87,7 +89,7 @@ tsv_decomps(const char *tsv, const char *key, const struct iok_schema *s, int *o
         if (strcmp(f[5], "-") &&
             (sscanf(f[5], "D%d", &dn) != 1 || dn < 1 || dn > E3SM_MAX_DECOMP)) {
             snprintf(err, errlen, "variables.tsv line %d: decomposition '%s' is not - or D1..D6",
-                     line, f[5]);
+                     line, iok_quote(f[5]));
             rc = -1;
             break;
         }

@@ -67,7 +67,7 @@ io_is_collective(const char *t, int *coll, int *fpp)
         *coll = 0, *fpp = 1;
     else
         return iok_error(IOK_EUSAGE, "-t/--io-type takes ind, coll or file-per-process, not '%s'",
-                         t);
+                         iok_quote(t));
     return IOK_OK;
 }
 
