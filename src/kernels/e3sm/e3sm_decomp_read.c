@@ -115,10 +115,16 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
     if (noff != nlen)
         return iok_error(IOK_EUSAGE, "%s: D%d.offsets holds %lld values but D%d.lengths %lld", path,
                          id, (long long)noff, id, (long long)nlen);
+    if (n < 1 || noff < 0)
+        return iok_error(IOK_EUSAGE, "%s: D%d.nreqs has %lld entries: no decomposition rank", path,
+                         id, (long long)n);
 
     /* per decomposition rank: requests, where the fill requests start, raw counts */
     int64_t *nreqs = calloc((size_t)(3 * n + 1), sizeof *nreqs), *fill = nreqs + n,
             *raw = nreqs + 2 * n;
+    if (!nreqs)
+        return iok_error(IOK_EIO, "%s: out of memory for D%d's %lld request counts", path, id,
+                         (long long)n);
     int have_fill = 0, have_raw = 0, rc = IOK_OK;
     snprintf(name, sizeof name, "D%d.nreqs", id);
     rc = src->read(src, name, 0, n, nreqs);
@@ -131,9 +137,11 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
     int64_t sum = 0, first, count, start = 0, cnt = 0;
     e3sm_assign(n, nprocs, rank, &first, &count);
     for (int64_t i = 0; rc == IOK_OK && i < n; i++) {
-        if (nreqs[i] < 0)
-            rc = iok_error(IOK_EUSAGE, "%s: D%d.nreqs[%lld] = %lld is negative", path, id,
-                           (long long)i, (long long)nreqs[i]);
+        if (nreqs[i] < 0 || nreqs[i] > noff - sum)
+            rc = iok_error(IOK_EUSAGE,
+                           "%s: D%d.nreqs[%lld] = %lld: the counts must be 0 or more and add up "
+                           "to the %lld entries of D%d.offsets",
+                           path, id, (long long)i, (long long)nreqs[i], (long long)noff, id);
         else if (have_fill && (fill[i] < 0 || fill[i] > nreqs[i]))
             rc = iok_error(IOK_EUSAGE, "%s: D%d.fill_starts[%lld] = %lld is outside 0..%lld", path,
                            id, (long long)i, (long long)fill[i], (long long)nreqs[i]);
@@ -143,13 +151,20 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
             cnt += nreqs[i];
         sum += nreqs[i];
     }
-    if (rc == IOK_OK && sum != noff)
+    if (rc != IOK_OK) {
+        free(nreqs);
+        return rc;
+    }
+    if (sum != noff)
         rc = iok_error(IOK_EUSAGE,
                        "%s: D%d.nreqs sums to %lld requests but D%d.offsets holds %lld: the "
                        "decomposition file is inconsistent",
                        path, id, (long long)sum, id, (long long)noff);
     d->all_pairs = noff;
     int64_t *off = malloc((size_t)(2 * cnt + 1) * sizeof *off), *len = off + cnt;
+    if (!off && rc == IOK_OK)
+        rc = iok_error(IOK_EIO, "%s: out of memory for D%d's %lld requests", path, id,
+                       (long long)cnt);
     if (rc == IOK_OK) {
         snprintf(name, sizeof name, "D%d.offsets", id);
         rc = src->read(src, name, start, cnt, off);
@@ -240,9 +255,16 @@ e3sm_decomp_read(const char *path, MPI_Comm comm, struct e3sm_decomps *out)
     case K_NONE:
         return iok_error(IOK_EUSAGE, "cannot open decomposition file %s: check the path", path);
     case K_BP:
+        /* The adios2 backend (the serial ADIOS2 of the Python wheel) is a
+         * backend: a kernel calls no I/O library but to read its input, and
+         * this reader speaks PnetCDF and HDF5 only. */
         return iok_error(IOK_EUSAGE,
-                         "%s is an ADIOS2 BP file and this build has no ADIOS2: use the same "
-                         "decomposition as NetCDF (.nc), NetCDF-4 (.nc4) or HDF5 (.h5)",
+                         "%s is an ADIOS2 BP map: the e3sm kernel reads decomposition maps "
+                         "through PnetCDF or HDF5 only, not through ADIOS2 (the adios2 backend "
+                         "writes and reads history files; it is the serial ADIOS2 of the "
+                         "Python wheel): use the same map as NetCDF (.nc), NetCDF-4 (.nc4) or "
+                         "HDF5 (.h5), or make one from PIO .dat files with iokernels "
+                         "e3sm-decomp",
                          path);
     case K_UNKNOWN:
         return iok_error(IOK_EUSAGE,
