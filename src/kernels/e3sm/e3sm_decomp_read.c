@@ -68,7 +68,8 @@ read_optional(struct e3sm_src *src, const char *path, int id, const char *what, 
 
 /* Reads one decomposition, id 1-based. */
 static int
-read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
+read_one(struct e3sm_src *src, MPI_Comm comm, int id, const struct e3sm_read_opts *ro,
+         struct e3sm_decomps *out)
 {
     struct e3sm_decomp *d = &out->d[id - 1];
     const char *path = src->path;
@@ -197,10 +198,21 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
                            path, id, (long long)dr, (long long)elems, id, (long long)raw[dr]);
     }
     d->file_pairs = cnt;
+    if (rc == IOK_OK && have_fill && ro->skip_fill) { /* keep each rank's real pairs */
+        int64_t kept = 0, from = 0;
+        for (int64_t dr = first; dr < first + count; from += nreqs[dr], dr++)
+            for (int64_t j = 0; j < fill[dr]; j++, kept++) {
+                off[kept] = off[from + j];
+                len[kept] = len[from + j];
+            }
+        memmove(off + kept, len, (size_t)kept * sizeof *len);
+        len = off + kept;
+        cnt = kept;
+    }
     if (rc == IOK_OK) {
         char why[256];
-        if (e3sm_runs_build(off, len, cnt, d->dims[d->ndims - 1], d->total, &d->runs, why,
-                            sizeof why))
+        if (e3sm_runs_build_order(off, len, cnt, d->dims[d->ndims - 1], d->total, !ro->unsorted,
+                                  &d->runs, why, sizeof why))
             rc = iok_error(IOK_EUSAGE, "%s: D%d, decomposition ranks %lld-%lld: %s", path, id,
                            (long long)first, (long long)(first + count - 1), why);
     }
@@ -210,7 +222,8 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
 }
 
 static int
-read_all(struct e3sm_src *src, MPI_Comm comm, struct e3sm_decomps *out)
+read_all(struct e3sm_src *src, MPI_Comm comm, const struct e3sm_read_opts *ro,
+         struct e3sm_decomps *out)
 {
     char name[64];
     int64_t n;
@@ -229,7 +242,7 @@ read_all(struct e3sm_src *src, MPI_Comm comm, struct e3sm_decomps *out)
                          "from PIO .dat files with iokernels e3sm-decomp)",
                          src->path);
     for (int id = 1; id <= out->ndecomp; id++)
-        IOK_TRY(read_one(src, comm, id, out));
+        IOK_TRY(read_one(src, comm, id, ro, out));
     return IOK_OK;
 }
 
@@ -248,6 +261,14 @@ e3sm_src_open(struct e3sm_src *s, const char *path, MPI_Comm comm)
 
 int
 e3sm_decomp_read(const char *path, MPI_Comm comm, struct e3sm_decomps *out)
+{
+    static const struct e3sm_read_opts all = {0, 0};
+    return e3sm_decomp_read_opts(path, comm, &all, out);
+}
+
+int
+e3sm_decomp_read_opts(const char *path, MPI_Comm comm, const struct e3sm_read_opts *ro,
+                      struct e3sm_decomps *out)
 {
     memset(out, 0, sizeof *out);
     enum kind k = detect(path, comm, out->format, sizeof out->format);
@@ -276,7 +297,7 @@ e3sm_decomp_read(const char *path, MPI_Comm comm, struct e3sm_decomps *out)
     }
     struct e3sm_src src = {0};
     IOK_TRY(k == K_CDF ? e3sm_src_open_pnc(&src, path, comm) : e3sm_src_open_h5(&src, path, comm));
-    int rc = read_all(&src, comm, out);
+    int rc = read_all(&src, comm, ro, out);
     int crc = src.close(&src);
     if (rc == IOK_OK)
         rc = crc;

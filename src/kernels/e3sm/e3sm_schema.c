@@ -169,3 +169,26 @@ fail:
     free(vd);
     return -1;
 }
+
+int
+e3sm_schema_float_to_double(struct iok_schema *s)
+{
+    for (int i = 0; i < s->nattrs; i++) {
+        struct iok_attr *a = &s->attrs[i];
+        if (a->owner < 0 || s->vars[a->owner].type != IOK_FLOAT || a->type != IOK_FLOAT ||
+            strcmp(a->name, "_FillValue"))
+            continue;
+        double *d = malloc((a->len ? a->len : 1) * sizeof *d);
+        if (!d)
+            return -1;
+        for (size_t k = 0; k < a->len; k++)
+            d[k] = ((const float *)a->value)[k];
+        free(a->value);
+        a->value = d;
+        a->type = IOK_DOUBLE;
+    }
+    for (int v = 0; v < s->nvars; v++)
+        if (s->vars[v].type == IOK_FLOAT)
+            s->vars[v].type = IOK_DOUBLE;
+    return 0;
+}
