@@ -24,13 +24,13 @@ run_one() {
      -print_final_stats=1 > "fuzz-$name.log" 2>&1)
   local rc=$?
   local stats
-  stats=$(grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+.*DONE' "$build/fuzz-$name.log" \
+  stats=$(grep -aE '^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+.*DONE' "$build/fuzz-$name.log" \
           | sed -E 's/^stat::number_of_executed_units: */runs /; s/^stat::peak_rss_mb: */rss_mb /; s/.*(cov: [0-9]+ ft: [0-9]+).*/\1/' | tr '\n' ' ')
   if [ $rc -eq 0 ]; then
     echo "fuzz $name: ok ${seconds}s, $stats"
   else
     echo "fuzz $name: FAILED (exit $rc), see $build/fuzz-$name.log:"
-    grep -E 'ERROR|SUMMARY|abort|Test unit written' "$build/fuzz-$name.log" | head -5
+    grep -aE 'ERROR|SUMMARY|message holds|refused with|Test unit written' "$build/fuzz-$name.log" | head -5
   fi
   return $rc
 }

@@ -9,6 +9,7 @@
 #define IOKERNELS_ERROR_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 enum iok_status {
     IOK_OK = 0,
@@ -19,6 +20,18 @@ enum iok_status {
 
 /* Records the first error of this rank and returns code. printf-style. */
 int iok_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Input text quoted in an error message ("got '%s'", iok_quote(token)):
+ * bytes outside printable ASCII escaped as \xNN, cut after about
+ * IOK_QUOTE_MAX characters of the result (then "..."), so that a binary or huge input
+ * keeps the message one short line. The result lives in one of a few
+ * rotating static buffers: valid until IOK_QUOTE_SLOTS more calls, enough
+ * for the quotes of one message. */
+#define IOK_QUOTE_MAX 60
+#define IOK_QUOTE_SLOTS 4
+const char *iok_quote(const char *text);
+/* The same for the first len bytes of text (which need not end in '\0'). */
+const char *iok_quote_n(const char *text, size_t len);
 
 /* The message recorded by iok_error on this rank ("" if none). */
 const char *iok_errmsg(void);

@@ -90,18 +90,19 @@ struct iok_pass_result {
     struct iok_stat rank_bytes;
     int64_t own_bytes; /* this rank's share (differs per rank) */
     struct iok_phase_result ph[IOK_NPHASES];
-    double io_time;              /* sum of the I/O phases' job times */
-    struct iok_stat io_rank;     /* each rank's own time in the I/O phases */
-    double bandwidth;            /* bytes / io_time, bytes per second */
-    struct iok_stat peak_rss;    /* bytes, VmHWM over the pass */
-    int peak_rss_process;        /* 1: VmHWM could not be reset, it covers the process */
-    int64_t checked, mismatches; /* elements compared (read and verify passes) */
-    char first_bad[512];         /* the first mismatch, from the lowest rank with one */
-    struct iok_ceiling ceiling;  /* with --ceiling */
-    int iteration;               /* 0 .. iterations-1 */
-    struct iok_osbytes os;       /* -1 fields when /proc/self/io is unreadable */
-    char cache[64];              /* read passes: how the page cache was dropped, "" if not */
-    int cache_suspect;           /* read faster than the device ceiling */
+    double io_time;                /* sum of the I/O phases' job times */
+    struct iok_stat io_rank;       /* each rank's own time in the I/O phases */
+    double bandwidth;              /* bytes / io_time, bytes per second */
+    struct iok_stat peak_rss;      /* bytes, VmHWM over the pass */
+    int peak_rss_process;          /* 1: VmHWM could not be reset, it covers the process */
+    struct iok_stat peak_rss_proc; /* bytes, the process's peak from its start to the pass's end */
+    int64_t checked, mismatches;   /* elements compared (read and verify passes) */
+    char first_bad[512];           /* the first mismatch, from the lowest rank with one */
+    struct iok_ceiling ceiling;    /* with --ceiling */
+    int iteration;                 /* 0 .. iterations-1 */
+    struct iok_osbytes os;         /* -1 fields when /proc/self/io is unreadable */
+    char cache[64];                /* read passes: how the page cache was dropped, "" if not */
+    int cache_suspect;             /* read faster than the device ceiling */
     /* Rank 0 only (NULL elsewhere): each rank's own total per phase, in
      * seconds, at [rank * IOK_NPHASES + phase], for reports that show
      * per-rank figures (open/I/O/close time per rank and their min/avg/max,

@@ -44,6 +44,7 @@ struct iok_var {
     int64_t chunk[IOK_MAX_DIMS]; /* chunk hint for chunking backends; 0 = none */
     int fill;                    /* 1: pre-fill with the type's default fill value; 0: no hint */
     int deflate;                 /* deflate level 1-9 for compressing backends; 0: none */
+    int shuffle;                 /* 1: byte shuffle before deflate (only with deflate) */
     uint64_t name_hash;          /* identity of the variable in the data function */
     int compound;                /* -1, or the compound type of its last dimension */
 };
@@ -117,5 +118,17 @@ int64_t iok_var_dim_len(const struct iok_schema *s, int v, int k);
 int iok_var_is_record(const struct iok_schema *s, int v);
 int64_t iok_var_record_elems(const struct iok_schema *s, int v);
 int64_t iok_var_total_elems(const struct iok_schema *s, int v);
+
+/* Checks of a file against the schema, for backends' open: each returns
+ * IOK_OK or IOK_EUSAGE with one line naming the file, the variable or
+ * dimension, the size found and the size expected. A dimension's length
+ * must equal the schema's, a record dimension's at least the records the
+ * run reads. iok_check_var_type always fails: call it on a type mismatch,
+ * with the file's type as text. */
+int iok_check_var_rank(const char *path, const struct iok_schema *s, int v, int found);
+int iok_check_var_dim(const char *path, const struct iok_schema *s, int v, int k, int64_t found);
+int iok_check_var_type(const char *path, const struct iok_schema *s, int v, const char *found);
+/* A raw file (no header) of found bytes whose layout needs needed bytes. */
+int iok_check_file_size(const char *path, int64_t found, int64_t needed);
 
 #endif

@@ -504,21 +504,11 @@ a2_scan_var(struct a2_file *f, int w, int v, const char *file)
     static const char *const tn[] = {
         "string", "float", "double", "float complex", "double complex", "int8",   "int16",
         "int32",  "int64", "uint8",  "uint16",        "uint32",         "uint64", "long double"};
-    if (t != a2_types[var->type] || (int)nd != var->ndims)
-        return iok_error(IOK_EIO,
-                         "%s: variable %s is %s with %zu dimensions, expected %s with %d: was "
-                         "it written with the same options?",
-                         file, var->name, t >= 0 && t <= 13 ? tn[t] : "unknown", nd,
-                         tn[a2_types[var->type]], var->ndims);
+    if (t != a2_types[var->type])
+        return iok_check_var_type(file, f->s, v, t >= 0 && t <= 13 ? tn[t] : "of another type");
+    IOK_TRY(iok_check_var_rank(file, f->s, v, (int)nd));
     for (int k = 0; k < var->ndims; k++) {
-        size_t want = (size_t)iok_var_dim_len(f->s, v, k);
-        int rec = f->s->dims[var->dimids[k]].unlimited;
-        if (rec ? shape[k] < want : shape[k] != want)
-            return iok_error(IOK_EIO,
-                             "%s: variable %s: dimension %d (%s) is %zu long, expected %s%zu: "
-                             "was it written with the same options?",
-                             file, var->name, k, f->s->dims[var->dimids[k]].name, shape[k],
-                             rec ? "at least " : "", want);
+        IOK_TRY(iok_check_var_dim(file, f->s, v, k, (int64_t)shape[k]));
         b->shape[k] = shape[k];
     }
     if (var->ndims == 0)

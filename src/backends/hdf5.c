@@ -323,8 +323,8 @@ define_var(struct h5file *f, int v)
         chunk_dims(f, v, rec, dims, chunk);
         if (H5Pset_chunk(dcpl, nd, chunk) < 0)
             rc = h5fail("H5Pset_chunk failed on %s variable %s", f->path, var->name);
-        else if (var->deflate > 0 &&
-                 (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)var->deflate) < 0))
+        else if (var->deflate > 0 && ((var->shuffle && H5Pset_shuffle(dcpl) < 0) ||
+                                      H5Pset_deflate(dcpl, (unsigned)var->deflate) < 0))
             rc = h5fail("H5Pset_deflate(%d) failed on %s variable %s", var->deflate, f->path,
                         var->name);
     }
@@ -408,6 +408,29 @@ hdf5_define(void *handle)
     return IOK_OK;
 }
 
+/* The dataset's type against the schema's: class and size (a compound:
+ * class only, its fields are the schema's by construction). */
+static int
+check_type(struct h5file *f, int v)
+{
+    hid_t have = H5Dget_type(f->dsets[v]), want = var_file_type(f, v);
+    if (have < 0)
+        return h5fail("H5Dget_type failed on %s variable %s", f->path, f->s->vars[v].name);
+    H5T_class_t hc = H5Tget_class(have), wc = H5Tget_class(want);
+    size_t hs = H5Tget_size(have), ws = H5Tget_size(want);
+    H5Tclose(have);
+    if (hc == wc && (wc == H5T_COMPOUND || hs == ws))
+        return IOK_OK;
+    static const char *const cls[] = {"integer",  "float",  "time",     "string",
+                                      "bitfield", "opaque", "compound", "reference",
+                                      "enum",     "vlen",   "array"};
+    char found[64];
+    snprintf(found, sizeof found, "%s of %zu bytes", hc >= 0 && hc <= 10 ? cls[hc] : "unknown", hs);
+    if (hc == H5T_FLOAT && (hs == 4 || hs == 8))
+        snprintf(found, sizeof found, "%s", hs == 4 ? "float" : "double");
+    return iok_check_var_type(f->path, f->s, v, found);
+}
+
 static int
 open_var(struct h5file *f, int v)
 {
@@ -422,18 +445,11 @@ open_var(struct h5file *f, int v)
     if (nd == want_nd && nd > 0)
         H5Sget_simple_extent_dims(space, f->dims[v], NULL);
     H5Sclose(space);
-    if (nd != want_nd)
-        return iok_error(IOK_EIO, "%s: variable %s has %d dimensions in the file, %d expected",
-                         f->path, var->name, nd, want_nd);
-    for (int k = 0; k < nd; k++) {
-        int64_t want = iok_var_dim_len(f->s, v, k);
-        if (f->dims[v][k] < (hsize_t)want)
-            return iok_error(IOK_EIO,
-                             "%s: variable %s has %llu elements along dimension %s, "
-                             "%lld expected",
-                             f->path, var->name, (unsigned long long)f->dims[v][k],
-                             f->s->dims[var->dimids[k]].name, (long long)want);
-    }
+    IOK_TRY(check_type(f, v));
+    if (nd != want_nd) /* a compound folds the last dimension: count it */
+        return iok_check_var_rank(f->path, f->s, v, nd + (var->ndims - want_nd));
+    for (int k = 0; k < nd; k++)
+        IOK_TRY(iok_check_var_dim(f->path, f->s, v, k, (int64_t)f->dims[v][k]));
     return IOK_OK;
 }
 

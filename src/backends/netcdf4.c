@@ -223,7 +223,9 @@ nc4_def_storage(struct nc4_file *f, int v)
                       : nc_def_var_chunking(f->ncid, vid, NC_CONTIGUOUS, NULL);
         if (err)
             return nc4_fail(f, "nc_def_var_chunking", "variable", var->name, err);
-        if (deflate > 0 && (err = nc_def_var_deflate(f->ncid, vid, 1, 1, deflate)))
+        /* --netcdf4-deflate shuffles; a schema's level shuffles when it asks */
+        int shuffle = f->opts.deflate > 0 || var->shuffle;
+        if (deflate > 0 && (err = nc_def_var_deflate(f->ncid, vid, shuffle, 1, deflate)))
             return nc4_fail(f, "nc_def_var_deflate", "variable", var->name, err);
     }
     if (!fill && (err = nc_def_var_fill(f->ncid, vid, NC_NOFILL, NULL)))
@@ -359,27 +361,21 @@ nc4_open(void **handle, const char *path, const struct iok_schema *s,
             break;
         }
         f->varids[v] = vid;
-        if (xt != nc4_types[var->type] || nd != var->ndims) {
-            char tname[NC_MAX_NAME + 1] = "?";
+        if (xt != nc4_types[var->type]) {
+            char tname[NC_MAX_NAME + 1] = "of another type";
             nc_inq_type(f->ncid, xt, tname, NULL);
-            rc = iok_error(IOK_EIO, "%s: variable %s is %s with %d dimensions, expected %s with %d",
-                           path, var->name, tname, nd, iok_type_name(var->type), var->ndims);
+            rc = iok_check_var_type(path, s, v, tname);
             break;
         }
+        if ((rc = iok_check_var_rank(path, s, v, nd)))
+            break;
         for (int k = 0; k < nd; k++) {
-            char dname[NC_MAX_NAME + 1];
-            size_t want = (size_t)iok_var_dim_len(s, v, k);
-            int unlim = f->s->dims[var->dimids[k]].unlimited;
-            if ((err = nc_inq_dim(f->ncid, dimids[k], dname, &f->len[v][k]))) {
-                rc = nc4_fail(f, "nc_inq_dim", "variable", var->name, err);
+            if ((err = nc_inq_dimlen(f->ncid, dimids[k], &f->len[v][k]))) {
+                rc = nc4_fail(f, "nc_inq_dimlen", "variable", var->name, err);
                 break;
             }
-            if (unlim ? f->len[v][k] < want : f->len[v][k] != want) {
-                rc = iok_error(
-                    IOK_EIO, "%s: variable %s: dimension %d (%s) has length %zu, expected %s%zu",
-                    path, var->name, k, dname, f->len[v][k], unlim ? "at least " : "", want);
+            if ((rc = iok_check_var_dim(path, s, v, k, (int64_t)f->len[v][k])))
                 break;
-            }
         }
     }
     if (rc == IOK_OK)

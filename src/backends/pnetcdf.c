@@ -177,7 +177,8 @@ pnc_open(void **h, const char *path, const struct iok_schema *s, const struct io
     return IOK_OK;
 }
 
-/* Every variable of the schema is in the file with at least its extents. */
+/* Every variable of the schema is in the file with its type and extents (a
+ * record dimension: at least the records read). */
 static int
 check_vars(struct pnc_file *f, const char *path, const struct iok_schema *s)
 {
@@ -185,23 +186,28 @@ check_vars(struct pnc_file *f, const char *path, const struct iok_schema *s)
     for (int v = 0; v < s->nvars; v++) {
         const struct iok_var *var = &s->vars[v];
         int nd, ids[IOK_MAX_DIMS]; /* PnetCDF's NC_MAX_VAR_DIMS is INT_MAX */
+        nc_type xt;
         err = ncmpi_inq_varid(f->ncid, var->name, &f->varids[v]);
         if (err != NC_NOERR)
             return fail(f, "ncmpi_inq_varid", var->name, err);
-        ncmpi_inq_varndims(f->ncid, f->varids[v], &nd);
-        if (nd != var->ndims)
-            return iok_error(IOK_EIO, "%s: variable %s has %d dimensions, expected %d", path,
-                             var->name, nd, var->ndims);
+        if ((err = ncmpi_inq_vartype(f->ncid, f->varids[v], &xt)) != NC_NOERR ||
+            (err = ncmpi_inq_varndims(f->ncid, f->varids[v], &nd)) != NC_NOERR)
+            return fail(f, "ncmpi_inq_var", var->name, err);
+        if (xt != nc_types[var->type]) {
+            char tname[32];
+            snprintf(tname, sizeof tname, "of NetCDF type %d", (int)xt);
+            for (int t = 0; t < (int)(sizeof nc_types / sizeof nc_types[0]); t++)
+                if (nc_types[t] == xt)
+                    snprintf(tname, sizeof tname, "%s", iok_type_name((enum iok_type)t));
+            return iok_check_var_type(path, s, v, tname);
+        }
+        IOK_TRY(iok_check_var_rank(path, s, v, nd));
         ncmpi_inq_vardimid(f->ncid, f->varids[v], ids);
         for (int k = 0; k < nd; k++) {
             MPI_Offset len;
-            ncmpi_inq_dimlen(f->ncid, ids[k], &len);
-            if (len < iok_var_dim_len(s, v, k))
-                return iok_error(IOK_EIO,
-                                 "%s: dimension %d of variable %s is %lld long, expected %lld: "
-                                 "was it written with the same options?",
-                                 path, k, var->name, (long long)len,
-                                 (long long)iok_var_dim_len(s, v, k));
+            if ((err = ncmpi_inq_dimlen(f->ncid, ids[k], &len)) != NC_NOERR)
+                return fail(f, "ncmpi_inq_dimlen", var->name, err);
+            IOK_TRY(iok_check_var_dim(path, s, v, k, (int64_t)len));
         }
     }
     return IOK_OK;

@@ -41,6 +41,9 @@ struct iok_stat iok_stat_reduce(double v, MPI_Comm comm);
 /* System probes. */
 int iok_mem_reset_peak(void);     /* writes 5 to /proc/self/clear_refs; 0 if it could */
 int64_t iok_mem_peak_bytes(void); /* VmHWM, or -1 when unknown */
+/* The whole process's peak so far, across resets of VmHWM (what
+ * /usr/bin/time reports at the end), or -1 when unknown. */
+int64_t iok_mem_process_peak_bytes(void);
 void iok_dirname(const char *path, char *dir, size_t len); /* "." when none */
 void iok_fs_describe(const char *path, char *fstype, size_t len, int64_t *free_bytes);
 

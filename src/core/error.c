@@ -8,6 +8,41 @@
 static char errmsg[2048];
 static int reported; /* the last failure was printed; its message is spent */
 
+static int
+printable(unsigned char c)
+{
+    return c >= 0x20 && c < 0x7f;
+}
+
+const char *
+iok_quote_n(const char *text, size_t len)
+{
+    /* up to IOK_QUOTE_MAX characters (the last escape may pass it by 3),
+     * then "..." and the '\0' */
+    static char slot[IOK_QUOTE_SLOTS][IOK_QUOTE_MAX + 8];
+    static int next;
+    char *out = slot[next];
+    next = (next + 1) % IOK_QUOTE_SLOTS;
+    size_t o = 0, i = 0;
+    for (; i < len && text[i] && o < IOK_QUOTE_MAX; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (printable(c))
+            out[o++] = (char)c;
+        else
+            o += (size_t)snprintf(out + o, 5, "\\x%02X", c);
+    }
+    if (i < len && text[i])
+        memcpy(out + o, "...", 3), o += 3;
+    out[o] = '\0';
+    return out;
+}
+
+const char *
+iok_quote(const char *text)
+{
+    return iok_quote_n(text ? text : "", (size_t)-1);
+}
+
 int
 iok_error(int code, const char *fmt, ...)
 {
@@ -16,6 +51,11 @@ iok_error(int code, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(errmsg, sizeof errmsg, fmt, ap);
         va_end(ap);
+        /* whatever reached the message unquoted (a file name, a library's
+         * text), a control character never breaks its one line */
+        for (char *p = errmsg; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
     }
     return code;
 }

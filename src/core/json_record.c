@@ -54,6 +54,7 @@ pass_json(const struct iok_pass_result *p)
     }
     json_object_set_new(j, "iteration", json_integer(p->iteration));
     json_object_set_new(j, "peak_rss_scope", json_string(p->peak_rss_process ? "process" : "pass"));
+    json_object_set_new(j, "peak_rss_process_bytes", stat_json(p->peak_rss_proc));
     if (p->os.rchar >= 0)
         json_object_set_new(j, "os_bytes",
                             json_pack("{s:I, s:I, s:I, s:I}", "rchar", (json_int_t)p->os.rchar,
@@ -222,6 +223,10 @@ build(const struct iok_json_input *in)
                                   rtime > 0 ? rbytes / rtime : 0.0, "peak_rss_max", mem_max));
     json_object_set_new(j, "iterations", iterations_json(res, run->core.iterations));
     json_object_set_new(j, "passes", passes);
+    /* the whole process (every pass; what /usr/bin/time sees), per rank */
+    if (res->npasses)
+        json_object_set_new(j, "peak_rss_process_bytes",
+                            stat_json(res->pass[res->npasses - 1].peak_rss_proc));
     json_t *v =
         json_pack("{s:b, s:I, s:I, s:b}", "enabled", any_check, "checked", (json_int_t)checked,
                   "mismatches", (json_int_t)mism, "ok", any_check && mism == 0);

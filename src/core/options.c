@@ -90,19 +90,20 @@ iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const cha
         else if (!strcmp(value, "0") || !strcasecmp(value, "no") || !strcasecmp(value, "false"))
             *(int *)f = 0;
         else
-            return iok_error(IOK_EUSAGE, "%s: --%s takes 0 or 1, not '%s'", where, o->name, value);
+            return iok_error(IOK_EUSAGE, "%s: --%s takes 0 or 1, not '%s'", where, o->name,
+                             iok_quote(value));
         return IOK_OK;
     case IOK_OPT_INT:
         if (parse_int64(value, &v, 0) || v < -2147483647LL || v > 2147483647LL)
             return iok_error(IOK_EUSAGE, "%s: --%s takes an integer, not '%s'", where, o->name,
-                             value);
+                             iok_quote(value));
         *(int *)f = (int)v;
         return IOK_OK;
     case IOK_OPT_INT64:
         if (parse_int64(value, &v, 1))
             return iok_error(IOK_EUSAGE,
                              "%s: --%s takes an integer (k, m, g suffixes allowed), not '%s'",
-                             where, o->name, value);
+                             where, o->name, iok_quote(value));
         *(int64_t *)f = v;
         return IOK_OK;
     case IOK_OPT_DOUBLE: {
@@ -111,14 +112,14 @@ iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const cha
         double d = strtod(value, &end);
         if (end == value || *end || errno)
             return iok_error(IOK_EUSAGE, "%s: --%s takes a number, not '%s'", where, o->name,
-                             value);
+                             iok_quote(value));
         *(double *)f = d;
         return IOK_OK;
     }
     case IOK_OPT_CHOICE:
         if (!choice_ok(o->choices, value))
             return iok_error(IOK_EUSAGE, "%s: --%s takes one of %s, not '%s'", where, o->name,
-                             o->choices, value);
+                             o->choices, iok_quote(value));
         /* fall through */
     case IOK_OPT_STRING:
         if (strlen(value) >= IOK_OPT_STRLEN)
@@ -148,7 +149,7 @@ iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const cha
             p++;
         if (n != 3 || *p)
             return iok_error(IOK_EUSAGE, "%s: --%s takes three integers 'X,Y,Z', not '%s'", where,
-                             o->name, value);
+                             o->name, iok_quote(value));
         memcpy(out, vals, sizeof vals);
         return IOK_OK;
     }
@@ -300,13 +301,14 @@ iok_cmdline_split(int argc, char **argv, const struct iok_optset *sets, int nset
         char *key = split_key(a, &value);
         const struct iok_option *o = iok_opts_find(sets, nsets, key, NULL);
         if (!o) {
-            int rc = iok_error(IOK_EUSAGE, "unknown option '%s' (see --help)", a);
+            int rc = iok_error(IOK_EUSAGE, "unknown option '%s' (see --help)", iok_quote(a));
             free(key);
             return rc;
         }
         if (!value && o->type != IOK_OPT_BOOL) {
             if (i + 1 >= argc) {
-                int rc = iok_error(IOK_EUSAGE, "option '%s' needs a value (%s)", a, o->help);
+                int rc =
+                    iok_error(IOK_EUSAGE, "option '%s' needs a value (%s)", iok_quote(a), o->help);
                 free(key);
                 return rc;
             }
@@ -386,7 +388,7 @@ iok_keyvalue_apply(const char *text, const char *path, const struct iok_optset *
         snprintf(where, sizeof where, "%s line %d", path, lineno);
         char *eq = strchr(s, '=');
         if (!eq) {
-            rc = iok_error(IOK_EUSAGE, "%s: expected 'key = value', got '%s'", where, s);
+            rc = iok_error(IOK_EUSAGE, "%s: expected 'key = value', got '%s'", where, iok_quote(s));
             break;
         }
         *eq = '\0';
@@ -394,9 +396,9 @@ iok_keyvalue_apply(const char *text, const char *path, const struct iok_optset *
         const struct iok_optset *owner;
         const struct iok_option *o = find_by(sets, nsets, key, 0, &owner);
         if (!o)
-            rc = iok_error(IOK_EUSAGE, "%s: unknown key '%s'", where, key);
+            rc = iok_error(IOK_EUSAGE, "%s: unknown key '%s'", where, iok_quote(key));
         else if (!*value)
-            rc = iok_error(IOK_EUSAGE, "%s: key '%s' has no value", where, key);
+            rc = iok_error(IOK_EUSAGE, "%s: key '%s' has no value", where, iok_quote(key));
         else
             rc = iok_opts_set(owner, o, value, where);
     }

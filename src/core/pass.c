@@ -274,6 +274,7 @@ close:
     out->own_bytes = bytes;
     out->bandwidth = out->io_time > 0 ? (double)out->bytes / out->io_time : 0;
     out->peak_rss = iok_stat_reduce((double)iok_mem_peak_bytes(), run->comm);
+    out->peak_rss_proc = iok_stat_reduce((double)iok_mem_process_peak_bytes(), run->comm);
     /* each rank's own phase totals, gathered on rank 0 for per-rank reports */
     double own[IOK_NPHASES];
     for (int p = 0; p < IOK_NPHASES; p++)

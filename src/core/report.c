@@ -118,6 +118,13 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
             fprintf(out, "       WARNING: read faster than the device (O_DIRECT) ceiling: "
                          "probably served from the page cache (try --drop-caches)\n");
     }
+    if (res->npasses) {
+        const struct iok_stat *m = &res->pass[res->npasses - 1].peak_rss_proc;
+        fprintf(out,
+                "peak memory of the process per rank (MiB): min %.1f avg %.1f max %.1f "
+                "(all passes, as /usr/bin/time sees it)\n",
+                m->min / MiB, m->avg / MiB, m->max / MiB);
+    }
     for (int f = 0; f < plan->nfiles && run->core.iterations > 1; f++)
         for (int op = 0; op < 3; op++)
             iteration_stats(res, f, op, out);

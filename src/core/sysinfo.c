@@ -2,14 +2,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 
 #include "core.h"
 
+/* The process's peak before the last reset of VmHWM: a reset also resets
+ * getrusage's ru_maxrss (both read the same high-water mark), so the peak
+ * of the whole process is kept here, as a running maximum. */
+static int64_t peak_before_reset;
+
 int
 iok_mem_reset_peak(void)
 {
+    int64_t now = iok_mem_peak_bytes();
+    if (now > peak_before_reset)
+        peak_before_reset = now;
     FILE *f = fopen("/proc/self/clear_refs", "w");
     if (!f)
         return -1;
@@ -30,6 +39,16 @@ iok_mem_peak_bytes(void)
             break;
     fclose(f);
     return kb < 0 ? -1 : kb * 1024;
+}
+
+int64_t
+iok_mem_process_peak_bytes(void)
+{
+    int64_t peak = iok_mem_peak_bytes();
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0 && (int64_t)ru.ru_maxrss * 1024 > peak)
+        peak = (int64_t)ru.ru_maxrss * 1024; /* kB on Linux */
+    return peak > peak_before_reset ? peak : peak_before_reset;
 }
 
 static const struct {

@@ -346,7 +346,17 @@ data:
 BAD_DECOMPS = [
     ("offset-out-of-range", {"offsets": "0, 5, 2"}, "D1 request 1 (offset 5, length 2) is outside"),
     ("lengths-sum-mismatch", {"raw": "4, 3"}, "its lengths sum to 2 elements but D1.raw_nreqs"),
-    ("nreqs-sum-mismatch", {"nreqs": "2, 2"}, "D1.nreqs sums to 4 requests but D1.offsets"),
+    (
+        "nreqs-sum-mismatch",
+        {"nreqs": "2, 2"},
+        "D1.nreqs[1] = 2: the counts must be 0 or more and add up to the 3 entries of D1.offsets",
+    ),
+    ("nreqs-sum-short", {"nreqs": "1, 1", "fill": "1, 1"}, "D1.nreqs sums to 2 requests but"),
+    (
+        "nreqs-negative",
+        {"nreqs": "-1, 4"},
+        "D1.nreqs[0] = -1: the counts must be 0 or more",
+    ),
     ("missing-variable", {"drop_lengths": True}, "missing variable D1.lengths"),
     ("overlap", {"offsets": "0, 1, 2"}, "requests overlap"),
     ("fill-past-end", {"fill": "3, 1"}, "D1.fill_starts[0] = 3 is outside 0..2"),
@@ -376,12 +386,27 @@ def test_good_small_decomposition_is_accepted_up_to_the_case(tmp_path):
     assert "1 decompositions: the F case has 3" in r.err
 
 
-def test_truncated_decomposition_file(tmp_path):
-    (tmp_path / "t.nc").write_bytes(MAP_F.read_bytes()[:300000])
-    r = run_plain(4, ["e3sm", "-o", "out.nc", "t.nc"], tmp_path, timeout=30)
-    assert r.rc == 2, (r.rc, r.err)
-    errs = r.error_lines()
-    assert len(errs) == 1 and "t.nc" in errs[0], r.err
+@pytest.mark.parametrize(
+    "src, size, needed",
+    [(MAP_F, 300000, "D3.lengths"), (MAP_G, 339195, "D4.raw_offsets")],
+    ids=["f-300000", "g-339195"],
+)
+def test_truncated_decomposition_file(tmp_path, src, size, needed):
+    """PnetCDF reads past the end without an error: the header's extent is
+    checked on open, so the message is the same every run."""
+    (tmp_path / "t.nc").write_bytes(src.read_bytes()[:size])
+    seen = set()
+    for _ in range(3):
+        r = run_plain(4, ["e3sm", "-o", "out.nc", "t.nc"], tmp_path, timeout=30)
+        assert r.rc == 2, (r.rc, r.err)
+        errs = r.error_lines()
+        assert len(errs) == 1, r.err
+        seen.add(errs[0])
+    assert len(seen) == 1, seen
+    line = seen.pop()
+    assert f"t.nc is shorter than its header needs ({size} bytes found" in line
+    assert f"needed by variable {needed}): the decomposition file is truncated" in line
+    assert not list(tmp_path.glob("out*"))
 
 
 def test_decomposition_containers(tmp_path, built_backends):
@@ -391,12 +416,22 @@ def test_decomposition_containers(tmp_path, built_backends):
         r = run(4, ["e3sm", "-f", "1", "-o", "x.nc", str(E3SM / f"map_f_case_16p.{ext}")], tmp_path)
         assert r.rc == 0, r.err
     r = run_plain(2, ["e3sm", "-o", "x.nc", str(E3SM / "map_f_case_16p.bp")], tmp_path)
-    assert r.rc == 2 and "ADIOS2" in r.err and ".nc4" in r.err
+    assert r.rc == 2, r.err
+    (line,) = r.error_lines()
+    assert "map_f_case_16p.bp is an ADIOS2 BP map" in line
+    assert "through PnetCDF or HDF5 only, not through ADIOS2" in line
+    assert "serial ADIOS2 of the Python wheel" in line
+    assert "(.nc4)" in line and "e3sm-decomp" in line
+    assert "this build has no ADIOS2" not in line
 
 
 BAD_OPTIONS = [
     ("no-io", [str(MAP_G)], "give -o NAME to write"),
     ("no-decomp", ["-o", "x.nc"], "name the decomposition file"),
+    ("adios2", ["-a", "adios2", "-o", "x.nc", str(MAP_G)], "--backend adios2 writes the canonical"),
+    ("j-and-double", ["-j", "--xtype", "double", "-o", "x.nc", str(MAP_G)], "-j (float) contra"),
+    ("u-and-skip", ["-u", "--missing", "skip", "-o", "x.nc", str(MAP_G)], "-u (fill the gaps)"),
+    ("q-and-box", ["-q", "--rearrange", "box", "-o", "x.nc", str(MAP_G)], "-q (unsorted"),
     ("noncontig", ["-m", "-o", "x.nc", str(MAP_G)], "-m (noncontiguous user buffer)"),
     ("g-h1", ["-f", "1", "-o", "x.nc", str(MAP_G)], "the G case has one history file"),
     ("records", ["-r", "0", "-o", "x.nc", str(MAP_G)], "-r must be at least 1"),
@@ -424,3 +459,69 @@ def test_bad_options_exit_2(tmp_path, case):
     errs = r.error_lines()
     assert len(errs) == 1, r.err
     assert msg in errs[0]
+
+
+def test_the_originals_j_u_q(tmp_path, built_backends):
+    """-j (float), -u (fill the gaps) and -q (unsorted) as the original takes
+    them; -j -u are this suite's defaults, --xtype double and --missing skip
+    the original's."""
+    base = ["-k", "-f", "1"]
+    r = run(2, ["e3sm", *base, "-j", "-u", "-q", "-o", "j.nc", str(MAP_F)], tmp_path)
+    assert r.rc == 0, r.err
+    r = run(2, ["e3sm", *base, "-o", "dflt.nc", str(MAP_F)], tmp_path)
+    assert r.rc == 0, r.err
+    dump = lambda f: subprocess.run(  # noqa: E731
+        ["ncmpidump", "-h", f], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout.split("\n", 1)[1]
+    assert dump("j_h1.nc") == dump("dflt_h1.nc")
+    assert "\tfloat CLDHGH(time, ncol) ;" in dump("j_h1.nc")
+    # -q: the same file, from requests in the map's order (more of them: unmerged)
+    r = run(2, ["e3sm", "-q", "-f", "1", "-i", "j.nc", "--verify", str(MAP_F)], tmp_path)
+    assert r.rc == 0 and r.record["verify"]["ok"], r.err
+    # the original's default type: double, _FillValue with it
+    r = run(2, ["e3sm", *base, "--xtype", "double", "-o", "d.nc", str(MAP_F)], tmp_path)
+    assert r.rc == 0, r.err
+    h = dump("d_h1.nc")
+    assert "\tdouble CLDHGH(time, ncol) ;" in h
+    # _FillValue follows the variable's type, as the original's (double)fillv
+    assert "\tdouble FLNT(time, ncol) ;" in h
+    assert "FLNT:_FillValue = 1.00000002004088e+20 ;" in h
+    assert "float CLDHGH" not in h
+    assert r.record["passes"][0]["bytes"] > 1.9 * run_bytes(tmp_path, "dflt")
+    # --missing skip drops the gap fillers: fewer bytes, and the file still verifies
+    # (the I case's maps have them: D1 976 of 1363 pairs are real)
+    map_i = str(SCHEMAS / "map_i_case_16p.nc")
+    r = run(2, ["e3sm", *base, "--missing", "skip", "-o", "s.nc", "--verify", map_i], tmp_path)
+    assert r.rc == 0 and r.record["verify"]["ok"], r.err
+    skip = r.record["passes"][0]
+    r = run(2, ["e3sm", *base, "-u", "-o", "u.nc", map_i], tmp_path)
+    assert r.rc == 0, r.err
+    fill = r.record["passes"][0]
+    assert skip["bytes"] < fill["bytes"] and skip["requests"] < fill["requests"]
+
+
+def run_bytes(cwd, name):
+    r = run(2, ["e3sm", "-f", "1", "-i", name + ".nc", str(MAP_F)], cwd, json_name="b.jsonl")
+    assert r.rc == 0, r.err
+    return r.record["passes"][0]["bytes"]
+
+
+@pytest.mark.parametrize("backend", ["pnetcdf", "hdf5", "netcdf4", "adios2", "mpiio"])
+def test_read_with_another_type_is_refused(tmp_path, built_backends, backend):
+    """The original's double file read with the float schema (or the other way):
+    every backend checks the type on open (mpiio: the file's size)."""
+    if backend not in built_backends:
+        pytest.skip(f"{backend} not built")
+    args = ["e3sm", "-f", "1", "--backend", backend]
+    r = run(2, [*args, "-k", "--xtype", "double", "-o", "d.nc", str(MAP_F)], tmp_path)
+    assert r.rc == 0, r.err
+    r = run_plain(2, [*args, "-i", "d.nc", "--verify", str(MAP_F)], tmp_path)
+    assert r.rc == 2, (r.rc, r.err)
+    (line,) = r.error_lines()
+    if backend == "mpiio":
+        assert "d_h1.nc is longer than its layout (661776 bytes found, 343088 expected" in line
+    else:
+        assert "d_h1.nc" in line
+        assert "variable CLDHGH is double in the file, float expected" in line
+    r = run(2, [*args, "-i", "d.nc", "--xtype", "double", "--verify", str(MAP_F)], tmp_path)
+    assert r.rc == 0 and r.record["verify"]["ok"], r.err

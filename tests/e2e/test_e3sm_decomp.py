@@ -61,6 +61,12 @@ BAD_DATS = [
     ),
     ("rank-order", "version 2001 npes 3 ndims 1\n10\n1 1\n3\n0 1\n2\n", "line 5: expected 'rank"),
     ("bad-dims", "version 2001 npes 2 ndims 2\n10\n", "line 2: expected 2 dimension sizes"),
+    (
+        "offset-past-array",
+        "version 2001 npes 2 ndims 2\n5 2\n0 2\n1 2\n1 2\n4 11\n",
+        "line 6: offset 11 is beyond the global array of 10 elements (dimensions 5 2 on line 2)",
+    ),
+
 ]
 
 

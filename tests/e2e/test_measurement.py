@@ -138,3 +138,21 @@ def test_progress_line_only_when_asked(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "write ./btio.nc: record 2 of 2" in p.stderr
     assert p.stderr.count("record 1 of 2") == 1  # rank 0 only
+
+
+def test_peak_memory_of_the_whole_process(tmp_path):
+    """Each pass resets VmHWM; the process's peak over all passes (what
+    /usr/bin/time sees) is kept too, in the report and the record."""
+    r = run(4, ["btio", *SMALL, "--iterations", "2", "--verify"], tmp_path)
+    assert r.rc == 0, r.err
+    rec = r.record
+    whole = rec["peak_rss_process_bytes"]
+    assert 0 < whole["min"] <= whole["avg"] <= whole["max"]
+    for p in rec["passes"]:
+        assert p["peak_rss_process_bytes"]["max"] >= p["peak_rss"]["max"]
+        assert whole["max"] >= p["peak_rss_process_bytes"]["max"]
+    assert rec["passes"][-1]["peak_rss_process_bytes"] == whole
+    assert whole["max"] >= max(p["peak_rss"]["max"] for p in rec["passes"])
+    mib = whole["max"] / 2**20
+    line = next(ln for ln in r.out.splitlines() if ln.startswith("peak memory of the process"))
+    assert f"max {mib:.1f} (all passes, as /usr/bin/time sees it)" in line

@@ -274,7 +274,8 @@ def test_fill_and_deflate_are_in_the_file(tmp_path, built_backends):
     r = nc(2, ["-d", GEOM, "-w", "-r", "--verify", "-z", "4", "-t", "coll", "-f", "z.nc"], tmp_path)
     assert r.rc == 0, r.err
     h = header("z.nc", tmp_path)
-    assert "data:_DeflateLevel = 4 ;" in h and 'data:_Shuffle = "true"' in h
+    # the original deflates without shuffle (nc_def_var_deflate(..., 0, 1, level))
+    assert "data:_DeflateLevel = 4 ;" in h and "_Shuffle" not in h
     assert r.record["verify"]["ok"]
     if "hdf5" in built_backends:
         args = ["-d", GEOM, "-w", "-r", "--verify", "-z=2", "-t=coll", "-c=2:8:6:3"]
@@ -285,6 +286,25 @@ def test_fill_and_deflate_are_in_the_file(tmp_path, built_backends):
         )
         assert "CHUNKED ( 2, 8, 6, 3 )" in dump.stdout
         assert "COMPRESSION DEFLATE { LEVEL 2 }" in dump.stdout
+        assert "SHUFFLE" not in dump.stdout
+
+
+def test_the_originals_spellings_of_compression_and_file_per_process(tmp_path):
+    """--compression_level=N and -t=file-per-process, as the original takes them;
+    the Storage line says what the file is (deflate makes it chunked)."""
+    r = nc(2, ["-d", GEOM, "-w", "-r", "--verify", "--compression_level=1", "-t=coll"], tmp_path)
+    assert r.rc == 0, r.err
+    h = header("testfn.nc", tmp_path)
+    assert "data:_DeflateLevel = 1 ;" in h and 'data:_Storage = "chunked"' in h
+    assert "_Shuffle" not in h
+    assert f"{'Storage':<40} {'chunked':>20}" in r.out
+    assert r.record["verify"]["ok"]
+    r = nc(2, ["-d", GEOM, "-w", "-r", "--verify", "-t=file-per-process", "-f=f.nc"], tmp_path)
+    assert r.rc == 0, r.err
+    assert f"{'I/O Access':<40} {'independent':>20}" in r.out
+    assert f"{'Files':<40} {'one per process':>20}" in r.out
+    assert sorted(p.name for p in tmp_path.glob("f.nc*")) == ["f.nc.0", "f.nc.1"]
+    assert r.record["verify"]["ok"]
 
 
 def test_slurm_environment_sets_the_layout(tmp_path):
@@ -318,9 +338,9 @@ BAD = [
     ("letters", 1, ["--data-geometry", "a:b:c:d"], "-d/--data-geometry 'a:b:c:d'"),
     ("block-parts", 1, ["-b", "1:2:2"], "-b/--block-geometry '1:2:2'"),
     ("chunk-parts", 1, ["-c", "1:2"], "-c/--chunk-geometry (or auto) '1:2'"),
-    ("io-type", 1, ["-t", "both"], "-t/--io-type takes ind or coll, not 'both'"),
+    ("io-type", 1, ["-t", "both"], "-t/--io-type takes ind, coll or file-per-process, not 'both'"),
     ("format", 1, ["-x", "xml"], "--output-format takes one of human|parser"),
-    ("level", 1, ["-z", "12", "-t", "coll"], "-z/--compression takes a deflate level 0-9"),
+    ("level", 1, ["-z", "12", "-t", "coll"], "-z/--compression_level takes a deflate level 0-9"),
     ("level-ind", 1, ["-z", "3"], "only with collective I/O: add -t coll"),
     ("nn-split", 4, ["-n", "3"], "4 ranks do not split over nn = 3"),
     ("nn-ppn", 4, ["-n", "2", "-p", "3"], "4 ranks but nn x ppn = 2 x 3"),
@@ -376,6 +396,6 @@ def test_help_shows_both_spellings(tmp_path):
     for short, long in [("r", "read"), ("w", "write"), ("u", "unlimited"), ("F", "use-fill-value"),
                         ("n", "nn"), ("p", "ppn"), ("d", "data-geometry"), ("b", "block-geometry"),
                         ("c", "chunk-geometry"), ("t", "io-type"), ("f", "testfile"),
-                        ("x", "output-format"), ("z", "compression")]:  # fmt: skip
+                        ("x", "output-format"), ("z", "compression_level")]:  # fmt: skip
         assert f"-{short}, --{long}" in r.out
     assert "--verify" in r.out and "--backend" in r.out

@@ -278,10 +278,10 @@ main(int argc, char **argv)
     struct iok_schema more, other;
     make_schema(&more, IOK_DOUBLE, T + 1);
     make_schema(&other, IOK_FLOAT, T);
-    expect_error(read_file(path, &more, IOK_API_BLOCKING, &bad, &checked), IOK_EIO,
-                 "is 3 long, expected at least 4", "more records than written");
-    expect_error(read_file(path, &other, IOK_API_BLOCKING, &bad, &checked), IOK_EIO,
-                 "variable rec is double with 3 dimensions, expected float with 3", "another type");
+    expect_error(read_file(path, &more, IOK_API_BLOCKING, &bad, &checked), IOK_EUSAGE,
+                 "is 3 long in the file, at least 4 expected", "more records than written");
+    expect_error(read_file(path, &other, IOK_API_BLOCKING, &bad, &checked), IOK_EUSAGE,
+                 "variable rec is double in the file, float expected", "another type");
     expect_error(read_file(dir, &s, IOK_API_BLOCKING, &bad, &checked), IOK_EUSAGE,
                  "is not an adios2 output of iokernels", "a directory without index");
     read_ghost = 1;

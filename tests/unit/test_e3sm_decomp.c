@@ -168,14 +168,14 @@ bad_pairs(void)
           "zero length refused: %s", why);
 }
 
-/* dat2decomp's rules: zeros and offsets past the array dropped, 1-based,
+/* dat2decomp's rules: zeros dropped (offsets past the array refused), 1-based,
  * consecutive offsets in file order merged, broken at rows of the fastest
  * (first, Fortran order) dimension; ranks without a line have no request. */
 static void
 dat_parse(void)
 {
     const char *text = "version 2001 npes 3 ndims 2\n4 3\n"
-                       "0 7\n1 2 0 3 4 5 99\n"
+                       "0 6\n1 2 0 3 4 5\n"
                        "2 3\n12 10 11\n"
                        "Obtained 10 stack frames.\n";
     struct e3sm_dat d;
@@ -195,6 +195,12 @@ dat_parse(void)
     CHECK(e3sm_dat_parse("version 2001 npes 1 ndims 1\n5\n0 2\n1\n", &d, why, sizeof why) == -1 &&
               strstr(why, "line 4: rank 0 should list 2 offsets"),
           "short line refused: %s", why);
+    /* dat2decomp drops an offset past the array; here it is an error */
+    CHECK(e3sm_dat_parse("version 2001 npes 2 ndims 2\n4 3\n0 2\n1 13\n", &d, why, sizeof why) ==
+                  -1 &&
+              strstr(why, "line 4: offset 13 is beyond the global array of 12 elements "
+                          "(dimensions 4 3 on line 2)"),
+          "offset past the array refused: %s", why);
 }
 
 /* The rearranger's boxes: a linear range as at most 2*nd-1 subarrays that

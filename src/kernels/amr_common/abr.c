@@ -131,7 +131,8 @@ read_box(const char **s, struct amr_box *b, int *rank)
 static int
 bad(const struct reader *r, const char *fmt, const char *what)
 {
-    return iok_error(IOK_EUSAGE, "%s line %d: %s%s", r->path, r->lineno, fmt, what ? what : "");
+    return iok_error(IOK_EUSAGE, "%s line %d: %s%s", r->path, r->lineno, fmt,
+                     what ? iok_quote(what) : "");
 }
 
 /* One header line "KEY = VALUE": which key, and the value text. */

@@ -109,13 +109,14 @@ btio_read_input(const char *text, const char *path, const struct iok_optset *set
         char *tok[3], value[64] = "", orig[256];
         snprintf(orig, sizeof orig, "%s", line);
         if (values_of(line, tok, lines[i].ntok)) {
-            rc = iok_error(IOK_EUSAGE, "%s: expected %s, got '%s'", where, lines[i].what, orig);
+            rc = iok_error(IOK_EUSAGE, "%s: expected %s, got '%s'", where, lines[i].what,
+                           iok_quote(orig));
             break;
         }
         if (i == 0) {
             if (strcmp(tok[0], "w") && strcmp(tok[0], "r")) {
                 rc = iok_error(IOK_EUSAGE, "%s: expected %s, got '%s'", where, lines[i].what,
-                               tok[0]);
+                               iok_quote(tok[0]));
                 break;
             }
             snprintf(value, sizeof value, "%s", tok[0][0] == 'w' ? "write" : "read");

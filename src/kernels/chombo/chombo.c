@@ -106,7 +106,8 @@ chombo_read_input(const char *text, const char *path, const struct iok_optset *s
             continue;
         snprintf(where, sizeof where, "%s line %d", path, lineno);
         if (!eq) {
-            rc = iok_error(IOK_EUSAGE, "%s: expected 'key = value', got '%s'", where, key);
+            rc = iok_error(IOK_EUSAGE, "%s: expected 'key = value', got '%s'", where,
+                           iok_quote(key));
             break;
         }
         char *value = eq + 1, *e = eq;
@@ -123,12 +124,13 @@ chombo_read_input(const char *text, const char *path, const struct iok_optset *s
             rc = iok_error(IOK_EUSAGE,
                            "%s: unknown key '%s' (keys: grids_file, ncomp, replication, "
                            "ordering, output, collective, aggregate_boxes)",
-                           where, key);
+                           where, iok_quote(key));
         else if (!*value)
-            rc = iok_error(IOK_EUSAGE, "%s: key '%s' has no value", where, key);
+            rc = iok_error(IOK_EUSAGE, "%s: key '%s' has no value", where, iok_quote(key));
         else if (!strcmp(key, "collective") || !strcmp(key, "aggregate_boxes")) {
             if (strcmp(value, "0") && strcmp(value, "1"))
-                rc = iok_error(IOK_EUSAGE, "%s: %s must be 0 or 1, not '%s'", where, key, value);
+                rc = iok_error(IOK_EUSAGE, "%s: %s must be 0 or 1, not '%s'", where, key,
+                               iok_quote(value));
             else if (!strcmp(key, "collective"))
                 rc = set_option(sets, nsets, "transfer",
                                 value[0] == '1' ? "collective" : "independent", where);

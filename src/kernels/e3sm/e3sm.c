@@ -33,7 +33,8 @@ static const struct iok_option e3sm_options[] = {
      "rank's data one block per variable, -g subfiles with an index)",
      "canonical|blob"},
     {"library", 'a', IOK_OPT_CHOICE, offsetof(struct e3sm_opts, api), NULL,
-     "I/O library, as the original's -a (sets --backend; adios is the original's name of adios2)",
+     "I/O library, as the original's -a (sets --backend; the original's adios layout is refused: "
+     "use --backend adios2)",
      "pnetcdf|hdf5|netcdf4|adios|adios2|mpiio"},
     {"hx", 'f', IOK_OPT_INT, offsetof(struct e3sm_opts, hx), "-1",
      "history files: 0 h0 only, 1 h1 only, -1 both (F and I cases)"},
@@ -49,6 +50,22 @@ static const struct iok_option e3sm_options[] = {
      "noncontiguous user buffer (not supported: refused)"},
     {"verbose", 'v', IOK_OPT_BOOL, offsetof(struct e3sm_opts, verbose), NULL,
      "print each rank's decomposition share"},
+    {"float", 'j', IOK_OPT_BOOL, offsetof(struct e3sm_opts, float_j), NULL,
+     "the header's float variables are NC_FLOAT in the file (the original's -j; the default "
+     "here, = --xtype float)"},
+    {"xtype", 0, IOK_OPT_CHOICE, offsetof(struct e3sm_opts, xtype), "float",
+     "external type of the header's float variables: float (the original's -j) or double (the "
+     "original's default); the G case's are double either way",
+     "float|double"},
+    {"fill-missing", 'u', IOK_OPT_BOOL, offsetof(struct e3sm_opts, fill_u), NULL,
+     "write the maps' gap fillers (pairs after Dn.fill_starts) too (the original's -u; the "
+     "default here, = --missing fill)"},
+    {"missing", 0, IOK_OPT_CHOICE, offsetof(struct e3sm_opts, missing), "fill",
+     "the maps' gap fillers (pairs after Dn.fill_starts): fill (written, the original's -u) or "
+     "skip (the original's default)",
+     "fill|skip"},
+    {"no-sort", 'q', IOK_OPT_BOOL, offsetof(struct e3sm_opts, nosort_q), NULL,
+     "keep each rank's requests in the map's order, unsorted and unmerged (the original's -q)"},
     {"rearrange", 0, IOK_OPT_CHOICE, offsetof(struct e3sm_opts, rearrange), "none",
      "box: move data to I/O ranks holding contiguous canonical ranges (PIO's box rearranger)",
      "none|box"},
@@ -99,6 +116,13 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
     if (o->noncontig)
         return iok_error(IOK_EUSAGE, "-m (noncontiguous user buffer) is not supported: each "
                                      "variable's data is one contiguous buffer");
+    if (o->float_j && !strcmp(o->xtype, "double"))
+        return iok_error(IOK_EUSAGE, "-j (float) contradicts --xtype double: give one");
+    if (o->fill_u && !strcmp(o->missing, "skip"))
+        return iok_error(IOK_EUSAGE, "-u (fill the gaps) contradicts --missing skip: give one");
+    if (o->nosort_q && !strcmp(o->rearrange, "box"))
+        return iok_error(IOK_EUSAGE, "-q (unsorted requests) and --rearrange box exclude each "
+                                     "other: the rearranger orders every rank's data by offset");
     int blob = !strcmp(o->strategy, "blob");
     if (blob && !strcmp(o->rearrange, "box"))
         return iok_error(IOK_EUSAGE, "-x blob and --rearrange box exclude each other: blob "
@@ -120,16 +144,21 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
     if (o->api[0]) {
         if (given("backend"))
             return iok_error(IOK_EUSAGE, "-a and --backend both choose the library: give one");
-        const char *lib = strcmp(o->api, "adios") ? o->api : "adios2";
-        if (!iok_backend_find(lib)) {
+        if (!strncmp(o->api, "adios", 5) && iok_backend_find("adios2"))
+            return iok_error(IOK_EUSAGE,
+                             "-a %s: the original's ADIOS2 output (-a adios) is its own BP "
+                             "layout, not reproduced here; --backend adios2 writes the "
+                             "canonical history files through ADIOS2",
+                             o->api);
+        if (!iok_backend_find(o->api)) {
             char names[256] = "";
             for (int i = 0; i < iok_backend_count(); i++)
                 if (strcmp(iok_backend_at(i)->name, "null"))
                     strcat(strcat(names, names[0] ? ", " : ""), iok_backend_at(i)->name);
             return iok_error(IOK_EUSAGE, "-a %s: this build has no %s backend (it has %s)", o->api,
-                             lib, names);
+                             o->api, names);
         }
-        strcpy(core->backend, lib);
+        strcpy(core->backend, o->api);
     }
     if (!core->backend[0])
         strcpy(core->backend, iok_backend_find("pnetcdf") ? "pnetcdf" : "mpiio");
@@ -396,7 +425,8 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     st->keep = o->keep;
     snprintf(st->decomp_path, sizeof st->decomp_path, "%s", run->input_path);
 
-    int rc = e3sm_decomp_read(run->input_path, run->comm, &st->dec);
+    struct e3sm_read_opts ro = {.skip_fill = !strcmp(o->missing, "skip"), .unsorted = o->nosort_q};
+    int rc = e3sm_decomp_read_opts(run->input_path, run->comm, &ro, &st->dec);
     IOK_TRY(agree_msg(run->comm, rc));
     char why[512];
     int nhist;
@@ -454,6 +484,9 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
             if (e3sm_schema_build(cdl, tsv, &hist[h], &st->dec, o->records, &canon,
                                   &st->var_decomp[f], why, sizeof why))
                 rc = iok_error(IOK_EUSAGE, "%s: %s", run->input_path, why);
+            else if (!strcmp(o->xtype, "double") && e3sm_schema_float_to_double(&canon))
+                rc = iok_error(IOK_EIO, "out of memory making %s's float variables double",
+                               hist[h].cdl);
             st->ncanon[f] = canon.nvars;
             if (rc == IOK_OK && st->blob) {
                 rc = e3sm_blob_schema(&st->dec, &st->bl, g, &canon, st->var_decomp[f], &fp->schema);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iokernels/error.h"
+
 enum tok { T_END, T_WORD, T_STRING, T_PUNCT };
 
 struct lex {
@@ -222,8 +224,8 @@ attribute(struct lex *x, struct iok_schema *s, int owner, const char *name, char
             if (n == cap)
                 vals = realloc(vals, (cap *= 2) * 8);
             if (number_value(x->text, t, vals + n * iok_type_size(t))) {
-                snprintf(err, errlen, "line %d: attribute %s: bad value '%s'", x->tline, name,
-                         x->text);
+                snprintf(err, errlen, "line %d: attribute %s: bad value '%s'", x->tline,
+                         iok_quote(name), iok_quote(x->text));
                 free(vals);
                 return -1;
             }
@@ -240,7 +242,8 @@ attribute(struct lex *x, struct iok_schema *s, int owner, const char *name, char
         rc = -1;
     }
     if (rc || !is(x, ';')) {
-        snprintf(err, errlen, "line %d: attribute %s: expected values then ';'", line, name);
+        snprintf(err, errlen, "line %d: attribute %s: expected values then ';'", line,
+                 iok_quote(name));
         return -1;
     }
     next(x);
@@ -251,7 +254,7 @@ static int
 fail(char *err, size_t errlen, const struct lex *x, const char *what)
 {
     snprintf(err, errlen, "line %d: expected %s, got '%s'", x->tline, what,
-             x->t == T_END ? "end of file" : x->text);
+             x->t == T_END ? "end of file" : iok_quote(x->text));
     return -1;
 }
 
@@ -329,7 +332,8 @@ parse(struct lex *x, int64_t nrecs, struct iok_schema *s, char *err, size_t errl
         if (is(x, ':')) { /* variable attribute */
             int v = iok_schema_find_var(s, word);
             if (v < 0) {
-                snprintf(err, errlen, "line %d: attribute of unknown variable %s", x->tline, word);
+                snprintf(err, errlen, "line %d: attribute of unknown variable %s", x->tline,
+                         iok_quote(word));
                 return -1;
             }
             if (named_attribute(x, s, v, err, errlen))
@@ -337,7 +341,7 @@ parse(struct lex *x, int64_t nrecs, struct iok_schema *s, char *err, size_t errl
             continue;
         }
         if (!type_of(word, &t)) {
-            snprintf(err, errlen, "line %d: unknown type '%s'", x->tline, word);
+            snprintf(err, errlen, "line %d: unknown type '%s'", x->tline, iok_quote(word));
             return -1;
         }
         char name[256];
@@ -364,7 +368,7 @@ parse(struct lex *x, int64_t nrecs, struct iok_schema *s, char *err, size_t errl
             return fail(err, errlen, x, "';' after a variable");
         last_var = iok_schema_add_var(s, name, t, nd, dims);
         if (last_var < 0) {
-            snprintf(err, errlen, "line %d: variable %s is not valid", x->tline, name);
+            snprintf(err, errlen, "line %d: variable %s is not valid", x->tline, iok_quote(name));
             return -1;
         }
         next(x);

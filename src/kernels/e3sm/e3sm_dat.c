@@ -111,19 +111,30 @@ e3sm_dat_parse(const char *text, struct e3sm_dat *d, char *err, size_t errlen)
     d->nprocs = npes;
     d->ndims = (int)ndims;
     d->total = 1;
+    char dimtext[E3SM_MAX_DDIMS * 24 + 16] = "";
     for (int k = 0; k < d->ndims; k++) {
-        if (fdims[k] < 1) {
-            snprintf(err, errlen, "line %d: dimension sizes must be positive", dl);
+        if (fdims[k] < 1 || fdims[k] > (INT64_C(1) << 40) / d->total) {
+            snprintf(err, errlen,
+                     "line %d: dimension sizes must be positive, at most 2^40 elements in all", dl);
             return -1;
         }
         d->dims[k] = fdims[d->ndims - 1 - k];
         d->total *= fdims[k];
+        size_t used = strlen(dimtext);
+        snprintf(dimtext + used, sizeof dimtext - used, "%s%lld", k ? " " : "",
+                 (long long)fdims[k]);
     }
+    snprintf(dimtext + strlen(dimtext), sizeof dimtext - strlen(dimtext), " on line %d", dl);
     int64_t dimx = fdims[0], ocap = 0, lcap = 0, rcap = 0, tcap = 0, *tmp = NULL;
     d->nreqs = calloc((size_t)npes, sizeof *d->nreqs);
     d->raw_nreqs = calloc((size_t)npes, sizeof *d->raw_nreqs);
     unsigned char *map = calloc((size_t)d->total, 1);
     int rc = 0;
+    if (!d->nreqs || !d->raw_nreqs || !map) {
+        snprintf(err, errlen, "out of memory for %lld ranks and %lld elements", (long long)npes,
+                 (long long)d->total);
+        rc = -1;
+    }
     for (int64_t rank = 0; rank < npes && rc == 0;) {
         s = next_line(&c);
         if (!s || !strncmp(s, "Obtained", 8))
@@ -165,7 +176,15 @@ e3sm_dat_parse(const char *text, struct e3sm_dat *d, char *err, size_t errlen)
                 rc = -1;
                 break;
             }
-            if (o == 0 || o > d->total)
+            if (o > d->total) { /* dat2decomp drops it silently: a broken map */
+                snprintf(err, errlen,
+                         "line %d: offset %lld is beyond the global array of %lld elements "
+                         "(dimensions %s): not a decomposition of this array",
+                         ln, (long long)o, (long long)d->total, dimtext);
+                rc = -1;
+                break;
+            }
+            if (o == 0)
                 continue;
             o--;
             map[o] = 1;

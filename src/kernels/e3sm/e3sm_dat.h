@@ -6,9 +6,9 @@
  *   o1 o2 ... o_count            1-based element offsets; 0 = none
  *   Obtained ...                 (a stack trace: ends the data)
  *
- * Parsed as the original dat2decomp does: zeros and offsets beyond the array
- * dropped, 1 subtracted, consecutive offsets (in file order) merged into
- * (offset, length) runs, broken where offset % (fastest dim) == 0. */
+ * Parsed as the original dat2decomp does: zeros dropped, 1 subtracted, consecutive offsets (in file
+ * order) merged into (offset, length) runs, broken where offset % (fastest dim) == 0. An offset
+ * beyond the array is refused (dat2decomp drops it silently). */
 #ifndef IOKERNELS_E3SM_DAT_H
 #define IOKERNELS_E3SM_DAT_H
 

@@ -28,6 +28,13 @@ int
 e3sm_runs_build(const int64_t *off, const int64_t *len, int64_t n, int64_t fastest, int64_t total,
                 struct e3sm_runs *out, char *err, size_t errlen)
 {
+    return e3sm_runs_build_order(off, len, n, fastest, total, 1, out, err, errlen);
+}
+
+int
+e3sm_runs_build_order(const int64_t *off, const int64_t *len, int64_t n, int64_t fastest,
+                      int64_t total, int sorted, struct e3sm_runs *out, char *err, size_t errlen)
+{
     memset(out, 0, sizeof *out);
     if (fastest < 1)
         fastest = 1;
@@ -63,6 +70,16 @@ e3sm_runs_build(const int64_t *off, const int64_t *len, int64_t n, int64_t faste
             left -= take;
         }
     }
+    struct pair *given = NULL; /* unsorted: the pieces in file order */
+    if (!sorted) {
+        given = malloc((size_t)(m ? m : 1) * sizeof *given);
+        if (!given) {
+            free(p);
+            snprintf(err, errlen, "out of memory for %lld requests", (long long)m);
+            return -1;
+        }
+        memcpy(given, p, (size_t)m * sizeof *p);
+    }
     qsort(p, (size_t)m, sizeof *p, cmp_pair);
     int64_t k = 0, nelems = 0;
     for (int64_t i = 0; i < m; i++) {
@@ -74,12 +91,18 @@ e3sm_runs_build(const int64_t *off, const int64_t *len, int64_t n, int64_t faste
                      (long long)p[k - 1].off, (long long)p[k - 1].len, (long long)p[i].off,
                      (long long)p[i].len);
             free(p);
+            free(given);
             return -1;
         }
         if (k > 0 && p[i].off == p[k - 1].off + p[k - 1].len && p[i].off % fastest != 0)
             p[k - 1].len += p[i].len;
         else
             p[k++] = p[i];
+    }
+    if (given) { /* checked: now the file's order, unmerged */
+        free(p);
+        p = given;
+        k = m;
     }
     out->off = malloc((size_t)(k ? k : 1) * sizeof *out->off);
     out->len = malloc((size_t)(k ? k : 1) * sizeof *out->len);

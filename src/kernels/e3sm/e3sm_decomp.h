@@ -53,6 +53,11 @@ void e3sm_assign(int64_t decomp_nprocs, int nprocs, int rank, int64_t *first, in
  * out of range, a length below 1, overlapping pairs). */
 int e3sm_runs_build(const int64_t *off, const int64_t *len, int64_t n, int64_t fastest,
                     int64_t total, struct e3sm_runs *out, char *err, size_t errlen);
+/* The same; with sorted 0 the pieces stay in file order, unmerged (the
+ * original's -q), and are checked for overlap all the same. */
+int e3sm_runs_build_order(const int64_t *off, const int64_t *len, int64_t n, int64_t fastest,
+                          int64_t total, int sorted, struct e3sm_runs *out, char *err,
+                          size_t errlen);
 
 void e3sm_runs_free(struct e3sm_runs *r);
 void e3sm_decomps_free(struct e3sm_decomps *d);
@@ -62,5 +67,14 @@ void e3sm_decomps_free(struct e3sm_decomps *d);
  * per-rank counts and only its own pairs. Returns an iok_status with the
  * error recorded (on the ranks that saw it); the caller agrees. */
 int e3sm_decomp_read(const char *path, MPI_Comm comm, struct e3sm_decomps *out);
+
+/* How the maps are used, as the original's options: skip_fill drops the
+ * pairs after Dn.fill_starts (the gap fillers; the original without -u),
+ * unsorted keeps each rank's pairs in file order (-q). */
+struct e3sm_read_opts {
+    int skip_fill, unsorted;
+};
+int e3sm_decomp_read_opts(const char *path, MPI_Comm comm, const struct e3sm_read_opts *ro,
+                          struct e3sm_decomps *out);
 
 #endif

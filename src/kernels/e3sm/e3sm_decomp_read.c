@@ -68,7 +68,8 @@ read_optional(struct e3sm_src *src, const char *path, int id, const char *what, 
 
 /* Reads one decomposition, id 1-based. */
 static int
-read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
+read_one(struct e3sm_src *src, MPI_Comm comm, int id, const struct e3sm_read_opts *ro,
+         struct e3sm_decomps *out)
 {
     struct e3sm_decomp *d = &out->d[id - 1];
     const char *path = src->path;
@@ -115,10 +116,16 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
     if (noff != nlen)
         return iok_error(IOK_EUSAGE, "%s: D%d.offsets holds %lld values but D%d.lengths %lld", path,
                          id, (long long)noff, id, (long long)nlen);
+    if (n < 1 || noff < 0)
+        return iok_error(IOK_EUSAGE, "%s: D%d.nreqs has %lld entries: no decomposition rank", path,
+                         id, (long long)n);
 
     /* per decomposition rank: requests, where the fill requests start, raw counts */
     int64_t *nreqs = calloc((size_t)(3 * n + 1), sizeof *nreqs), *fill = nreqs + n,
             *raw = nreqs + 2 * n;
+    if (!nreqs)
+        return iok_error(IOK_EIO, "%s: out of memory for D%d's %lld request counts", path, id,
+                         (long long)n);
     int have_fill = 0, have_raw = 0, rc = IOK_OK;
     snprintf(name, sizeof name, "D%d.nreqs", id);
     rc = src->read(src, name, 0, n, nreqs);
@@ -131,9 +138,11 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
     int64_t sum = 0, first, count, start = 0, cnt = 0;
     e3sm_assign(n, nprocs, rank, &first, &count);
     for (int64_t i = 0; rc == IOK_OK && i < n; i++) {
-        if (nreqs[i] < 0)
-            rc = iok_error(IOK_EUSAGE, "%s: D%d.nreqs[%lld] = %lld is negative", path, id,
-                           (long long)i, (long long)nreqs[i]);
+        if (nreqs[i] < 0 || nreqs[i] > noff - sum)
+            rc = iok_error(IOK_EUSAGE,
+                           "%s: D%d.nreqs[%lld] = %lld: the counts must be 0 or more and add up "
+                           "to the %lld entries of D%d.offsets",
+                           path, id, (long long)i, (long long)nreqs[i], (long long)noff, id);
         else if (have_fill && (fill[i] < 0 || fill[i] > nreqs[i]))
             rc = iok_error(IOK_EUSAGE, "%s: D%d.fill_starts[%lld] = %lld is outside 0..%lld", path,
                            id, (long long)i, (long long)fill[i], (long long)nreqs[i]);
@@ -143,13 +152,20 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
             cnt += nreqs[i];
         sum += nreqs[i];
     }
-    if (rc == IOK_OK && sum != noff)
+    if (rc != IOK_OK) {
+        free(nreqs);
+        return rc;
+    }
+    if (sum != noff)
         rc = iok_error(IOK_EUSAGE,
                        "%s: D%d.nreqs sums to %lld requests but D%d.offsets holds %lld: the "
                        "decomposition file is inconsistent",
                        path, id, (long long)sum, id, (long long)noff);
     d->all_pairs = noff;
     int64_t *off = malloc((size_t)(2 * cnt + 1) * sizeof *off), *len = off + cnt;
+    if (!off && rc == IOK_OK)
+        rc = iok_error(IOK_EIO, "%s: out of memory for D%d's %lld requests", path, id,
+                       (long long)cnt);
     if (rc == IOK_OK) {
         snprintf(name, sizeof name, "D%d.offsets", id);
         rc = src->read(src, name, start, cnt, off);
@@ -182,10 +198,21 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
                            path, id, (long long)dr, (long long)elems, id, (long long)raw[dr]);
     }
     d->file_pairs = cnt;
+    if (rc == IOK_OK && have_fill && ro->skip_fill) { /* keep each rank's real pairs */
+        int64_t kept = 0, from = 0;
+        for (int64_t dr = first; dr < first + count; from += nreqs[dr], dr++)
+            for (int64_t j = 0; j < fill[dr]; j++, kept++) {
+                off[kept] = off[from + j];
+                len[kept] = len[from + j];
+            }
+        memmove(off + kept, len, (size_t)kept * sizeof *len);
+        len = off + kept;
+        cnt = kept;
+    }
     if (rc == IOK_OK) {
         char why[256];
-        if (e3sm_runs_build(off, len, cnt, d->dims[d->ndims - 1], d->total, &d->runs, why,
-                            sizeof why))
+        if (e3sm_runs_build_order(off, len, cnt, d->dims[d->ndims - 1], d->total, !ro->unsorted,
+                                  &d->runs, why, sizeof why))
             rc = iok_error(IOK_EUSAGE, "%s: D%d, decomposition ranks %lld-%lld: %s", path, id,
                            (long long)first, (long long)(first + count - 1), why);
     }
@@ -195,7 +222,8 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out)
 }
 
 static int
-read_all(struct e3sm_src *src, MPI_Comm comm, struct e3sm_decomps *out)
+read_all(struct e3sm_src *src, MPI_Comm comm, const struct e3sm_read_opts *ro,
+         struct e3sm_decomps *out)
 {
     char name[64];
     int64_t n;
@@ -214,7 +242,7 @@ read_all(struct e3sm_src *src, MPI_Comm comm, struct e3sm_decomps *out)
                          "from PIO .dat files with iokernels e3sm-decomp)",
                          src->path);
     for (int id = 1; id <= out->ndecomp; id++)
-        IOK_TRY(read_one(src, comm, id, out));
+        IOK_TRY(read_one(src, comm, id, ro, out));
     return IOK_OK;
 }
 
@@ -234,15 +262,30 @@ e3sm_src_open(struct e3sm_src *s, const char *path, MPI_Comm comm)
 int
 e3sm_decomp_read(const char *path, MPI_Comm comm, struct e3sm_decomps *out)
 {
+    static const struct e3sm_read_opts all = {0, 0};
+    return e3sm_decomp_read_opts(path, comm, &all, out);
+}
+
+int
+e3sm_decomp_read_opts(const char *path, MPI_Comm comm, const struct e3sm_read_opts *ro,
+                      struct e3sm_decomps *out)
+{
     memset(out, 0, sizeof *out);
     enum kind k = detect(path, comm, out->format, sizeof out->format);
     switch (k) {
     case K_NONE:
         return iok_error(IOK_EUSAGE, "cannot open decomposition file %s: check the path", path);
     case K_BP:
+        /* The adios2 backend (the serial ADIOS2 of the Python wheel) is a
+         * backend: a kernel calls no I/O library but to read its input, and
+         * this reader speaks PnetCDF and HDF5 only. */
         return iok_error(IOK_EUSAGE,
-                         "%s is an ADIOS2 BP file and this build has no ADIOS2: use the same "
-                         "decomposition as NetCDF (.nc), NetCDF-4 (.nc4) or HDF5 (.h5)",
+                         "%s is an ADIOS2 BP map: the e3sm kernel reads decomposition maps "
+                         "through PnetCDF or HDF5 only, not through ADIOS2 (the adios2 backend "
+                         "writes and reads history files; it is the serial ADIOS2 of the "
+                         "Python wheel): use the same map as NetCDF (.nc), NetCDF-4 (.nc4) or "
+                         "HDF5 (.h5), or make one from PIO .dat files with iokernels "
+                         "e3sm-decomp",
                          path);
     case K_UNKNOWN:
         return iok_error(IOK_EUSAGE,
@@ -254,7 +297,7 @@ e3sm_decomp_read(const char *path, MPI_Comm comm, struct e3sm_decomps *out)
     }
     struct e3sm_src src = {0};
     IOK_TRY(k == K_CDF ? e3sm_src_open_pnc(&src, path, comm) : e3sm_src_open_h5(&src, path, comm));
-    int rc = read_all(&src, comm, out);
+    int rc = read_all(&src, comm, ro, out);
     int crc = src.close(&src);
     if (rc == IOK_OK)
         rc = crc;

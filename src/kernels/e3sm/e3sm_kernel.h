@@ -13,6 +13,9 @@
 
 struct e3sm_opts {
     int keep, records, stride, hx, subfiles, two_d_first, noncontig, verbose, io_ranks;
+    int float_j, fill_u, nosort_q;  /* the original's -j, -u, -q */
+    char xtype[IOK_OPT_STRLEN];     /* float | double: of the header's float variables */
+    char missing[IOK_OPT_STRLEN];   /* fill | skip: the maps' gap fillers */
     char strategy[IOK_OPT_STRLEN];  /* canonical | blob */
     char api[IOK_OPT_STRLEN];       /* -a: pnetcdf | hdf5 | netcdf4 | adios2 | mpiio */
     char in[IOK_OPT_STRLEN];        /* -i: read these files */

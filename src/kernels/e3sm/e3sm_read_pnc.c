@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "iokernels/error.h"
 
@@ -100,6 +101,48 @@ pnc_close(struct e3sm_src *s)
     return err == NC_NOERR ? IOK_OK : pnc_fail(s, "ncmpi_close", NULL, err);
 }
 
+/* PnetCDF reads past the end of a truncated file without an error (the
+ * buffer keeps whatever it held): every variable must lie within the file.
+ * Record variables end at their last record. */
+static int
+pnc_check_extent(const char *path, int ncid)
+{
+    static const int64_t esize[] = {0, 1, 1, 2, 4, 4, 8, 1, 2, 4, 8, 8};
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return iok_error(IOK_EUSAGE, "cannot stat decomposition file %s", path);
+    int nvars = 0, unlim = -1;
+    MPI_Offset nrecs = 0, recsize = 0;
+    ncmpi_inq_nvars(ncid, &nvars);
+    ncmpi_inq_unlimdim(ncid, &unlim);
+    if (unlim >= 0)
+        ncmpi_inq_dimlen(ncid, unlim, &nrecs);
+    ncmpi_inq_recsize(ncid, &recsize);
+    for (int v = 0; v < nvars; v++) {
+        int nd, dimids[16]; /* PnetCDF's NC_MAX_VAR_DIMS is INT_MAX */
+        nc_type t;
+        MPI_Offset begin, n = 1, len;
+        char name[NC_MAX_NAME + 1];
+        if (ncmpi_inq_varndims(ncid, v, &nd) != NC_NOERR || nd > 16 ||
+            ncmpi_inq_var(ncid, v, name, &t, &nd, dimids, NULL) != NC_NOERR ||
+            ncmpi_inq_varoffset(ncid, v, &begin) != NC_NOERR)
+            continue;
+        int rec = nd > 0 && dimids[0] == unlim;
+        for (int k = rec; k < nd; k++) {
+            ncmpi_inq_dimlen(ncid, dimids[k], &len);
+            n *= len;
+        }
+        int64_t bytes = n * (t > 0 && t < 12 ? esize[t] : 8);
+        int64_t end = rec ? (nrecs ? begin + (nrecs - 1) * recsize + bytes : 0) : begin + bytes;
+        if (end > (int64_t)sb.st_size)
+            return iok_error(IOK_EUSAGE,
+                             "%s is shorter than its header needs (%lld bytes found, %lld needed "
+                             "by variable %s): the decomposition file is truncated",
+                             path, (long long)sb.st_size, (long long)end, iok_quote(name));
+    }
+    return IOK_OK;
+}
+
 int
 e3sm_src_open_pnc(struct e3sm_src *s, const char *path, MPI_Comm comm)
 {
@@ -114,6 +157,12 @@ e3sm_src_open_pnc(struct e3sm_src *s, const char *path, MPI_Comm comm)
         free(ncid);
         return iok_error(IOK_EUSAGE, "cannot open decomposition file %s: %s", path,
                          ncmpi_strerror(err));
+    }
+    int rc = pnc_check_extent(path, *ncid);
+    if (rc != IOK_OK) {
+        ncmpi_close(*ncid);
+        free(ncid);
+        return rc;
     }
     err = ncmpi_begin_indep_data(*ncid);
     if (err != NC_NOERR) {

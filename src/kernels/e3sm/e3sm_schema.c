@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iokernels/error.h"
+
 #include "e3sm_cdl.h"
 
 static const struct e3sm_hist f_hist[] = {
@@ -87,7 +89,7 @@ tsv_decomps(const char *tsv, const char *key, const struct iok_schema *s, int *o
         if (strcmp(f[5], "-") &&
             (sscanf(f[5], "D%d", &dn) != 1 || dn < 1 || dn > E3SM_MAX_DECOMP)) {
             snprintf(err, errlen, "variables.tsv line %d: decomposition '%s' is not - or D1..D6",
-                     line, f[5]);
+                     line, iok_quote(f[5]));
             rc = -1;
             break;
         }
@@ -166,4 +168,27 @@ fail:
     free(from);
     free(vd);
     return -1;
+}
+
+int
+e3sm_schema_float_to_double(struct iok_schema *s)
+{
+    for (int i = 0; i < s->nattrs; i++) {
+        struct iok_attr *a = &s->attrs[i];
+        if (a->owner < 0 || s->vars[a->owner].type != IOK_FLOAT || a->type != IOK_FLOAT ||
+            strcmp(a->name, "_FillValue"))
+            continue;
+        double *d = malloc((a->len ? a->len : 1) * sizeof *d);
+        if (!d)
+            return -1;
+        for (size_t k = 0; k < a->len; k++)
+            d[k] = ((const float *)a->value)[k];
+        free(a->value);
+        a->value = d;
+        a->type = IOK_DOUBLE;
+    }
+    for (int v = 0; v < s->nvars; v++)
+        if (s->vars[v].type == IOK_FLOAT)
+            s->vars[v].type = IOK_DOUBLE;
+    return 0;
 }

@@ -34,4 +34,8 @@ int e3sm_schema_build(const char *cdl, const char *tsv, const struct e3sm_hist *
                       const struct e3sm_decomps *d, int64_t nrecs, struct iok_schema *s,
                       int **var_decomp, char *err, size_t errlen);
 
+/* The original without -j: every float variable of the header (and its
+ * _FillValue) becomes double. Returns 0, or -1 out of memory. */
+int e3sm_schema_float_to_double(struct iok_schema *s);
+
 #endif

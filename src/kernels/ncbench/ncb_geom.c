@@ -35,7 +35,7 @@ ncb_parse_geom(const char *text, const char *what, int64_t out[NCB_NDIMS])
     if (n != NCB_NDIMS || *p)
         return iok_error(IOK_EUSAGE,
                          "%s '%s': expected t:x:y:z, four positive integers (e.g. 10:64:64:8)",
-                         what, text);
+                         what, iok_quote(text));
     return IOK_OK;
 }
 

@@ -47,10 +47,13 @@ pass_checked(const struct iok_run *run, const struct iok_pass_result *p)
 }
 
 static const char *
-storage_name(const struct ncb_geom *g, const struct iok_run *run)
+storage_name(const struct ncb_geom *g, int level, const struct iok_run *run)
 {
-    /* chunking backends store a record variable in chunks even without -c */
-    int chunks = g->chunked || (g->unlimited && (run->backend->caps & IOK_CAP_CHUNKS));
+    /* What the file is: chunking backends store a record variable, and a
+     * compressed one, in chunks even without -c. (The original prints
+     * "contiguous" whenever -c is not given, also for those chunked files.) */
+    int chunks =
+        g->chunked || ((g->unlimited || level > 0) && (run->backend->caps & IOK_CAP_CHUNKS));
     return chunks ? "chunked" : "contiguous";
 }
 
@@ -93,7 +96,7 @@ header(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_run 
     if (g->chunked)
         line_size(out, "Chunksize", ncb_elems(g->chunk) * esz);
     line_text(out, "I/O Access", run->collective ? "collective" : "independent");
-    line_text(out, "Storage", storage_name(g, run));
+    line_text(out, "Storage", storage_name(g, o->level, run));
     line_text(out, "File length", g->unlimited ? "unlimited" : "fixed");
     if (o->fill)
         line_text(out, "Fill value", "yes"); /* the original's two labels */
@@ -234,7 +237,7 @@ csv(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_run *ru
             fputc(',', out);
             csv_text(out, p->path);
             fprintf(out, ",%s,%s,%s,%s,%d,%d", o->fpp ? "per-process" : "shared",
-                    run->collective ? "collective" : "independent", storage_name(g, run),
+                    run->collective ? "collective" : "independent", storage_name(g, o->level, run),
                     g->unlimited ? "unlimited" : "fixed", o->fill, o->level);
             csv_dims(out, g->data);
             csv_dims(out, g->block);

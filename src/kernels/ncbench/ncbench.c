@@ -37,14 +37,16 @@ static const struct iok_option ncb_options[] = {
     OPT("chunk-geometry", 'c', IOK_OPT_STRING, chunk, NULL,
         "chunk geometry t:x:y:z, or auto (= the block) (default: none, contiguous storage)"),
     OPT("io-type", 't', IOK_OPT_STRING, iotype, "ind",
-        "independent or collective I/O: ind|coll (also i, c, independent, collective)"),
+        "independent or collective I/O, or independent with a file per process: "
+        "ind|coll|file-per-process (also i, c, f, independent, collective, file)"),
     OPT("testfile", 'f', IOK_OPT_STRING, testfile, NULL,
         "file name (default ./testfn.nc; ./testfn<ext> on backends other than netcdf4)"),
     {"output-format", 'x', IOK_OPT_CHOICE, offsetof(struct ncb_opts, format), "human",
      "report: the original's table (human) or CSV, one row per pass and rank (parser)",
      "human|parser"},
-    OPT("compression", 'z', IOK_OPT_INT, level, "0",
-        "deflate level 1-9 (0: none); needs collective I/O"),
+    OPT("compression_level", 'z', IOK_OPT_INT, level, "0",
+        "deflate level 1-9 without shuffle, as the original (0: none); needs collective I/O"),
+    OPT("compression", 0, IOK_OPT_INT, level, "0", "same as --compression_level"),
     OPT("file-per-process", 0, IOK_OPT_BOOL, fpp, NULL,
         "each rank its own file <testfile>.<rank> holding its blocks; reads open the next "
         "rank's"),
@@ -52,23 +54,28 @@ static const struct iok_option ncb_options[] = {
 
 /* ---- configuration: the original's flags set the core's choices ---- */
 
+/* The original's -t values; file-per-process is independent I/O, one file
+ * per rank (*fpp set). */
 static int
-io_is_collective(const char *t, int *coll)
+io_is_collective(const char *t, int *coll, int *fpp)
 {
     if (!strcmp(t, "c") || !strcmp(t, "coll") || !strcmp(t, "collective"))
         *coll = 1;
     else if (!strcmp(t, "i") || !strcmp(t, "ind") || !strcmp(t, "independent"))
         *coll = 0;
+    else if (!strcmp(t, "f") || !strcmp(t, "file") || !strcmp(t, "file-per-process"))
+        *coll = 0, *fpp = 1;
     else
-        return iok_error(IOK_EUSAGE, "-t/--io-type takes ind or coll, not '%s'", t);
+        return iok_error(IOK_EUSAGE, "-t/--io-type takes ind, coll or file-per-process, not '%s'",
+                         iok_quote(t));
     return IOK_OK;
 }
 
 static int
-settle_io(const struct ncb_opts *o, struct iok_core_opts *core, int (*given)(const char *name))
+settle_io(struct ncb_opts *o, struct iok_core_opts *core, int (*given)(const char *name))
 {
     int coll = 0;
-    IOK_TRY(io_is_collective(o->iotype, &coll));
+    IOK_TRY(io_is_collective(o->iotype, &coll, &o->fpp));
     if (given("io-type")) {
         if ((given("collective") && !coll) || (given("independent") && coll))
             return iok_error(IOK_EUSAGE, "-t %s contradicts --%s: give one of them", o->iotype,
@@ -107,7 +114,7 @@ ncb_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *
         strcpy(core->backend, "netcdf4");
     core->machine_report = !strcmp(o->format, "parser"); /* CSV only on stdout */
     if (o->level < 0 || o->level > 9)
-        return iok_error(IOK_EUSAGE, "-z/--compression takes a deflate level 0-9, not %d",
+        return iok_error(IOK_EUSAGE, "-z/--compression_level takes a deflate level 0-9, not %d",
                          o->level);
     if (o->level > 0 && !strcmp(core->io, "indep") && strcmp(core->mode, "read"))
         return iok_error(IOK_EUSAGE,
@@ -213,6 +220,7 @@ ncb_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
         s->vars[v].chunk[k] = g->chunked ? g->chunk[k] : 0;
     s->vars[v].fill = o->fill;
     s->vars[v].deflate = o->level;
+    s->vars[v].shuffle = 0; /* the original deflates without shuffle */
     return IOK_OK;
 }
 
