@@ -5,12 +5,13 @@
 # line per target (runs, coverage) and exits non-zero if any target failed.
 # Usage: scripts/fuzz.sh BUILD SECONDS
 set -uo pipefail
-build=${1:?usage: scripts/fuzz.sh BUILD SECONDS}
+build=$(cd "${1:?usage: scripts/fuzz.sh BUILD SECONDS}" && pwd)
 seconds=${2:-30}
 top=$(cd "$(dirname "$0")/.." && pwd)
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:verify_asan_link_order=0}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top/tests/sanitize/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LD_PRELOAD=${LD_PRELOAD:-$build/tests/libiok_keep_modules.so} # see tests/sanitize/keep_modules.c
 export OMPI_MCA_btl=${OMPI_MCA_btl:-self} # one process, no network probing
 
 targets=$(cd "$build/tests/fuzz" && ls fuzz_* 2>/dev/null | grep -v replay)
@@ -20,7 +21,7 @@ run_one() {
   local t=$1 name=${1#fuzz_}
   mkdir -p "$build/corpus/$name"
   (cd "$build" && "tests/fuzz/$t" "corpus/$name" "$top/tests/fuzz/corpus/$name" \
-     -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
+     -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -malloc_limit_mb=65536 -max_len=65536 \
      -print_final_stats=1 > "fuzz-$name.log" 2>&1)
   local rc=$?
   local stats

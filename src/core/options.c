@@ -193,7 +193,7 @@ find_by(const struct iok_optset *sets, int nsets, const char *key, int by_short,
 {
     for (int i = 0; i < nsets; i++)
         for (const struct iok_option *o = sets[i].opts; o && o->name; o++)
-            if (by_short ? (o->short_name && !key[1] && o->short_name == key[0])
+            if (by_short ? (o->short_name && o->short_name == key[0] && !key[1])
                          : !strcmp(o->name, key)) {
                 if (owner)
                     *owner = &sets[i];

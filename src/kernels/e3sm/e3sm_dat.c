@@ -87,6 +87,7 @@ int
 e3sm_dat_parse(const char *text, struct e3sm_dat *d, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
+    const size_t textlen = strlen(text);
     struct cursor c = {text, 1};
     long long npes, ndims;
     int bad;
@@ -155,6 +156,14 @@ e3sm_dat_parse(const char *text, struct e3sm_dat *d, char *err, size_t errlen)
             continue;
         }
         ln = c.line;
+        /* each offset takes at least two bytes of the text: a count beyond
+         * that is a broken file, not a reason to allocate */
+        if ((uint64_t)hdr[1] > (textlen - (size_t)(c.p - text)) / 2 + 1) {
+            snprintf(err, errlen, "line %d: rank %lld says %lld offsets, the file is shorter", ln,
+                     (long long)rank, (long long)hdr[1]);
+            rc = -1;
+            break;
+        }
         if (!next_line(&c) || grow(&tmp, &tcap, hdr[1]) ||
             read_ints(&c, tmp, hdr[1], &bad) != hdr[1] || bad) {
             snprintf(err, errlen, "line %d: rank %lld should list %lld offsets", ln,
