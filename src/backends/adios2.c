@@ -532,6 +532,54 @@ a2_cmp_block(const void *x, const void *y)
     return (a->writer > b->writer) - (a->writer < b->writer);
 }
 
+/* Bytes of the data.* subfiles of a BP directory (-1 if it cannot be read). */
+static int64_t
+a2_data_bytes(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int64_t total = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strncmp(e->d_name, "data.", 5))
+            continue;
+        char p[IOK_OPT_STRLEN + 300];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (stat(p, &st) == 0)
+            total += (int64_t)st.st_size;
+    }
+    closedir(d);
+    return total;
+}
+
+/* A BP file whose data subfiles are shorter than the blocks its metadata
+ * lists is truncated: ADIOS2 would retry the short read for ever, so the
+ * sizes are compared before any read (the blocks are stored uncompressed). */
+static int
+a2_check_length(struct a2_file *f, int w, const char *wp)
+{
+    int64_t need = 0;
+    for (int v = 0; v < f->s->nvars; v++) {
+        const struct a2_blocks *b = &f->blk[v];
+        for (int i = 0; i < b->n; i++) {
+            if (b->b[i].writer != w)
+                continue;
+            int64_t n = (int64_t)iok_type_size(f->s->vars[v].type);
+            for (int k = 0; k < f->s->vars[v].ndims; k++)
+                n *= (int64_t)b->b[i].count[k];
+            need += n;
+        }
+    }
+    int64_t have = a2_data_bytes(wp);
+    if (have >= 0 && have < need)
+        return iok_error(IOK_EIO,
+                         "%s is shorter than its blocks need (data subfiles %lld bytes, blocks "
+                         "%lld bytes): a truncated file",
+                         wp, (long long)have, (long long)need);
+    return IOK_OK;
+}
+
 /* Opens writer w's file and takes in its variables. */
 static int
 a2_open_writer(struct a2_file *f, int w)
@@ -555,7 +603,7 @@ a2_open_writer(struct a2_file *f, int w)
         if (vh)
             IOK_TRY(a2_scan_var(f, w, v, wp));
     }
-    return IOK_OK;
+    return a2_check_length(f, w, wp);
 }
 
 static int
