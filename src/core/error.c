@@ -2,6 +2,8 @@
 #include "iokernels/error.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,6 +75,33 @@ iok_error_clear(void)
     reported = 0;
 }
 
+/* How long a failing rank waits for the others to agree (IOK_AGREE_SECONDS,
+ * default 10): a rank whose call failed may have left the others inside a
+ * collective call of the library that never completes. */
+static int
+agree_seconds(void)
+{
+    const char *e = getenv("IOK_AGREE_SECONDS");
+    int s = e ? atoi(e) : 0;
+    return s > 0 ? s : 10;
+}
+
+static int
+agree_in_time(MPI_Request *req)
+{
+    double end = MPI_Wtime() + agree_seconds();
+    for (;;) {
+        int done = 0;
+        MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return 1;
+        if (MPI_Wtime() > end)
+            return 0;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+}
+
 int
 iok_agree(MPI_Comm comm, int status)
 {
@@ -82,7 +111,22 @@ iok_agree(MPI_Comm comm, int status)
     /* [0]: worst code; [1]: lowest failing rank (as nprocs - rank for MAX). */
     int mine[2] = {status, status != IOK_OK ? nprocs - rank : 0};
     int all[2];
-    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, comm);
+    MPI_Request req;
+    MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MAX, comm, &req);
+    if (status == IOK_OK) {
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else if (!agree_in_time(&req)) {
+        /* The others are stuck inside a collective library call that this
+         * rank's failure left them waiting in (a close after a failed
+         * write): nothing but ending the job frees them. */
+        fprintf(stderr,
+                "iokernels: error: %s (rank %d; the other ranks did not reach the agreement "
+                "within %d s: the job is aborted)\n",
+                errmsg[0] ? errmsg : "unspecified failure (no message recorded)", rank,
+                agree_seconds());
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, status);
+    }
     /* An error agreed on twice (a helper agrees, then its caller) prints
      * once: printing spends the message. */
     if (all[0] != IOK_OK && all[1] == nprocs - rank && (errmsg[0] || !reported)) {
