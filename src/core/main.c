@@ -60,7 +60,7 @@ list_backends(FILE *out)
                  {IOK_CAP_ATTRS, "attributes"},        {IOK_CAP_NOIO, "noio"},
                  {IOK_CAP_CHUNKS, "chunks"},           {IOK_CAP_FILL, "fill"},
                  {IOK_CAP_DEFLATE, "deflate"},         {IOK_CAP_GROUPS, "groups"},
-                 {IOK_CAP_COMPOUND, "compound"}};
+                 {IOK_CAP_COMPOUND, "compound"},       {IOK_CAP_HINTS, "hints"}};
     fprintf(out, "capabilities:\n");
     for (int i = 0; i < iok_backend_count(); i++) {
         const struct iok_backend *b = iok_backend_at(i);
@@ -206,6 +206,7 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
                 if (op != IOK_OP_WRITE && p->ceiling.direct &&
                     p->bandwidth > 1.1 * p->ceiling.read_bandwidth)
                     p->cache_suspect = 1;
+                iok_read_source(run, p);
                 res->npasses++;
             }
         }
@@ -216,7 +217,7 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
 static int
 run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
 {
-    struct iok_run run = {.comm = MPI_COMM_WORLD};
+    struct iok_run run = {.comm = MPI_COMM_WORLD, .hints = MPI_INFO_NULL};
     MPI_Comm_rank(run.comm, &run.rank);
     MPI_Comm_size(run.comm, &run.nprocs);
     struct core_flags cf = {0}; /* fields outside the table (machine_report) start at 0 */
@@ -283,6 +284,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         rc = k->configure(kopts, &cf.o, given);
     if (rc == IOK_OK)
         rc = settle_core(&cf, &run);
+    if (rc == IOK_OK) /* outside every timed region: once per run */
+        rc = iok_hints_build(&run.core, run.comm, &run.hints);
     if ((rc = iok_agree(run.comm, rc)))
         goto out;
     for (int i = 0; i < nsets; i++)
@@ -315,8 +318,12 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     }
 out:
     fflush(stdout);
-    for (int i = 0; i < res.npasses; i++)
+    for (int i = 0; i < res.npasses; i++) {
         free(res.pass[i].rank_phase);
+        free(res.pass[i].hints);
+    }
+    if (run.hints != MPI_INFO_NULL)
+        MPI_Info_free(&run.hints);
     iok_plan_free(&plan);
     free(text);
     iok_cmdline_free(&cmdline);
