@@ -88,7 +88,8 @@ int iok_ceiling_main(int argc, char **argv);
 void iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
                      const struct iok_result *res, FILE *out);
 
-/* Appends the run's JSON record (one line) to `path`. Rank 0 only. */
+/* Appends the run's JSON record (one line) to `path`. Collective (host
+ * names are gathered); rank 0 writes. */
 struct iok_json_input {
     const struct iok_kernel *kernel;
     const struct iok_run *run;
@@ -101,5 +102,7 @@ struct iok_json_input {
     char **argv;
 };
 int iok_json_append(const char *path, const struct iok_json_input *in);
+/* Collective: every rank's host name, on rank 0 (json_env.c). */
+int iok_env_gather(MPI_Comm comm, char **hosts_out);
 
 #endif

@@ -144,9 +144,9 @@ iok_pass_take_hints(const struct iok_run *run, void *handle, struct iok_pass_res
 
 /* The keys an I/O engineer looks for first, in this order; then ROMIO's data
  * sieving ones and PnetCDF's nc_* ones, then whatever was asked for. */
-static const char *const first_keys[] = {
-    "striping_factor", "striping_unit",  "cb_nodes", "cb_buffer_size", "cb_config_list",
-    "romio_cb_write",  "romio_cb_read",  "romio_no_indep_rw",           NULL};
+static const char *const first_keys[] = {"striping_factor", "striping_unit",     "cb_nodes",
+                                         "cb_buffer_size",  "cb_config_list",    "romio_cb_write",
+                                         "romio_cb_read",   "romio_no_indep_rw", NULL};
 
 static int
 shown(const char *key, MPI_Info asked)

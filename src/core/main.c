@@ -311,7 +311,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     }
     if ((rc == IOK_OK || rc == IOK_EVERIFY) && run.core.json[0]) {
         struct iok_json_input in = {k, &run, &plan, &res, sets, nsets, rc, argc, argv};
-        int jrc = run.rank == 0 ? iok_json_append(run.core.json, &in) : IOK_OK;
+        int jrc = iok_json_append(run.core.json, &in); /* collective */
         jrc = iok_agree(run.comm, jrc);
         if (jrc)
             rc = jrc;

@@ -73,7 +73,7 @@ def test_other_backends(tmp_path, built_backends, backend):
     for extra in ([], ["-u", "-t", "coll"]):
         r = nc(4, ["-d", GEOM, "-w", "-r", "--verify", "--backend", backend, *extra], tmp_path)
         assert r.rc == 0, r.err
-        assert r.record["verify"]["checked"] == ELEMS and r.record["verify"]["ok"]
+        assert r.record["verify"]["values_checked"] == ELEMS and r.record["verify"]["ok"]
         ext = {"pnetcdf": ".nc", "mpiio": ".mpi"}[backend]
         assert r.record["files"] == [f"./testfn{ext}"]
         (tmp_path / f"testfn{ext}").unlink()
@@ -155,7 +155,7 @@ def test_tiny_geometry_finishes(tmp_path, np_):
     assert r.rc == 0, r.err
     assert f"{'Datasize':<40} {256:>20} bytes" in r.out
     assert r.out.count("(256.0 B)") == 1
-    assert r.record["verify"]["checked"] == 64
+    assert r.record["verify"]["values_checked"] == 64
 
 
 def corrupt_values(path, cwd, which):
@@ -183,7 +183,7 @@ def test_corrupted_value_exits_3(tmp_path, mode):
     assert "verify failed: 1 of 64 values differ in c.nc; first: data[1][3][3][1]" in errs[0]
     failed = r"^TEST FAILED: 1 of 64 values differ; first: data\[1\]\[3\]\[3\]\[1\]: read -?\d+, "
     assert re.search(failed + r"expected -?\d+$", r.out, re.M)
-    assert r.record["exit_code"] == 3 and r.record["verify"]["mismatches"] == 1
+    assert r.record["exit_code"] == 3 and r.record["verify"]["values_mismatched"] == 1
 
 
 def test_reads_are_shifted(tmp_path):
@@ -241,7 +241,7 @@ def test_option_spellings_agree(tmp_path):
         seen.append(r.record["options"]["kernel"])
         assert r.record["io"] == "coll"
     assert all(s == seen[0] for s in seen)
-    assert seen[0]["data-geometry"] == "2:4:4:2" and seen[0]["unlimited"] == "1"
+    assert seen[0]["data-geometry"] == "2:4:4:2" and seen[0]["unlimited"] is True
 
 
 def test_parser_output_is_csv(tmp_path):
@@ -262,7 +262,7 @@ def test_parser_output_is_csv(tmp_path):
         assert int(x["bytes"]) == ELEMS * 4
         assert float(x["io_s"]) > 0 and float(x["bandwidth_Bps"]) > 0
         assert float(x["io_bandwidth_Bps"]) == pytest.approx(ELEMS * 4 / float(x["io_s"]), rel=1e-3)
-    assert {x["checked"] for x in rows} == {"", str(ELEMS)}
+    assert {x["values_checked"] for x in rows} == {"", str(ELEMS)}
     assert "Benchtool" not in r.out
 
 
