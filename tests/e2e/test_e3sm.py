@@ -64,7 +64,9 @@ def test_g_from_map_file_has_its_own_sizes(tmp_path):
 
 
 def elements(rec, name):
-    return sum(p["values_checked"] for p in rec["passes"] if p["op"] != "write" and name in p["path"])
+    return sum(
+        p["values_checked"] for p in rec["passes"] if p["op"] != "write" and name in p["path"]
+    )
 
 
 # (id, decomposition, backend, extra); netcdf4 makes one library call per
