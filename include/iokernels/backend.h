@@ -48,8 +48,8 @@ struct iok_backend_params {
     /* The run's hints (--hints, --hints-file), built once by the core:
      * MPI_INFO_NULL when none. A backend with IOK_CAP_HINTS passes it to its
      * library's create and open (MPI_File_open, ncmpi_create, the mpio fapl,
-     * nc_create_par) and never frees it. Environment variables the libraries
-     * read themselves (ROMIO_HINTS, PNETCDF_HINTS) apply on top. */
+     * nc_create_par) through iok_params_info() and never frees it. Environment variables the
+     * libraries read themselves (ROMIO_HINTS, PNETCDF_HINTS) apply on top. */
     MPI_Info info;
 };
 
@@ -84,6 +84,14 @@ struct iok_backend {
      * create + define or open. Not collective unless the backend says so. */
     int (*info)(void *handle, MPI_Info *out);
 };
+
+/* The info to hand the library: p->info, or MPI_INFO_NULL when the caller
+ * left the field zero (a zero MPI_Info is not MPI_INFO_NULL in OpenMPI). */
+static inline MPI_Info
+iok_params_info(const struct iok_backend_params *p)
+{
+    return p->info ? p->info : MPI_INFO_NULL;
+}
 
 /* The registry, generated at configure time from the backends built. */
 const struct iok_backend *iok_backend_find(const char *name);

@@ -204,7 +204,7 @@ new_handle(struct h5file **out, const char *path, const struct iok_schema *s,
         f->groups[g] = H5I_INVALID_HID;
 
     f->fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (f->fapl < 0 || H5Pset_fapl_mpio(f->fapl, p->comm, p->info) < 0)
+    if (f->fapl < 0 || H5Pset_fapl_mpio(f->fapl, p->comm, iok_params_info(p)) < 0)
         return h5fail("H5Pset_fapl_mpio failed for %s", path);
     if (H5Pset_all_coll_metadata_ops(f->fapl, 1) < 0 || H5Pset_coll_metadata_write(f->fapl, 1) < 0)
         return h5fail("H5Pset_all_coll_metadata_ops failed for %s", path);

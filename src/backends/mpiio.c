@@ -67,7 +67,7 @@ open_common(void **h, const char *path, const struct iok_schema *s,
             const struct iok_backend_params *p, int amode)
 {
     struct mpiio_file *f = new_file(path, s, p);
-    int err = MPI_File_open(p->comm, path, amode, p->info, &f->fh);
+    int err = MPI_File_open(p->comm, path, amode, iok_params_info(p), &f->fh);
     if (err != MPI_SUCCESS) {
         int rc = mpi_fail(f, "MPI_File_open", err);
         free(f->var_off);

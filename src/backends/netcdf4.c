@@ -165,7 +165,7 @@ nc4_create(void **handle, const char *path, const struct iok_schema *s,
     for (int v = 0; v < s->nvars; v++)
         for (int k = 0; k < s->vars[v].ndims; k++)
             f->len[v][k] = (size_t)iok_var_dim_len(s, v, k);
-    int err = nc_create_par(path, NC_NETCDF4 | NC_CLOBBER, p->comm, p->info, &f->ncid);
+    int err = nc_create_par(path, NC_NETCDF4 | NC_CLOBBER, p->comm, iok_params_info(p), &f->ncid);
     if (err) {
         int rc = nc4_fail(f, "nc_create_par", NULL, NULL, err);
         nc4_free(f);
@@ -338,7 +338,7 @@ nc4_open(void **handle, const char *path, const struct iok_schema *s,
     *handle = NULL;
     struct nc4_file *f;
     IOK_TRY(nc4_alloc(&f, path, s, p));
-    int err = nc_open_par(path, NC_NOWRITE, p->comm, p->info, &f->ncid);
+    int err = nc_open_par(path, NC_NOWRITE, p->comm, iok_params_info(p), &f->ncid);
     if (err) {
         /* A missing file comes back as EBADF ("Bad file descriptor"): say why. */
         int rc;

@@ -88,7 +88,7 @@ pnc_create(void **h, const char *path, const struct iok_schema *s,
                               : !strcmp(fmt, "cdf2") ? NC_64BIT_OFFSET
                                                      : 0);
     struct pnc_file *f = new_file(path, s, p);
-    int err = ncmpi_create(p->comm, path, cmode, p->info, &f->ncid);
+    int err = ncmpi_create(p->comm, path, cmode, iok_params_info(p), &f->ncid);
     if (err != NC_NOERR) {
         int rc = fail(f, "ncmpi_create", NULL, err);
         free_file(f);
@@ -159,7 +159,7 @@ static int
 pnc_open(void **h, const char *path, const struct iok_schema *s, const struct iok_backend_params *p)
 {
     struct pnc_file *f = new_file(path, s, p);
-    int err = ncmpi_open(p->comm, path, NC_NOWRITE, p->info, &f->ncid);
+    int err = ncmpi_open(p->comm, path, NC_NOWRITE, iok_params_info(p), &f->ncid);
     if (err != NC_NOERR) {
         int rc = fail(f, "ncmpi_open", NULL, err);
         free_file(f);

@@ -116,8 +116,8 @@ iok_hints_json(const struct iok_run *run)
     }
     return json_pack("{s:o, s:o, s:b, s:o}", "requested", info_json(run->hints), "file",
                      run->core.hints_file[0] ? json_string(run->core.hints_file) : json_null(),
-                     "passed_to_library", (run->backend->caps & IOK_CAP_HINTS) != 0,
-                     "environment", env);
+                     "passed_to_library", (run->backend->caps & IOK_CAP_HINTS) != 0, "environment",
+                     env);
 }
 
 json_t *
