@@ -52,7 +52,12 @@ def test_write_read_verify(tmp_path, built_backends, backend, np_, iot, storage)
     assert [p["op"] for p in rec["passes"]] == ["write", "read"]
     assert [p["bytes"] for p in rec["passes"]] == [ELEMS * 4, ELEMS * 4]
     assert rec["passes"][0]["requests"] == np_ * 4  # one call per rank and time step
-    assert rec["verify"] == {"enabled": True, "checked": ELEMS, "mismatches": 0, "ok": True}
+    assert rec["verify"] == {
+        "enabled": True,
+        "values_checked": ELEMS,
+        "values_mismatched": 0,
+        "ok": True,
+    }
     assert f"TEST PASSED: {ELEMS} values checked" in r.out
     assert r.out.count("benchmark:write") == 5 and r.out.count("benchmark:read") == 5
     if backend == "netcdf4":
@@ -204,7 +209,12 @@ def test_file_per_process(tmp_path, iot):
     args = ["-d", GEOM, "-n=2", "-p=2", "-t", iot, "--file-per-process", "-f", "p.nc"]
     r = nc(4, [*args, "-w", "-r", "--verify", "-c", "auto"], tmp_path)
     assert r.rc == 0, r.err
-    assert r.record["verify"] == {"enabled": True, "checked": ELEMS, "mismatches": 0, "ok": True}
+    assert r.record["verify"] == {
+        "enabled": True,
+        "values_checked": ELEMS,
+        "values_mismatched": 0,
+        "ok": True,
+    }
     assert "rank r reads the file p.nc.((r + 1) % 4), written by another rank" in r.out
     for rank in range(4):  # each file: all time steps of one block (1:4:6:3)
         h = header(f"p.nc.{rank}", tmp_path)
@@ -262,7 +272,7 @@ def test_parser_output_is_csv(tmp_path):
         assert int(x["bytes"]) == ELEMS * 4
         assert float(x["io_s"]) > 0 and float(x["bandwidth_Bps"]) > 0
         assert float(x["io_bandwidth_Bps"]) == pytest.approx(ELEMS * 4 / float(x["io_s"]), rel=1e-3)
-    assert {x["values_checked"] for x in rows} == {"", str(ELEMS)}
+    assert {x["checked"] for x in rows} == {"", str(ELEMS)}
     assert "Benchtool" not in r.out
 
 
