@@ -36,6 +36,7 @@ enum iok_caps {
     IOK_CAP_DEFLATE = 1u << 8,     /* honours iok_var.deflate */
     IOK_CAP_GROUPS = 1u << 9,      /* schema groups: group paths, attributes on groups */
     IOK_CAP_COMPOUND = 1u << 10,   /* schema compound types on variables and attributes */
+    IOK_CAP_HINTS = 1u << 11,      /* hands iok_backend_params.info to its library */
 };
 
 /* What the core hands a backend when it creates or opens a file. */
@@ -44,6 +45,12 @@ struct iok_backend_params {
     int collective;   /* 1 collective, 0 independent transfers */
     enum iok_api api; /* checked against caps by the core */
     const void *opts; /* the backend's own option struct */
+    /* The run's hints (--hints, --hints-file), built once by the core:
+     * MPI_INFO_NULL when none. A backend with IOK_CAP_HINTS passes it to its
+     * library's create and open (MPI_File_open, ncmpi_create, the mpio fapl,
+     * nc_create_par) through iok_params_info() and never frees it. Environment variables the
+     * libraries read themselves (ROMIO_HINTS, PNETCDF_HINTS) apply on top. */
+    MPI_Info info;
 };
 
 struct iok_backend {
@@ -70,7 +77,21 @@ struct iok_backend {
     int (*wait)(void *handle);
     int (*flush)(void *handle); /* may be NULL: then --fsync is refused */
     int (*close)(void *handle);
+    /* May be NULL. The hints in effect on an open file, as the library
+     * reports them (MPI_File_get_info, ncmpi_inq_file_info, ...): a new
+     * info in *out that the core frees, or MPI_INFO_NULL when the library
+     * cannot tell. Called by the core on every rank, untimed, after
+     * create + define or open. Not collective unless the backend says so. */
+    int (*info)(void *handle, MPI_Info *out);
 };
+
+/* The info to hand the library: p->info, or MPI_INFO_NULL when the caller
+ * left the field zero (a zero MPI_Info is not MPI_INFO_NULL in OpenMPI). */
+static inline MPI_Info
+iok_params_info(const struct iok_backend_params *p)
+{
+    return p->info ? p->info : MPI_INFO_NULL;
+}
 
 /* The registry, generated at configure time from the backends built. */
 const struct iok_backend *iok_backend_find(const char *name);

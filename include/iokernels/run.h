@@ -4,6 +4,7 @@
 #define IOKERNELS_RUN_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <mpi.h>
 
@@ -26,8 +27,11 @@ struct iok_core_opts {
     int iterations;
     int drop_caches;
     int shift_ranks;
-    int machine_report; /* set by a kernel whose report is machine-readable (CSV):
-                           the core then adds no text block after it */
+    char hints[IOK_OPT_STRLEN];       /* --hints key=value,... */
+    char mpiio_hints[IOK_OPT_STRLEN]; /* --mpiio-hints: alias of --hints */
+    char hints_file[IOK_OPT_STRLEN];  /* --hints-file: "key value" lines */
+    int machine_report;               /* set by a kernel whose report is machine-readable (CSV):
+                                         the core then adds no text block after it */
 };
 
 enum iok_phase {
@@ -80,6 +84,12 @@ struct iok_osbytes {
     int64_t rchar, wchar, read_bytes, write_bytes;
 };
 
+/* One hint in effect on an open file, as the I/O library reports it. */
+struct iok_hint {
+    char key[MPI_MAX_INFO_KEY + 1];
+    char value[MPI_MAX_INFO_VAL + 1];
+};
+
 /* One pass over one file: a write, a read, or the read-back of --verify. */
 struct iok_pass_result {
     enum iok_op op;
@@ -108,7 +118,28 @@ struct iok_pass_result {
      * per-rank figures (open/I/O/close time per rank and their min/avg/max,
      * as IOR and NetCDF-Bench print them). Freed by the core. */
     double *rank_phase;
+    /* Rank 0 only: the hints in effect after create + define or open, as
+     * the backend's library reports them for rank 0's file (nhints -1: the
+     * backend cannot report them). Freed by the core. */
+    int nhints;
+    struct iok_hint *hints;
+    /* Read and verify passes of backends that move data: 1 when the OS
+     * read_bytes summed over ranks is at least half the bytes read (the
+     * read came from storage), 0 when it came from the page cache or the
+     * OS counts are unknown; `source` says which and why. */
+    int from_storage;
+    char source[160];
 };
+
+/* The value of hint `key` in effect during pass p, or NULL (rank 0). */
+static inline const char *
+iok_pass_hint(const struct iok_pass_result *p, const char *key)
+{
+    for (int i = 0; i < p->nhints; i++)
+        if (!strcmp(p->hints[i].key, key))
+            return p->hints[i].value;
+    return NULL;
+}
 
 struct iok_result {
     int npasses, cap;
@@ -129,6 +160,7 @@ struct iok_run {
     int do_write, do_read;
     const char *input_path; /* the kernel's input file actually read, or NULL */
     unsigned kernel_flags;  /* the kernel's IOK_KERNEL_* flags */
+    MPI_Info hints;         /* --hints and --hints-file, MPI_INFO_NULL when none */
 };
 
 #endif

@@ -29,6 +29,9 @@ class CaseSummary:
     bytes: int | None = None
     verified: bool | None = None  # every successful run checked, no mismatch
     fsync: bool | None = None
+    # reads: True every successful run read from storage, False some read came
+    # from the page cache (OS read_bytes under half the bytes read), None unknown
+    from_storage: bool | None = None
     phases: dict = field(default_factory=dict)  # phase -> median job time (s)
     phase_io: dict = field(default_factory=dict)  # phase -> counted as I/O time
     errors: list = field(default_factory=list)  # (exit code, error) of failed runs
@@ -37,6 +40,11 @@ class CaseSummary:
     def bandwidth(self):
         """The figure of the mode: read bandwidth for reads, else write."""
         return self.read_bw if self.mode == "read" else self.write_bw
+
+    @property
+    def cached_read(self):
+        """A read case whose figure is (partly) the page cache's, not storage's."""
+        return self.mode in ("read", "both") and self.from_storage is False
 
     @property
     def series(self):
@@ -84,6 +92,9 @@ def summarize(runs, phases_by_run=None):
             if all(r["verify_enabled"] for r in good):
                 s.verified = all(r["verify_ok"] for r in good)
             s.fsync = bool(good[-1]["fsync"])
+            sources = [r.get("read_from_storage") for r in good if r["read_bytes"]]
+            if sources and all(v is not None for v in sources):
+                s.from_storage = all(sources)
             for r in good:
                 for n, (_, io) in phases_by_run.get(r["id"], {}).items():
                     s.phase_io[n] = io

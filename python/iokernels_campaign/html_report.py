@@ -8,9 +8,9 @@ import html
 import time
 from pathlib import Path
 
-from . import plots
+from . import plots, rules
 from .aggregate import mislabelled_phases, summarize
-from .tables import MIB, fmt
+from .tables import MIB, fmt, source
 
 GENERATOR = '<meta name="generator" content="iokernels-campaign">'
 MARKER = ".iokernels-campaign"
@@ -21,7 +21,9 @@ h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1
 table { border-collapse: collapse; font-size: 12px; margin: 8px 0; }
 th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; }
 th { background: #eef; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-tr.failed td { background: #fdd; } .note { font-size: 12px; color: #555; max-width: 900px; }
+tr.failed td { background: #fdd; } tr.cached td { background: #fff3c4; }
+tr.cached td:nth-child(10) { font-weight: bold; color: #a05a00; }
+.note { font-size: 12px; color: #555; max-width: 900px; }
 img { max-width: 100%; border: 1px solid #ddd; margin: 6px 0 18px; }
 """
 
@@ -67,6 +69,7 @@ def _cases_html(summaries):
         "api",
         "ok/runs",
         "MiB/s",
+        "read from",
         "ceiling MiB/s",
         "fraction of ceiling",
         "peak MiB/rank min/avg/max",
@@ -88,6 +91,7 @@ def _cases_html(summaries):
                 s.api or "-",
                 f"{s.ok}/{s.runs}",
                 fmt(s.bandwidth, ".1f", MIB),
+                source(s.from_storage, s.mode),
                 fmt(s.ceiling_bw, ".1f", MIB),
                 fmt(s.ceiling_fraction, ".2f"),
                 rss if s.ok else "-",
@@ -96,9 +100,31 @@ def _cases_html(summaries):
                 {True: "yes", False: "no", None: "-"}[s.fsync] if s.mode != "read" else "-",
             ]
         )
-        classes.append("failed" if s.ok < s.runs else "")
+        classes.append("failed" if s.ok < s.runs else "cached" if s.cached_read else "")
     numeric = {"ranks", "MiB/s", "ceiling MiB/s", "fraction of ceiling", "MiB moved"}
     return _table(headers, rows, numeric, classes)
+
+
+def _sources_html(summaries):
+    """One line: which read cases came from storage and which from the page cache."""
+    reads = [
+        s
+        for s in summaries
+        if s.ok and s.mode in ("read", "both") and not rules.moves_no_data(s.backend)
+    ]
+    if not reads:
+        return ""
+    stored = [s for s in reads if s.from_storage]
+    cached = [s for s in reads if s.from_storage is False]
+    unknown = len(reads) - len(stored) - len(cached)
+    names = ", ".join(html.escape(f"{s.label} {s.series} n{s.ranks}") for s in cached)
+    text = f"Reads (the null backend aside): {len(stored)} of {len(reads)} read cases "
+    text += "came from storage"
+    if cached:
+        text += f"; <b>{len(cached)} from the page cache</b>: {names}"
+    if unknown:
+        text += f"; {unknown} unknown (no OS byte counts)"
+    return f'<p class="note">{text}.</p>'
 
 
 def _environment_html(store_campaigns, runs):
@@ -189,10 +215,15 @@ def write(store, html_path, campaign=None, title=None):
         "iterations. Ceiling = a contiguous MPI-IO write of the same bytes by the same ranks "
         "in the same job, measured right after the kernel's write where the case asked for "
         "it (--ceiling); fraction = kernel bandwidth / ceiling. Reads run after the writes "
-        "in the same directory and may be served from the page cache. Peak memory is each "
+        "in the same directory; a read counts as <b>from storage</b> only when the OS "
+        "read_bytes (/proc/self/io, summed over ranks) reach half the bytes read, otherwise "
+        "it is marked <b>page cache</b> (rows shaded, hatched bars, hollow markers, "
+        "[page cache] in labels): its bandwidth is memory's, not the file system's. "
+        "Peak memory is each "
         "rank's VmHWM over the pass. The null backend moves no data: it measures the suite "
         "itself. Failed runs are listed apart and never counted as results.</p>",
         "<h2>Cases</h2>",
+        _sources_html(summaries),
         _cases_html(summaries),
         "<h2>Plots</h2>",
     ]

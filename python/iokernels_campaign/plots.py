@@ -29,7 +29,7 @@ def _save(fig, path):
 
 
 def _case_label(s):
-    return f"{s.label} {s.series} n{s.ranks} {s.mode}"
+    return f"{s.label} {s.series} n{s.ranks} {s.mode}" + (" [page cache]" if s.cached_read else "")
 
 
 def bandwidth_by_backend(summaries, path):
@@ -50,11 +50,19 @@ def bandwidth_by_backend(summaries, path):
         x = np.arange(len(series))
         width = 0.38
         for i, (op, attr, color) in enumerate(OPS):
-            vals = []
+            vals, cached = [], []
             for name in series:
-                v = [getattr(s, attr) for s in mine if s.series == name and s.mode in (op, "both")]
-                vals.append((v[0] or 0.0) / MIB if v else 0.0)
+                v = [s for s in mine if s.series == name and s.mode in (op, "both")]
+                vals.append((getattr(v[0], attr) or 0.0) / MIB if v else 0.0)
+                cached.append(op == "read" and bool(v) and v[0].cached_read)
             bars = ax.bar(x + (i - 0.5) * width, vals, width, label=f"{op}", color=color)
+            for b, c in zip(bars, cached, strict=True):
+                if c:  # the page cache's bandwidth, not storage's
+                    b.set_hatch("xx")
+                    b.set_edgecolor("black")
+                    b.set_label("_")
+            if any(cached):
+                ax.bar(0, 0, 0, color="white", edgecolor="black", hatch="xx", label="page cache")
             for b, v in zip(bars, vals, strict=True):
                 if v > 0:
                     ax.annotate(
@@ -102,13 +110,14 @@ def bandwidth_vs_ranks(summaries, path):
     ks = kernels(ok)
     fig, axes = plt.subplots(len(ks), 2, figsize=(11, 4.2 * len(ks)), squeeze=False)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    cached_any = False
     for row, k in zip(axes, ks, strict=True):
         mine = [s for s in ok if s.label == k]
         series = list(dict.fromkeys(s.series for s in mine))
         for ax, (op, attr, _) in zip(row, OPS, strict=True):
             for i, name in enumerate(series):
                 pts = sorted(
-                    (s.ranks, getattr(s, attr), s.ceiling_bw)
+                    (s.ranks, getattr(s, attr), s.ceiling_bw, op == "read" and s.cached_read)
                     for s in mine
                     if s.series == name and s.mode in (op, "both") and getattr(s, attr)
                 )
@@ -117,6 +126,17 @@ def bandwidth_vs_ranks(summaries, path):
                 color = colors[i % len(colors)]
                 xs = [p[0] for p in pts]
                 ax.plot(xs, [p[1] / MIB for p in pts], "o-", color=color, label=name)
+                hollow = [(p[0], p[1] / MIB) for p in pts if p[3]]
+                if hollow:  # page cache: hollow markers over the line's
+                    ax.plot(
+                        *zip(*hollow, strict=True),
+                        "o",
+                        markersize=9,
+                        markerfacecolor="white",
+                        markeredgecolor=color,
+                        label="_",
+                    )
+                    cached_any = True
                 cpts = [(p[0], p[2] / MIB) for p in pts if p[2]]
                 if op == "write" and cpts:
                     ax.plot(
@@ -139,8 +159,13 @@ def bandwidth_vs_ranks(summaries, path):
             ax.grid(which="both", alpha=0.3)
             if ax.lines:
                 ax.legend(fontsize=7, ncol=2)
+    notes = []
     if any(rules.moves_no_data(s.backend) for s in _ok(summaries)):
-        fig.suptitle("(the null backend is left out: it moves no data)", fontsize=8, y=0.995)
+        notes.append("the null backend is left out: it moves no data")
+    if cached_any:
+        notes.append("hollow markers: reads served from the page cache")
+    if notes:
+        fig.suptitle(f"({'; '.join(notes)})", fontsize=8, y=0.995)
     return _save(fig, path)
 
 

@@ -1,7 +1,21 @@
-"""The JSON record of one run (src/core/json_record.c, schema_version 1) as
-columns: the run's figures, one row per pass, one row per pass and phase."""
+"""The JSON record of one run (src/core/json_record.c, schema_version 2,
+schema/record.schema.json) as columns: the run's figures, one row per pass,
+one row per pass and phase. The store keeps bandwidths in bytes/s (the
+record's MiB/s times MIB) and times in seconds under its own column names."""
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+MIB = 1048576.0
+
+
+def _bw(mib_s):
+    """A record's MiB/s as the store's bytes/s."""
+    return None if mib_s is None else mib_s * MIB
+
+
+def _flag(value):
+    """A record's boolean (or null) as an SQLite integer (or NULL)."""
+    return None if value is None else int(value)
+
 
 # column -> how to get it from the record; every figure of the record
 RUN_COLUMNS = {
@@ -9,19 +23,19 @@ RUN_COLUMNS = {
     "io": lambda r: r["io"],
     "api": lambda r: r["api"],
     "nprocs": lambda r: r["nprocs"],
-    "parse_time": lambda r: r["parse_time"],
+    "parse_time": lambda r: r["parse_seconds"],
     "write_bytes": lambda r: r["summary"]["write_bytes"],
-    "write_time": lambda r: r["summary"]["write_time"],
-    "write_bandwidth": lambda r: r["summary"]["write_bandwidth"],
+    "write_time": lambda r: r["summary"]["write_seconds"],
+    "write_bandwidth": lambda r: _bw(r["summary"]["write_bandwidth_mib_s"]),
     "read_bytes": lambda r: r["summary"]["read_bytes"],
-    "read_time": lambda r: r["summary"]["read_time"],
-    "read_bandwidth": lambda r: r["summary"]["read_bandwidth"],
-    "peak_rss_max": lambda r: r["summary"]["peak_rss_max"],
+    "read_time": lambda r: r["summary"]["read_seconds"],
+    "read_bandwidth": lambda r: _bw(r["summary"]["read_bandwidth_mib_s"]),
+    "peak_rss_max": lambda r: r["summary"]["peak_rss_max_bytes"],
     "peak_rss_min": lambda r: _peak_pass(r)["min"],
     "peak_rss_avg": lambda r: _peak_pass(r)["avg"],
     "verify_enabled": lambda r: int(r["verify"]["enabled"]),
-    "verify_checked": lambda r: r["verify"]["checked"],
-    "verify_mismatches": lambda r: r["verify"]["mismatches"],
+    "verify_checked": lambda r: r["verify"]["values_checked"],
+    "verify_mismatches": lambda r: r["verify"]["values_mismatched"],
     "verify_ok": lambda r: int(r["verify"]["ok"]),
     "ceiling_bytes": lambda r: _ceiling(r)[0],
     "ceiling_time": lambda r: _ceiling(r)[1],
@@ -29,13 +43,16 @@ RUN_COLUMNS = {
     "ceiling_fraction": lambda r: _ceiling(r)[3],
     "ceiling_read_bandwidth": lambda r: _read_ceiling(r),
     "page_cache_suspect": lambda r: int(any(p.get("page_cache_suspect") for p in r["passes"])),
+    # 1: every read pass came from storage, 0: some came from the page cache, NULL: no read
+    "read_from_storage": lambda r: _flag(r["summary"]["read_from_storage"]),
     "os_write_bytes": lambda r: _os_sum(r, "write_bytes"),
     "os_read_bytes": lambda r: _os_sum(r, "read_bytes"),
     "iterations": lambda r: r["iterations"]["count"],
-    "fsync": lambda r: int(r["options"]["core"].get("fsync") == "1"),
+    "fsync": lambda r: int(r["options"]["core"].get("fsync") is True),
     "backend_version": lambda r: r["libraries"].get(r["backend"]),
     "mpi_version": lambda r: r["libraries"].get("mpi"),
-    "host": lambda r: r["host"],
+    "host": lambda r: r["environment"]["hostnames"][0],
+    "nodes": lambda r: r["environment"]["nodes"],
     "date": lambda r: r["date"],
     "fs_type": lambda r: r["filesystem"]["type"],
     "fs_free_bytes": lambda r: r["filesystem"]["free_bytes"],
@@ -46,7 +63,8 @@ RUN_COLUMNS = {
 PASS_COLUMNS = (
     "idx op path bytes requests rank_bytes_min rank_bytes_avg rank_bytes_max io_time "
     "bandwidth peak_rss_min peak_rss_avg peak_rss_max ceiling_bytes ceiling_time "
-    "ceiling_bandwidth ceiling_fraction checked mismatches first_bad"
+    "ceiling_bandwidth ceiling_fraction checked mismatches first_bad from_storage "
+    "from_storage_reason"
 ).split()
 PHASE_COLUMNS = "pass_idx phase job rank_min rank_avg rank_max count io".split()
 
@@ -57,7 +75,7 @@ class RecordError(Exception):
 
 def _peak_pass(r):
     """Peak memory per rank (min/avg/max) of the pass that reached the highest."""
-    return max((p["peak_rss"] for p in r["passes"]), key=lambda m: m["max"])
+    return max((p["peak_rss_bytes"] for p in r["passes"]), key=lambda m: m["max"])
 
 
 def _os_sum(r, key):
@@ -69,7 +87,7 @@ def _os_sum(r, key):
 def _read_ceiling(r):
     """The device's read rate (O_DIRECT) measured beside the read passes."""
     bws = [
-        p["ceiling"]["read_bandwidth"]
+        _bw(p["ceiling"]["read_bandwidth_mib_s"])
         for p in r["passes"]
         if p["op"] != "write" and p.get("ceiling", {}).get("direct_read")
     ]
@@ -85,12 +103,12 @@ def _ceiling(r):
         return None, None, None, None
     if len(cs) == 1:
         c = cs[0][1]
-        return c["bytes"], c["write_time"], c["write_bandwidth"], c["fraction"]
+        return c["bytes"], c["write_seconds"], _bw(c["write_bandwidth_mib_s"]), c["fraction"]
     nbytes = sum(c["bytes"] for _, c in cs)
-    t = sum(c["write_time"] for _, c in cs)
+    t = sum(c["write_seconds"] for _, c in cs)
     bw = nbytes / t if t > 0 else 0.0
     kbytes = sum(p["bytes"] for p, _ in cs)
-    ktime = sum(p["io_time"] for p, _ in cs)
+    ktime = sum(p["io_seconds"] for p, _ in cs)
     kbw = kbytes / ktime if ktime > 0 else 0.0
     return nbytes, t, bw, (kbw / bw if bw > 0 else None)
 
@@ -121,21 +139,24 @@ def pass_rows(record):
                 "rank_bytes_min": p["rank_bytes"]["min"],
                 "rank_bytes_avg": p["rank_bytes"]["avg"],
                 "rank_bytes_max": p["rank_bytes"]["max"],
-                "io_time": p["io_time"],
-                "bandwidth": p["bandwidth"],
-                "peak_rss_min": p["peak_rss"]["min"],
-                "peak_rss_avg": p["peak_rss"]["avg"],
-                "peak_rss_max": p["peak_rss"]["max"],
+                "io_time": p["io_seconds"],
+                "bandwidth": _bw(p["bandwidth_mib_s"]),
+                "peak_rss_min": p["peak_rss_bytes"]["min"],
+                "peak_rss_avg": p["peak_rss_bytes"]["avg"],
+                "peak_rss_max": p["peak_rss_bytes"]["max"],
                 # the ceiling that judges this pass: the write, or the O_DIRECT read
                 "ceiling_bytes": c.get("bytes"),
-                "ceiling_time": c.get("write_time" if p["op"] == "write" else "read_time"),
-                "ceiling_bandwidth": c.get(
-                    "write_bandwidth" if p["op"] == "write" else "read_bandwidth"
+                "ceiling_time": c.get("write_seconds" if p["op"] == "write" else "read_seconds"),
+                "ceiling_bandwidth": _bw(
+                    c.get("write_bandwidth_mib_s" if p["op"] == "write" else "read_bandwidth_mib_s")
                 ),
                 "ceiling_fraction": c.get("fraction"),
-                "checked": p.get("checked"),
-                "mismatches": p.get("mismatches"),
-                "first_bad": p.get("first_bad"),
+                "checked": p.get("values_checked"),
+                "mismatches": p.get("values_mismatched"),
+                "first_bad": p.get("first_mismatch"),
+                # reads only: 1 from storage, 0 page cache (OS read_bytes under half)
+                "from_storage": _flag(p.get("from_storage")),
+                "from_storage_reason": p.get("from_storage_reason"),
             }
         )
         for name, ph in p["phases"].items():
@@ -143,10 +164,10 @@ def pass_rows(record):
                 {
                     "pass_idx": i,
                     "phase": name,
-                    "job": ph["job"],
-                    "rank_min": ph["rank"]["min"],
-                    "rank_avg": ph["rank"]["avg"],
-                    "rank_max": ph["rank"]["max"],
+                    "job": ph["job_seconds"],
+                    "rank_min": ph["rank_seconds"]["min"],
+                    "rank_avg": ph["rank_seconds"]["avg"],
+                    "rank_max": ph["rank_seconds"]["max"],
                     "count": ph["count"],
                     "io": int(ph["io"]),
                 }

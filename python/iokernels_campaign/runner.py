@@ -21,8 +21,6 @@ from pathlib import Path
 from . import launch, outcome
 from .spec import Case
 
-MIB = 1048576.0
-
 
 class RunnerError(Exception):
     """sbatch refused a script, or a session cannot be collected."""
@@ -98,8 +96,10 @@ def progress_line(session, case, mode, iteration, res):
         code = "" if res.exit_code is None else f" (exit {res.exit_code})"
         return f"{head} {took}  FAILED{code}: {res.error}"
     s = res.record["summary"]
-    bw = s["read_bandwidth"] if mode == "read" else s["write_bandwidth"]
-    line = f"{head} {took}  ok  {bw / MIB:10.1f} MiB/s"
+    bw = s["read_bandwidth_mib_s"] if mode == "read" else s["write_bandwidth_mib_s"]
+    line = f"{head} {took}  ok  {bw:10.1f} MiB/s"
+    if mode == "read" and s.get("read_from_storage") is False:
+        line += "  [page cache]"
     fractions = [p["ceiling"]["fraction"] for p in res.record["passes"] if "ceiling" in p]
     if fractions:
         line += f"  ceiling x{min(fractions):.2f}"

@@ -4,7 +4,10 @@ run so that several campaigns can write the same file at once.
 Tables: campaigns (one row per `run` invocation), runs (one row per run of
 one case step and iteration, keyed by campaign, case hash and iteration:
 the record's figures as columns plus the whole record), passes and phases
-(the record's per-pass and per-phase figures). A failed run has status
+(the record's per-pass and per-phase figures). Bandwidths are bytes/s,
+times seconds. Cached reads are named: runs.read_from_storage (1 every read
+pass came from storage, 0 some came from the page cache, NULL no read) and
+passes.from_storage with its reason. A failed run has status
 'failed', its exit code and error line, and no figures."""
 
 import json
@@ -14,7 +17,7 @@ from pathlib import Path
 
 from .record import PASS_COLUMNS, PHASE_COLUMNS, RUN_COLUMNS, pass_rows, run_columns
 
-STORE_VERSION = 1
+STORE_VERSION = 2  # 2: JSON record schema 2, read_from_storage and from_storage
 BUSY_TIMEOUT_S = 120
 
 _RUN_KEYS = (

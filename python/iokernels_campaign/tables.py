@@ -26,6 +26,13 @@ def render(headers, rows, right=()):
     return "\n".join(lines)
 
 
+def source(from_storage, mode):
+    """Where a read's bytes came from: storage, page cache, or '-'."""
+    if mode not in ("read", "both") or from_storage is None:
+        return "-"
+    return "storage" if from_storage else "PAGE CACHE"
+
+
 def _status(run):
     if run["status"] == "ok":
         return "ok"
@@ -44,6 +51,7 @@ def runs_table(runs):
         "iter",
         "status",
         "MiB/s",
+        "read from",
         "ceiling",
         "peak MiB",
     ]
@@ -62,6 +70,7 @@ def runs_table(runs):
                 r["iteration"],
                 _status(r),
                 fmt(bw, scale=MIB),
+                source(r.get("read_from_storage"), r["mode"]),
                 fmt(r["ceiling_fraction"], ".2f"),
                 fmt(r["peak_rss_max"], scale=MIB),
             ]
@@ -77,6 +86,7 @@ def cases_table(summaries):
         "mode",
         "ok/runs",
         "MiB/s",
+        "read from",
         "ceiling MiB/s",
         "fraction",
         "peak MiB/rank",
@@ -91,6 +101,7 @@ def cases_table(summaries):
                 s.mode,
                 f"{s.ok}/{s.runs}",
                 fmt(s.bandwidth, scale=MIB),
+                source(s.from_storage, s.mode),
                 fmt(s.ceiling_bw, scale=MIB),
                 fmt(s.ceiling_fraction, ".2f"),
                 fmt(s.rss_max, scale=MIB),
@@ -103,7 +114,8 @@ def cases_table(summaries):
 
 def short_table(summaries):
     """Per kernel, at its largest rank count: one row per backend (and
-    variant), write and read side by side. Failed cases show their count."""
+    variant), write and read side by side. Failed cases show their count; a
+    read served from the page cache carries a '*' and a note below."""
     headers = [
         "kernel",
         "backend",
@@ -133,14 +145,17 @@ def short_table(summaries):
                     series,
                     top,
                     fmt(w.write_bw if w else None, scale=MIB),
-                    fmt(r.read_bw if r else None, scale=MIB),
+                    fmt(r.read_bw if r else None, scale=MIB) + ("*" if r and r.cached_read else ""),
                     fmt(w.ceiling_bw if w else None, scale=MIB),
                     fmt(w.ceiling_fraction if w else None, ".2f"),
                     fmt(rss, scale=MIB),
                     failed or "",
                 ]
             )
-    return render(headers, rows, right=set(headers[2:]))
+    text = render(headers, rows, right=set(headers[2:]))
+    if any(row[4].endswith("*") for row in rows):
+        text += "\n* read served from the page cache (OS read_bytes under half the bytes read)"
+    return text
 
 
 def compare_table(runs_a, runs_b, name_a="A", name_b="B"):

@@ -59,16 +59,16 @@ def test_record_of_a_failed_verification_is_not_a_result(tmp_path):
         tmp_path,
         3,
         "iokernels: error: verify failed: 1 of 10 values differ\n",
-        {"schema_version": 1, "exit_code": 3},
+        {"schema_version": 2, "exit_code": 3},
     )
     assert (o.status, o.exit_code) == ("failed", 3)
     assert o.error.startswith("iokernels: error: verify failed")
 
 
 def test_record_of_another_schema_is_refused(tmp_path):
-    o = step(tmp_path, 0, "", {"schema_version": 2, "exit_code": 0})
+    o = step(tmp_path, 0, "", {"schema_version": 1, "exit_code": 0})
     assert o.status == "failed"
-    assert o.error == "JSON record schema_version 2: this campaign tool reads 1"
+    assert o.error == "JSON record schema_version 1: this campaign tool reads 2"
 
 
 def test_no_status_file_means_not_run(tmp_path):

@@ -8,6 +8,7 @@ import sqlite3
 from conftest import cli
 
 GRID_BYTES = 16**3 * 5 * 2 * 8  # grid, five doubles per point, 2 dumps
+MIB = 1048576.0
 
 
 def rows(db, sql, *args):
@@ -36,14 +37,17 @@ def test_run_stores_results_and_failures(tiny):
     for r in ok:
         rec = json.loads(r["record"])
         assert r["write_bytes"] == rec["summary"]["write_bytes"]
-        assert r["write_bandwidth"] == rec["summary"]["write_bandwidth"]
-        assert r["read_bandwidth"] == rec["summary"]["read_bandwidth"]
-        assert r["peak_rss_max"] == rec["summary"]["peak_rss_max"] > 0
+        # the store keeps bytes/s, the record MiB/s
+        assert r["write_bandwidth"] == rec["summary"]["write_bandwidth_mib_s"] * MIB
+        assert r["read_bandwidth"] == rec["summary"]["read_bandwidth_mib_s"] * MIB
+        assert r["peak_rss_max"] == rec["summary"]["peak_rss_max_bytes"] > 0
+        assert r["host"] == rec["environment"]["hostnames"][0] and r["nodes"] == 1
         assert (r["write_bytes"] if r["mode"] == "write" else r["read_bytes"]) == GRID_BYTES
     mw = next(r for r in ok if (r["backend"], r["mode"]) == ("mpiio", "write"))
     assert mw["verify_ok"] == 1 and mw["verify_checked"] == GRID_BYTES // 8
     rec = json.loads(mw["record"])
-    assert mw["ceiling_bandwidth"] == rec["passes"][0]["ceiling"]["write_bandwidth"] > 0
+    assert mw["ceiling_bandwidth"] == rec["passes"][0]["ceiling"]["write_bandwidth_mib_s"] * MIB
+    assert mw["ceiling_bandwidth"] > 0
     assert abs(mw["ceiling_fraction"] - rec["passes"][0]["ceiling"]["fraction"]) < 1e-9
     # a read runs in the write's directory and finds its file
     mr = next(r for r in ok if (r["backend"], r["mode"]) == ("mpiio", "read"))

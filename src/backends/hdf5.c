@@ -204,7 +204,7 @@ new_handle(struct h5file **out, const char *path, const struct iok_schema *s,
         f->groups[g] = H5I_INVALID_HID;
 
     f->fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (f->fapl < 0 || H5Pset_fapl_mpio(f->fapl, p->comm, MPI_INFO_NULL) < 0)
+    if (f->fapl < 0 || H5Pset_fapl_mpio(f->fapl, p->comm, iok_params_info(p)) < 0)
         return h5fail("H5Pset_fapl_mpio failed for %s", path);
     if (H5Pset_all_coll_metadata_ops(f->fapl, 1) < 0 || H5Pset_coll_metadata_write(f->fapl, 1) < 0)
         return h5fail("H5Pset_all_coll_metadata_ops failed for %s", path);
@@ -735,13 +735,26 @@ hdf5_close(void *handle)
     return rc;
 }
 
+/* The hints of the MPI file under the HDF5 file (its mpio driver's handle). */
+static int
+hdf5_info(void *h, MPI_Info *out)
+{
+    struct h5file *f = h;
+    MPI_File *fh = NULL;
+    if (H5Fget_vfd_handle(f->file, f->fapl, (void **)&fh) < 0 || !fh)
+        return h5fail("H5Fget_vfd_handle failed for %s", f->path);
+    int err = MPI_File_get_info(*fh, out);
+    return err == MPI_SUCCESS ? IOK_OK
+                              : iok_error(IOK_EIO, "MPI_File_get_info failed for %s", f->path);
+}
+
 const struct iok_backend iok_backend_hdf5 = {
     .abi = IOK_BACKEND_ABI,
     .name = "hdf5",
     .summary = "parallel HDF5 (MPI-IO driver)",
     .ext = ".h5",
     .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_ATTRS | IOK_CAP_CHUNKS |
-            IOK_CAP_FILL | IOK_CAP_DEFLATE | IOK_CAP_GROUPS | IOK_CAP_COMPOUND,
+            IOK_CAP_FILL | IOK_CAP_DEFLATE | IOK_CAP_GROUPS | IOK_CAP_COMPOUND | IOK_CAP_HINTS,
     .options = hdf5_options,
     .opts_size = sizeof(struct hdf5_opts),
     .version = hdf5_version,
@@ -753,4 +766,5 @@ const struct iok_backend iok_backend_hdf5 = {
     .wait = hdf5_wait,
     .flush = hdf5_flush,
     .close = hdf5_close,
+    .info = hdf5_info,
 };

@@ -11,15 +11,6 @@
 #include "iokernels/backend.h"
 #include "iokernels/error.h"
 
-struct mpiio_opts {
-    char hints[IOK_OPT_STRLEN];
-};
-
-static const struct iok_option mpiio_options[] = {
-    {"mpiio-hints", 0, IOK_OPT_STRING, offsetof(struct mpiio_opts, hints), NULL,
-     "MPI-IO hints as key=value,key=value (e.g. cb_nodes=2,romio_cb_write=enable)"},
-    {NULL}};
-
 struct mpiio_file {
     MPI_File fh;
     int collective;
@@ -56,29 +47,6 @@ mpi_fail(const struct mpiio_file *f, const char *call, int err)
     return iok_error(IOK_EIO, "%s on %s failed: %s", call, f->path, msg);
 }
 
-/* "a=b,c=d" -> MPI_Info (MPI_INFO_NULL when empty). */
-static int
-make_info(const char *hints, MPI_Info *info)
-{
-    *info = MPI_INFO_NULL;
-    if (!hints || !hints[0])
-        return IOK_OK;
-    MPI_Info_create(info);
-    char *copy = strdup(hints), *save = NULL;
-    for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '=');
-        if (!eq || eq == kv || !eq[1]) {
-            free(copy);
-            MPI_Info_free(info);
-            return iok_error(IOK_EUSAGE, "--mpiio-hints: '%s' is not key=value", kv);
-        }
-        *eq = '\0';
-        MPI_Info_set(*info, kv, eq + 1);
-    }
-    free(copy);
-    return IOK_OK;
-}
-
 static struct mpiio_file *
 new_file(const char *path, const struct iok_schema *s, const struct iok_backend_params *p)
 {
@@ -98,20 +66,10 @@ static int
 open_common(void **h, const char *path, const struct iok_schema *s,
             const struct iok_backend_params *p, int amode)
 {
-    const struct mpiio_opts *o = p->opts;
     struct mpiio_file *f = new_file(path, s, p);
-    MPI_Info info;
-    int rc = make_info(o ? o->hints : NULL, &info);
-    if (rc) {
-        free(f->var_off);
-        free(f);
-        return rc;
-    }
-    int err = MPI_File_open(p->comm, path, amode, info, &f->fh);
-    if (info != MPI_INFO_NULL)
-        MPI_Info_free(&info);
+    int err = MPI_File_open(p->comm, path, amode, iok_params_info(p), &f->fh);
     if (err != MPI_SUCCESS) {
-        rc = mpi_fail(f, "MPI_File_open", err);
+        int rc = mpi_fail(f, "MPI_File_open", err);
         free(f->var_off);
         free(f);
         return rc;
@@ -351,14 +309,20 @@ mpiio_close(void *h)
     return rc;
 }
 
+static int
+mpiio_info(void *h, MPI_Info *out)
+{
+    struct mpiio_file *f = h;
+    int err = MPI_File_get_info(f->fh, out);
+    return err == MPI_SUCCESS ? IOK_OK : mpi_fail(f, "MPI_File_get_info", err);
+}
+
 const struct iok_backend iok_backend_mpiio = {
     .abi = IOK_BACKEND_ABI,
     .name = "mpiio",
     .summary = "raw MPI-IO, canonical row-major layout, no header",
     .ext = ".mpi",
-    .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT,
-    .options = mpiio_options,
-    .opts_size = sizeof(struct mpiio_opts),
+    .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_HINTS,
     .version = mpiio_version,
     .create = mpiio_create,
     .define = mpiio_define,
@@ -368,4 +332,5 @@ const struct iok_backend iok_backend_mpiio = {
     .wait = mpiio_wait,
     .flush = mpiio_flush,
     .close = mpiio_close,
+    .info = mpiio_info,
 };

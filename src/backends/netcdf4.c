@@ -37,6 +37,9 @@
 
 #include <netcdf.h>
 #include <netcdf_par.h>
+#ifdef IOK_HAVE_HDF5
+#include <hdf5.h>
+#endif
 
 #define NC4_CHUNK_BYTES ((size_t)4 << 20) /* default chunks stay below 4 MiB */
 
@@ -162,7 +165,7 @@ nc4_create(void **handle, const char *path, const struct iok_schema *s,
     for (int v = 0; v < s->nvars; v++)
         for (int k = 0; k < s->vars[v].ndims; k++)
             f->len[v][k] = (size_t)iok_var_dim_len(s, v, k);
-    int err = nc_create_par(path, NC_NETCDF4 | NC_CLOBBER, p->comm, MPI_INFO_NULL, &f->ncid);
+    int err = nc_create_par(path, NC_NETCDF4 | NC_CLOBBER, p->comm, iok_params_info(p), &f->ncid);
     if (err) {
         int rc = nc4_fail(f, "nc_create_par", NULL, NULL, err);
         nc4_free(f);
@@ -337,7 +340,7 @@ nc4_open(void **handle, const char *path, const struct iok_schema *s,
     *handle = NULL;
     struct nc4_file *f;
     IOK_TRY(nc4_alloc(&f, path, s, p));
-    int err = nc_open_par(path, NC_NOWRITE, p->comm, MPI_INFO_NULL, &f->ncid);
+    int err = nc_open_par(path, NC_NOWRITE, p->comm, iok_params_info(p), &f->ncid);
     if (err) {
         /* A missing file comes back as EBADF ("Bad file descriptor"): say why. */
         int rc;
@@ -556,13 +559,45 @@ nc4_close(void *handle)
     return rc;
 }
 
+#ifdef IOK_HAVE_HDF5
+/* NetCDF-4 has no call for the hints in effect: they are those of the MPI
+ * file under its HDF5 file, found among the HDF5 files open in this process
+ * by name (the same HDF5 library serves both backends). */
+static int
+nc4_info(void *h, MPI_Info *out)
+{
+    struct nc4_file *f = h;
+    *out = MPI_INFO_NULL;
+    ssize_t n = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
+    hid_t ids[64], found = H5I_INVALID_HID;
+    if (n <= 0)
+        return IOK_OK;
+    n = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, 64, ids);
+    for (ssize_t i = 0; i < n; i++) {
+        char name[4096];
+        if (H5Fget_name(ids[i], name, sizeof name) > 0 && !strcmp(name, f->path))
+            found = ids[i];
+    }
+    if (found == H5I_INVALID_HID)
+        return IOK_OK; /* cannot tell */
+    hid_t fapl = H5Fget_access_plist(found);
+    MPI_File *fh = NULL;
+    int ok = fapl >= 0 && H5Fget_vfd_handle(found, fapl, (void **)&fh) >= 0 && fh;
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (ok && MPI_File_get_info(*fh, out) != MPI_SUCCESS)
+        *out = MPI_INFO_NULL;
+    return IOK_OK;
+}
+#endif
+
 const struct iok_backend iok_backend_netcdf4 = {
     .abi = IOK_BACKEND_ABI,
     .name = "netcdf4",
     .summary = "NetCDF-4 parallel (HDF5 underneath)",
     .ext = ".nc4",
     .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_ATTRS | IOK_CAP_CHUNKS |
-            IOK_CAP_FILL | IOK_CAP_DEFLATE,
+            IOK_CAP_FILL | IOK_CAP_DEFLATE | IOK_CAP_HINTS,
     .options = nc4_options,
     .opts_size = sizeof(struct nc4_opts),
     .version = nc4_version,
@@ -574,4 +609,7 @@ const struct iok_backend iok_backend_netcdf4 = {
     .wait = nc4_wait,
     .flush = nc4_flush,
     .close = nc4_close,
+#ifdef IOK_HAVE_HDF5
+    .info = nc4_info,
+#endif
 };

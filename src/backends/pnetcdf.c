@@ -88,7 +88,7 @@ pnc_create(void **h, const char *path, const struct iok_schema *s,
                               : !strcmp(fmt, "cdf2") ? NC_64BIT_OFFSET
                                                      : 0);
     struct pnc_file *f = new_file(path, s, p);
-    int err = ncmpi_create(p->comm, path, cmode, MPI_INFO_NULL, &f->ncid);
+    int err = ncmpi_create(p->comm, path, cmode, iok_params_info(p), &f->ncid);
     if (err != NC_NOERR) {
         int rc = fail(f, "ncmpi_create", NULL, err);
         free_file(f);
@@ -159,7 +159,7 @@ static int
 pnc_open(void **h, const char *path, const struct iok_schema *s, const struct iok_backend_params *p)
 {
     struct pnc_file *f = new_file(path, s, p);
-    int err = ncmpi_open(p->comm, path, NC_NOWRITE, MPI_INFO_NULL, &f->ncid);
+    int err = ncmpi_open(p->comm, path, NC_NOWRITE, iok_params_info(p), &f->ncid);
     if (err != NC_NOERR) {
         int rc = fail(f, "ncmpi_open", NULL, err);
         free_file(f);
@@ -394,13 +394,22 @@ pnc_close(void *h)
     return rc;
 }
 
+/* MPI-IO's hints in effect plus PnetCDF's own (nc_header_align_size, ...). */
+static int
+pnc_info(void *h, MPI_Info *out)
+{
+    struct pnc_file *f = h;
+    int err = ncmpi_inq_file_info(f->ncid, out);
+    return err == NC_NOERR ? IOK_OK : fail(f, "ncmpi_inq_file_info", NULL, err);
+}
+
 const struct iok_backend iok_backend_pnetcdf = {
     .abi = IOK_BACKEND_ABI,
     .name = "pnetcdf",
     .summary = "PnetCDF, CDF-5 by default; blocking, nonblocking and varn APIs",
     .ext = ".nc",
     .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_NONBLOCKING | IOK_CAP_VARN |
-            IOK_CAP_ATTRS,
+            IOK_CAP_ATTRS | IOK_CAP_HINTS,
     .options = pnetcdf_options,
     .opts_size = sizeof(struct pnetcdf_opts),
     .version = pnc_version,
@@ -412,4 +421,5 @@ const struct iok_backend iok_backend_pnetcdf = {
     .wait = pnc_wait,
     .flush = pnc_flush,
     .close = pnc_close,
+    .info = pnc_info,
 };

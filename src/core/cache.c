@@ -73,3 +73,24 @@ iok_drop_caches(MPI_Comm comm, const char *path, int per_rank, char *how, size_t
     MPI_Bcast(mine, sizeof mine, MPI_CHAR, 0, comm);
     snprintf(how, len, "%s", mine);
 }
+
+void
+iok_read_source(const struct iok_run *run, struct iok_pass_result *p)
+{
+    p->from_storage = 0;
+    p->source[0] = '\0';
+    if (p->op == IOK_OP_WRITE || (run->backend->caps & IOK_CAP_NOIO))
+        return;
+    if (p->os.read_bytes < 0) {
+        snprintf(p->source, sizeof p->source,
+                 "unknown: /proc/self/io unreadable, not counted as from storage");
+        return;
+    }
+    /* storage delivered at least half of what was read, or it was memory */
+    p->from_storage = 2 * p->os.read_bytes >= p->bytes;
+    snprintf(p->source, sizeof p->source,
+             "%s: OS read_bytes %lld = %.1f%% of %lld bytes read (%s half)",
+             p->from_storage ? "storage" : "page cache", (long long)p->os.read_bytes,
+             p->bytes ? 100.0 * (double)p->os.read_bytes / (double)p->bytes : 100.0,
+             (long long)p->bytes, p->from_storage ? "at least" : "under");
+}

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "json_parts.h"
 #include "iokernels/error.h"
 
 struct ceiling_opts {
@@ -35,25 +35,26 @@ static const struct iok_option ceiling_options[] = {
 
 static int
 append_json(const char *path, const struct ceiling_opts *o, int nprocs, const struct iok_ceiling *a,
-            const struct iok_ceiling *b)
+            const struct iok_ceiling *b, const char *hosts)
 {
-    char host[256] = "", date[64], fstype[64];
+    char date[64], fstype[64];
     int64_t free_bytes;
     time_t now = time(NULL);
-    gethostname(host, sizeof host - 1);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     char dirpath[IOK_OPT_STRLEN + 2];
     snprintf(dirpath, sizeof dirpath, "%s/", o->dir);
     iok_fs_describe(dirpath, fstype, sizeof fstype, &free_bytes);
+    const double MiB = 1048576.0;
+    /* schema/record.schema.json, ceiling_record */
     json_t *j = json_pack(
-        "{s:i, s:s, s:i, s:I, s:s, s:{s:f, s:f, s:f, s:f, s:f}, s:b, s:s, s:s, s:{s:s, s:I}, "
+        "{s:i, s:s, s:i, s:I, s:s, s:{s:f, s:f, s:f, s:f, s:f}, s:b, s:o, s:s, s:{s:s, s:I}, "
         "s:s}",
-        "schema_version", 1, "kernel", "ceiling", "nprocs", nprocs, "bytes", (json_int_t)a->bytes,
-        "dir", o->dir, "bandwidth", "write", a->bandwidth, "write_fsync", b->bandwidth,
-        "write_direct", a->direct_write_bandwidth, "read_direct", a->read_bandwidth, "read_cached",
-        a->cached_read_bandwidth, "direct_supported", a->direct, "host", host, "date", date,
-        "filesystem", "type", fstype, "free_bytes", (json_int_t)free_bytes, "iokernels_version",
-        IOK_VERSION);
+        "schema_version", 2, "kernel", "ceiling", "nprocs", nprocs, "bytes", (json_int_t)a->bytes,
+        "dir", o->dir, "bandwidth_mib_s", "write", a->bandwidth / MiB, "write_fsync",
+        b->bandwidth / MiB, "write_direct", a->direct_write_bandwidth / MiB, "read_direct",
+        a->read_bandwidth / MiB, "read_cached", a->cached_read_bandwidth / MiB, "direct_supported",
+        a->direct, "environment", iok_env_json(hosts, nprocs), "date", date, "filesystem", "type",
+        fstype, "free_bytes", (json_int_t)free_bytes, "iokernels_version", IOK_VERSION);
     char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));
     json_decref(j);
     FILE *f = fopen(path, "a");
@@ -104,6 +105,9 @@ iok_ceiling_main(int argc, char **argv)
         rc = iok_ceiling_probe(MPI_COMM_WORLD, path, mine, 1, &b);
     if (rc)
         return rc;
+    char *hosts = NULL;
+    if (o.json[0] && (rc = iok_agree(MPI_COMM_WORLD, iok_env_gather(MPI_COMM_WORLD, &hosts))))
+        return rc;
     if (rank == 0) {
         const double MiB = 1048576.0;
         printf("-- iokernels ceiling probe --\n");
@@ -121,7 +125,8 @@ iok_ceiling_main(int argc, char **argv)
         }
         printf("read (page cache)        : %12.2f MiB/s\n", a.cached_read_bandwidth / MiB);
         if (o.json[0])
-            rc = append_json(o.json, &o, nprocs, &a, &b);
+            rc = append_json(o.json, &o, nprocs, &a, &b, hosts);
     }
+    free(hosts);
     return iok_agree(MPI_COMM_WORLD, rc);
 }

@@ -54,6 +54,25 @@ void iok_osbytes_now(struct iok_osbytes *b);
  * (see cache.c); says how in `how`. */
 void iok_drop_caches(MPI_Comm comm, const char *path, int per_rank, char *how, size_t len);
 
+/* Hints (hints.c). Collective: the run's MPI_Info from --hints-file, --hints
+ * and --mpiio-hints (MPI_INFO_NULL when none); a bad line of the file is a
+ * usage error naming file:line. */
+int iok_hints_build(const struct iok_core_opts *o, MPI_Comm comm, MPI_Info *out);
+int iok_hints_parse_file(const char *text, const char *path, MPI_Info *info);
+/* An info's pairs as a new array (the caller frees it); their number. */
+int iok_hints_list(MPI_Info info, struct iok_hint **out);
+/* After create + define or open, untimed: the backend's hints in effect
+ * into out->hints (rank 0). */
+void iok_pass_take_hints(const struct iok_run *run, void *handle, struct iok_pass_result *out);
+/* The report's "hints in effect" line of one pass. */
+void iok_hints_report(const struct iok_run *run, const struct iok_pass_result *p, FILE *out);
+/* Environment variables the I/O libraries read on their own (NULL-ended). */
+extern const char *const iok_hint_env_names[];
+
+/* Read and verify passes: from storage or from the page cache, by the OS
+ * read_bytes against the bytes read (cache.c). */
+void iok_read_source(const struct iok_run *run, struct iok_pass_result *p);
+
 /* Runs one pass (write, read or verify read-back) over file `file` of the
  * plan. Collective; returns an agreed status. */
 int iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
@@ -85,7 +104,8 @@ void iok_describe_kernel(const struct iok_kernel *k, const struct iok_optset *se
 void iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
                      const struct iok_result *res, FILE *out);
 
-/* Appends the run's JSON record (one line) to `path`. Rank 0 only. */
+/* Appends the run's JSON record (one line) to `path`. Collective (host
+ * names are gathered); rank 0 writes. */
 struct iok_json_input {
     const struct iok_kernel *kernel;
     const struct iok_run *run;
@@ -98,5 +118,7 @@ struct iok_json_input {
     char **argv;
 };
 int iok_json_append(const char *path, const struct iok_json_input *in);
+/* Collective: every rank's host name, on rank 0 (json_env.c). */
+int iok_env_gather(MPI_Comm comm, char **hosts_out);
 
 #endif

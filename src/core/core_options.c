@@ -39,5 +39,13 @@ const struct iok_option iok_core_options[] = {
      "before each read pass drop the page cache (root) or fadvise DONTNEED the files"},
     {"shift-ranks", 0, IOK_OPT_INT, offsetof(struct core_flags, o.shift_ranks), "0",
      "reads: rank r reads what rank (r+K) mod P wrote (IOR's -C)"},
+    {"hints", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.hints), NULL,
+     "MPI-IO and library hints as key=value,... (e.g. cb_nodes=2,romio_cb_write=enable), "
+     "passed to every backend's open and create"},
+    {"hints-file", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.hints_file), NULL,
+     "hints from a file, one 'key value' a line, '#' comments (ROMIO_HINTS format); "
+     "--hints wins over it"},
+    {"mpiio-hints", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.mpiio_hints), NULL,
+     "alias of --hints (kept for older command lines)"},
     {"help", 'h', IOK_OPT_BOOL, offsetof(struct core_flags, help), NULL, "this help"},
     {NULL}};

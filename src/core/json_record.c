@@ -1,6 +1,7 @@
 /* The machine-readable record of one run: one JSON object, appended as one
- * line to the --json file. Raw bytes and seconds only; no human units.
- * Bump IOK_JSON_SCHEMA when a field changes meaning or disappears. */
+ * line to the --json file. Numbers as numbers, flags as booleans, the unit
+ * in every name (_bytes, _seconds, _mib_s). Bump IOK_JSON_SCHEMA when a field
+ * changes meaning or disappears, and keep schema/record.schema.json in step. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -10,10 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "json_parts.h"
 #include "iokernels/error.h"
 
-#define IOK_JSON_SCHEMA 1
+#define IOK_JSON_SCHEMA 2
+
+static const double MiB = 1048576.0;
 
 static json_t *
 stat_json(struct iok_stat s)
@@ -22,38 +25,39 @@ stat_json(struct iok_stat s)
 }
 
 static json_t *
-pass_json(const struct iok_pass_result *p)
+pass_json(const struct iok_run *run, const struct iok_pass_result *p)
 {
     json_t *ph = json_object();
     for (int i = 0; i < IOK_NPHASES; i++) {
         if (p->ph[i].count == 0)
             continue;
         json_object_set_new(ph, iok_phase_names[i],
-                            json_pack("{s:f, s:o, s:i, s:b}", "job", p->ph[i].job, "rank",
-                                      stat_json(p->ph[i].rank), "count", p->ph[i].count, "io",
-                                      iok_phase_is_io(i)));
+                            json_pack("{s:f, s:o, s:i, s:b}", "job_seconds", p->ph[i].job,
+                                      "rank_seconds", stat_json(p->ph[i].rank), "count",
+                                      p->ph[i].count, "io", iok_phase_is_io(i)));
     }
-    json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:o, s:f, s:f, s:o, s:o}", "op",
-                          iok_op_names[p->op], "path", p->path, "bytes", (json_int_t)p->bytes,
-                          "requests", (json_int_t)p->requests, "rank_bytes",
-                          stat_json(p->rank_bytes), "io_time", p->io_time, "bandwidth",
-                          p->bandwidth, "peak_rss", stat_json(p->peak_rss), "phases", ph);
-    json_object_set_new(j, "io_time_rank", stat_json(p->io_rank));
+    json_t *j = json_pack("{s:s, s:s, s:i, s:I, s:I, s:o, s:f, s:o, s:f}", "op",
+                          iok_op_names[p->op], "path", p->path, "iteration", p->iteration, "bytes",
+                          (json_int_t)p->bytes, "requests", (json_int_t)p->requests, "rank_bytes",
+                          stat_json(p->rank_bytes), "io_seconds", p->io_time, "io_seconds_rank",
+                          stat_json(p->io_rank), "bandwidth_mib_s", p->bandwidth / MiB);
+    json_object_set_new(j, "phases", ph);
+    json_object_set_new(j, "peak_rss_bytes", stat_json(p->peak_rss));
+    json_object_set_new(j, "peak_rss_scope", json_string(p->peak_rss_process ? "process" : "pass"));
+    json_object_set_new(j, "hints_in_effect", iok_pass_hints_json(p));
     if (p->ceiling.measured) {
         const struct iok_ceiling *c = &p->ceiling;
         double ref = p->op == IOK_OP_WRITE ? c->bandwidth : c->read_bandwidth;
         json_t *cj =
-            json_pack("{s:s, s:I, s:f, s:f, s:b, s:f, s:f, s:f}", "method",
+            json_pack("{s:s, s:I, s:f, s:f, s:b, s:f, s:f}", "method",
                       "contiguous block per rank: MPI_File_write_at, O_DIRECT pread", "bytes",
-                      (json_int_t)c->bytes, "write_time", c->time, "write_bandwidth", c->bandwidth,
-                      "direct_read", c->direct, "read_time", c->read_time, "read_bandwidth",
-                      c->read_bandwidth, "fraction", ref > 0 ? p->bandwidth / ref : 0.0);
-        if (ref <= 0) /* no O_DIRECT here: no ceiling to compare a read with */
-            json_object_del(cj, "fraction");
+                      (json_int_t)c->bytes, "write_seconds", c->time, "write_bandwidth_mib_s",
+                      c->bandwidth / MiB, "direct_read", c->direct, "read_seconds", c->read_time,
+                      "read_bandwidth_mib_s", c->read_bandwidth / MiB);
+        if (ref > 0) /* no O_DIRECT here: no ceiling to compare a read with */
+            json_object_set_new(cj, "fraction", json_real(p->bandwidth / ref));
         json_object_set_new(j, "ceiling", cj);
     }
-    json_object_set_new(j, "iteration", json_integer(p->iteration));
-    json_object_set_new(j, "peak_rss_scope", json_string(p->peak_rss_process ? "process" : "pass"));
     json_object_set_new(j, "peak_rss_process_bytes", stat_json(p->peak_rss_proc));
     if (p->os.rchar >= 0)
         json_object_set_new(j, "os_bytes",
@@ -62,15 +66,19 @@ pass_json(const struct iok_pass_result *p)
                                       (json_int_t)p->os.read_bytes, "write_bytes",
                                       (json_int_t)p->os.write_bytes));
     if (p->cache[0])
-        json_object_set_new(j, "cache_dropped", json_string(p->cache));
-    if (p->op != IOK_OP_WRITE)
-        json_object_set_new(j, "page_cache_suspect", json_boolean(p->cache_suspect));
+        json_object_set_new(j, "cache_drop_method", json_string(p->cache));
     if (p->op != IOK_OP_WRITE) {
-        json_object_set_new(j, "checked", json_integer(p->checked));
-        json_object_set_new(j, "mismatches", json_integer(p->mismatches));
+        json_object_set_new(j, "page_cache_suspect", json_boolean(p->cache_suspect));
+        if (p->source[0]) {
+            json_object_set_new(j, "from_storage", json_boolean(p->from_storage));
+            json_object_set_new(j, "from_storage_reason", json_string(p->source));
+        }
+        json_object_set_new(j, "values_checked", json_integer(p->checked));
+        json_object_set_new(j, "values_mismatched", json_integer(p->mismatches));
         if (p->first_bad[0])
-            json_object_set_new(j, "first_bad", json_string(p->first_bad));
+            json_object_set_new(j, "first_mismatch", json_string(p->first_bad));
     }
+    (void)run;
     return j;
 }
 
@@ -107,14 +115,14 @@ iterations_json(const struct iok_result *res, int iterations)
                     any = 1;
                 }
             if (any) {
-                bw[seen] = time > 0 ? bytes / time : 0;
+                bw[seen] = time > 0 ? bytes / time / MiB : 0;
                 t[seen++] = time;
             }
         }
         if (seen)
             json_object_set_new(j, iok_op_names[op],
-                                json_pack("{s:o, s:o}", "bandwidth", spread_json(bw, seen),
-                                          "io_time", spread_json(t, seen)));
+                                json_pack("{s:o, s:o}", "bandwidth_mib_s", spread_json(bw, seen),
+                                          "io_seconds", spread_json(t, seen)));
     }
     return j;
 }
@@ -129,15 +137,13 @@ options_json(const struct iok_json_input *in)
         if (i > 1 && strcmp(set->title, in->run->backend->name) != 0)
             continue;
         json_t *o = json_object();
-        for (const struct iok_option *opt = set->opts; opt && opt->name; opt++) {
-            char v[IOK_OPT_STRLEN];
-            if (!strcmp(opt->name, "help"))
-                continue;
-            iok_opts_format(set, opt, v, sizeof v);
-            json_object_set_new(o, opt->name, json_string(v));
-        }
+        for (const struct iok_option *opt = set->opts; opt && opt->name; opt++)
+            if (strcmp(opt->name, "help") != 0)
+                json_object_set_new(o, opt->name, iok_option_json(set, opt));
         json_object_set_new(all, i == 0 ? "core" : i == 1 ? "kernel" : "backend", o);
     }
+    if (!json_object_get(all, "backend")) /* a backend without options */
+        json_object_set_new(all, "backend", json_object());
     return all;
 }
 
@@ -161,14 +167,13 @@ libraries_json(void)
 }
 
 static json_t *
-build(const struct iok_json_input *in)
+build(const struct iok_json_input *in, const char *hosts)
 {
     const struct iok_run *run = in->run;
     const struct iok_result *res = in->res;
-    char host[256] = "", date[64], fstype[64] = "unknown";
+    char date[64], fstype[64] = "unknown";
     int64_t free_bytes = -1;
     time_t now = time(NULL);
-    gethostname(host, sizeof host - 1);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     if (in->plan->nfiles > 0)
         iok_fs_describe(in->plan->files[0].path, fstype, sizeof fstype, &free_bytes);
@@ -176,16 +181,21 @@ build(const struct iok_json_input *in)
     json_t *passes = json_array(), *files = json_array(), *argv = json_array();
     int64_t wbytes = 0, rbytes = 0, mism = 0, checked = 0;
     double wtime = 0, rtime = 0, mem_max = 0;
+    int reads = 0, stored = 0;
     const char *first_bad = NULL;
     for (int i = 0; i < res->npasses; i++) {
         const struct iok_pass_result *p = &res->pass[i];
-        json_array_append_new(passes, pass_json(p));
+        json_array_append_new(passes, pass_json(run, p));
         if (p->op == IOK_OP_WRITE) {
             wbytes += p->bytes;
             wtime += p->io_time;
         } else if (p->op == IOK_OP_READ) {
             rbytes += p->bytes;
             rtime += p->io_time;
+            if (p->source[0]) {
+                reads++;
+                stored += p->from_storage;
+            }
         }
         mism += p->mismatches;
         checked += p->checked;
@@ -212,29 +222,33 @@ build(const struct iok_json_input *in)
     json_object_set_new(j, "nprocs", json_integer(run->nprocs));
     json_object_set_new(j, "argv", argv);
     json_object_set_new(j, "options", options_json(in));
+    json_object_set_new(j, "hints", iok_hints_json(run));
     json_object_set_new(j, "files", files);
-    json_object_set_new(j, "parse_time", json_real(res->parse_time));
-    json_object_set_new(j, "parse_time_rank", stat_json(res->parse_rank));
-    json_object_set_new(j, "summary",
-                        json_pack("{s:I, s:f, s:f, s:I, s:f, s:f, s:f}", "write_bytes",
-                                  (json_int_t)wbytes, "write_time", wtime, "write_bandwidth",
-                                  wtime > 0 ? wbytes / wtime : 0.0, "read_bytes",
-                                  (json_int_t)rbytes, "read_time", rtime, "read_bandwidth",
-                                  rtime > 0 ? rbytes / rtime : 0.0, "peak_rss_max", mem_max));
+    json_object_set_new(j, "parse_seconds", json_real(res->parse_time));
+    json_object_set_new(j, "parse_seconds_rank", stat_json(res->parse_rank));
+    json_t *sum = json_pack("{s:I, s:f, s:f, s:I, s:f, s:f, s:f}", "write_bytes",
+                            (json_int_t)wbytes, "write_seconds", wtime, "write_bandwidth_mib_s",
+                            wtime > 0 ? wbytes / wtime / MiB : 0.0, "read_bytes",
+                            (json_int_t)rbytes, "read_seconds", rtime, "read_bandwidth_mib_s",
+                            rtime > 0 ? rbytes / rtime / MiB : 0.0, "peak_rss_max_bytes", mem_max);
+    /* every read pass came from storage (null: no read pass that moved data) */
+    json_object_set_new(sum, "read_from_storage",
+                        reads ? json_boolean(stored == reads) : json_null());
+    json_object_set_new(j, "summary", sum);
     json_object_set_new(j, "iterations", iterations_json(res, run->core.iterations));
     json_object_set_new(j, "passes", passes);
     /* the whole process (every pass; what /usr/bin/time sees), per rank */
     if (res->npasses)
         json_object_set_new(j, "peak_rss_process_bytes",
                             stat_json(res->pass[res->npasses - 1].peak_rss_proc));
-    json_t *v =
-        json_pack("{s:b, s:I, s:I, s:b}", "enabled", any_check, "checked", (json_int_t)checked,
-                  "mismatches", (json_int_t)mism, "ok", any_check && mism == 0);
+    json_t *v = json_pack("{s:b, s:I, s:I, s:b}", "enabled", any_check, "values_checked",
+                          (json_int_t)checked, "values_mismatched", (json_int_t)mism, "ok",
+                          any_check && mism == 0);
     if (first_bad)
-        json_object_set_new(v, "first_bad", json_string(first_bad));
+        json_object_set_new(v, "first_mismatch", json_string(first_bad));
     json_object_set_new(j, "verify", v);
     json_object_set_new(j, "libraries", libraries_json());
-    json_object_set_new(j, "host", json_string(host));
+    json_object_set_new(j, "environment", iok_env_json(hosts, run->nprocs));
     json_object_set_new(j, "date", json_string(date));
     json_object_set_new(
         j, "filesystem",
@@ -247,7 +261,14 @@ build(const struct iok_json_input *in)
 int
 iok_json_append(const char *path, const struct iok_json_input *in)
 {
-    json_t *j = build(in);
+    char *hosts = NULL;
+    int rc = iok_env_gather(in->run->comm, &hosts); /* collective: every rank */
+    if (rc || in->run->rank != 0) {
+        free(hosts);
+        return rc;
+    }
+    json_t *j = build(in, hosts);
+    free(hosts);
     char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));
     json_decref(j);
     if (!line)
@@ -256,7 +277,6 @@ iok_json_append(const char *path, const struct iok_json_input *in)
     size_t len = strlen(line);
     line[len] = '\n';
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
-    int rc = IOK_OK;
     if (fd < 0)
         rc = iok_error(IOK_EIO, "cannot open --json file %s (%s): check the path", path,
                        strerror(errno));

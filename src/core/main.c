@@ -198,6 +198,7 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
                 if (op != IOK_OP_WRITE && p->ceiling.direct &&
                     p->bandwidth > 1.1 * p->ceiling.read_bandwidth)
                     p->cache_suspect = 1;
+                iok_read_source(run, p);
                 res->npasses++;
             }
         }
@@ -229,7 +230,7 @@ help_as_json(int *argc, char **argv)
 static int
 run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
 {
-    struct iok_run run = {.comm = MPI_COMM_WORLD};
+    struct iok_run run = {.comm = MPI_COMM_WORLD, .hints = MPI_INFO_NULL};
     MPI_Comm_rank(run.comm, &run.rank);
     MPI_Comm_size(run.comm, &run.nprocs);
     struct core_flags cf = {0}; /* fields outside the table (machine_report) start at 0 */
@@ -299,6 +300,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         rc = k->configure(kopts, &cf.o, given);
     if (rc == IOK_OK)
         rc = settle_core(&cf, &run);
+    if (rc == IOK_OK) /* outside every timed region: once per run */
+        rc = iok_hints_build(&run.core, run.comm, &run.hints);
     if ((rc = iok_agree(run.comm, rc)))
         goto out;
     for (int i = 0; i < nsets; i++)
@@ -324,15 +327,19 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     }
     if ((rc == IOK_OK || rc == IOK_EVERIFY) && run.core.json[0]) {
         struct iok_json_input in = {k, &run, &plan, &res, sets, nsets, rc, argc, argv};
-        int jrc = run.rank == 0 ? iok_json_append(run.core.json, &in) : IOK_OK;
+        int jrc = iok_json_append(run.core.json, &in); /* collective */
         jrc = iok_agree(run.comm, jrc);
         if (jrc)
             rc = jrc;
     }
 out:
     fflush(stdout);
-    for (int i = 0; i < res.npasses; i++)
+    for (int i = 0; i < res.npasses; i++) {
         free(res.pass[i].rank_phase);
+        free(res.pass[i].hints);
+    }
+    if (run.hints != MPI_INFO_NULL)
+        MPI_Info_free(&run.hints);
     iok_plan_free(&plan);
     free(text);
     iok_cmdline_free(&cmdline);

@@ -103,7 +103,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     const int checking = !(be->caps & IOK_CAP_NOIO) &&
                          (op == IOK_OP_VERIFY || (op == IOK_OP_READ && run->core.verify));
     const uint64_t seed = (uint64_t)run->core.seed;
-    struct iok_backend_params params = {run->comm, run->collective, run->api, run->backend_opts};
+    struct iok_backend_params params = {run->comm, run->collective, run->api, run->backend_opts,
+                                        run->hints};
     struct pass_state ps = {.run = run};
     struct iok_reqlist rl, io;
     void *h = NULL;
@@ -164,6 +165,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         if ((rc = iok_agree(run->comm, rc)))
             goto close;
     }
+    iok_pass_take_hints(run, h, out); /* untimed: what the library made of the hints */
 
     for (int step = 0; step < fp->nsteps; step++) {
         start(&ps, IOK_PH_REQUESTS);

@@ -80,9 +80,12 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
         const struct iok_pass_result *p = &res->pass[i];
         if (run->core.iterations > 1)
             fprintf(out, "[iteration %d] ", p->iteration);
-        fprintf(out, "%-6s %s: %.2f MiB in %.4f s, %.2f MiB/s, %lld requests as executed\n",
+        fprintf(out, "%-6s %s: %.2f MiB in %.4f s, %.2f MiB/s, %lld requests as executed%s\n",
                 iok_op_names[p->op], p->path, p->bytes / MiB, p->io_time, p->bandwidth / MiB,
-                (long long)p->requests);
+                (long long)p->requests,
+                !p->source[0]     ? ""
+                : p->from_storage ? " [from storage]"
+                                  : " [PAGE CACHE]");
         fprintf(out, "       not I/O: requests %.4f s, data generation %.4f s, check %.4f s",
                 p->ph[IOK_PH_REQUESTS].rank.max, p->ph[IOK_PH_DATAGEN].rank.max,
                 p->ph[IOK_PH_CHECK].rank.max);
@@ -95,6 +98,9 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
         os_bytes(p, out);
         if (p->cache[0])
             fprintf(out, "       page cache dropped before the read: %s\n", p->cache);
+        if (p->source[0])
+            fprintf(out, "       read from %s\n", p->source);
+        iok_hints_report(run, p, out);
         if (p->op != IOK_OP_WRITE && (run->core.verify || p->op == IOK_OP_VERIFY))
             fprintf(out, "       verify: %lld values checked, %lld mismatches%s%s\n",
                     (long long)p->checked, (long long)p->mismatches,

@@ -5,6 +5,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -14,6 +15,17 @@ TESTDATA = REPO / "tests" / "data"
 SHIPPED = REPO / "data"
 BIN = Path(os.environ.get("IOK_BIN", REPO / "build" / "iokernels")).resolve()
 MPIEXEC = REPO / "scripts" / "mpiexec.sh"
+# Every record any e2e run writes is checked against the schema shipped in the repo
+RECORD_SCHEMA = json.loads((REPO / "schema" / "record.schema.json").read_text())
+RECORD_VALIDATOR = jsonschema.Draft202012Validator(RECORD_SCHEMA)
+
+
+def check_record(record):
+    """Fails with every schema violation of one JSON record, path by path."""
+    errors = sorted(RECORD_VALIDATOR.iter_errors(record), key=lambda e: list(e.path))
+    assert not errors, "JSON record violates schema/record.schema.json:\n" + "\n".join(
+        f"  {'/'.join(map(str, e.path)) or '(top)'}: {e.message}" for e in errors[:20]
+    )
 
 
 class Run:
@@ -26,6 +38,8 @@ class Run:
         self.records = []
         if json_path and json_path.exists():
             self.records = [json.loads(line) for line in json_path.read_text().splitlines()]
+        for r in self.records:
+            check_record(r)
 
     @property
     def record(self):
@@ -36,13 +50,17 @@ class Run:
         return [line for line in self.err.splitlines() if line.startswith("iokernels:")]
 
 
-def run(np_, args, cwd, timeout=120, json_name="run.jsonl", binary=BIN):
-    """Runs `iokernels ARGS` on np_ ranks in cwd; appends its JSON record."""
+def run(np_, args, cwd, timeout=120, json_name="run.jsonl", env=None, binary=BIN):
+    """Runs `iokernels ARGS` on np_ ranks in cwd; appends its JSON record.
+    `env`: variables added to the environment; `binary`: another iokernels."""
     json_path = Path(cwd) / json_name
     if json_path.exists():
         json_path.unlink()
     cmd = [str(MPIEXEC), "-n", str(np_), str(binary), *args, "--json", str(json_path)]
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    full_env = {**os.environ, **env} if env else None
+    proc = subprocess.run(
+        cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=full_env
+    )
     return Run(proc, json_path)
 
 

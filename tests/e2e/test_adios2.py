@@ -60,8 +60,8 @@ def test_read_by_another_number_of_ranks(tmp_path, writers, readers, extra):
     assert r.rc == 0, r.err
     rec = r.record
     assert rec["backend"] == "adios2" and rec["nprocs"] == readers
-    assert rec["verify"]["checked"] == ELEMS
-    assert rec["verify"]["mismatches"] == 0
+    assert rec["verify"]["values_checked"] == ELEMS
+    assert rec["verify"]["values_mismatched"] == 0
     assert rec["passes"][0]["bytes"] == ELEMS * 8
 
 
@@ -115,7 +115,7 @@ def test_overwrite_replaces_the_earlier_writers(tmp_path):
     assert "writers 4\nengine BP4" in (out / "iokernels-adios2.txt").read_text()
     assert not (out / "writer-000000.bp" / "mmd.0").exists()  # BP5's, gone with the old file
     r = run(4, [*BT, "--mode", "read", "--verify"], tmp_path)
-    assert r.rc == 0 and r.record["verify"]["checked"] == ELEMS, r.err
+    assert r.rc == 0 and r.record["verify"]["values_checked"] == ELEMS, r.err
 
 
 def test_overwrite_keeps_what_it_did_not_write(tmp_path):

@@ -41,9 +41,9 @@ def test_seed_inputs_give_reference_header_and_boxes(tmp_path):
     shutil.copy(REF / "inputs.pnetcdf_benchmark", tmp_path / "inputs")
     r = run(4, ["amrex", "inputs", "--verify"], tmp_path)
     assert r.rc == 0, r.err
-    assert r.record["options"]["kernel"]["ncells"] == "128"
-    assert r.record["verify"]["mismatches"] == 0
-    assert r.record["verify"]["checked"] == expected_values(128, 32, 1, 2)
+    assert r.record["options"]["kernel"]["ncells"] == 128
+    assert r.record["verify"]["values_mismatched"] == 0
+    assert r.record["verify"]["values_checked"] == expected_values(128, 32, 1, 2)
     got = dump(["ncmpidump", "-h", "plt00000.nc"], tmp_path)
     assert got == (REF / "plt00000_n128_mgs32_nc2_np4.header.cdl").read_text()
     meta = dump(
@@ -95,11 +95,11 @@ def test_write_then_read_verifies(tmp_path, built_backends, np_, backend, io):
     want = expected_values(20, 8, 2, 2)
     assert [p["op"] for p in w.record["passes"]] == ["write", "verify"]
     assert w.record["io"] == ("coll" if io == "--collective" else "indep")
-    assert w.record["verify"]["checked"] == want
+    assert w.record["verify"]["values_checked"] == want
     r = run(np_, [*args, "--mode", "read", "--verify"], tmp_path)
     assert r.rc == 0, r.err
-    assert r.record["verify"]["checked"] == want
-    assert r.record["verify"]["mismatches"] == 0
+    assert r.record["verify"]["values_checked"] == want
+    assert r.record["verify"]["values_mismatched"] == 0
 
 
 def test_three_levels_header(tmp_path):
@@ -141,7 +141,7 @@ def test_particles_file(tmp_path):
         ("verify", "./plt00000_particles.nc"),
     ]
     assert passes[1]["bytes"] == 16**3 * 2 * 5 * 8  # x, y, z, one real, id
-    assert passes[3]["mismatches"] == 0
+    assert passes[3]["values_mismatched"] == 0
     assert "Write_PARTICLES_time = " in r.out
 
 

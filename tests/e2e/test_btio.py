@@ -53,14 +53,14 @@ def test_write_then_read_verifies(tmp_path, built_backends, np_, cfg):
     rec = w.record
     assert rec["backend"] == backend
     assert rec["verify"]["ok"] is True
-    assert rec["verify"]["checked"] == expected_elems()
+    assert rec["verify"]["values_checked"] == expected_elems()
     assert [p["op"] for p in rec["passes"]] == ["write", "verify"]
     assert rec["passes"][0]["bytes"] == expected_elems() * 8
     # read mode, checking every value, on the same ranks
     r = run(np_, ["btio", *grid_args(), *extra, "--mode", "read", "--verify"], tmp_path)
     assert r.rc == 0, r.err
-    assert r.record["verify"]["checked"] == expected_elems()
-    assert r.record["verify"]["mismatches"] == 0
+    assert r.record["verify"]["values_checked"] == expected_elems()
+    assert r.record["verify"]["values_mismatched"] == 0
     assert "-- BT-IO Benchmark (read  operation only) --" in r.out
 
 
@@ -112,7 +112,7 @@ def test_corrupted_byte_fails_verify(tmp_path, method, fname):
     assert re.search(
         r"verify failed: 1 of \d+ values differ in \./btio\.\w+; first: var\[1\]", errs[0]
     )
-    assert r.record["verify"]["mismatches"] == 1
+    assert r.record["verify"]["values_mismatched"] == 1
     assert r.record["exit_code"] == 3
 
 
@@ -123,9 +123,9 @@ def test_seed_input_file_and_report_layout(tmp_path):
     assert r.rc == 0, r.err
     assert (tmp_path / "output" / "btio.nc").exists()
     assert r.record["options"]["kernel"] == {
-        "method": "3",
-        "dumps": "5",
-        "grid": "16,16,16",
+        "method": 3,
+        "dumps": 5,
+        "grid": [16, 16, 16],
         "dir": "./output",
     }
     sample = (TESTDATA / "btio" / "sample_report_p9_g128_n3_m3_write.txt").read_text()
@@ -144,9 +144,9 @@ def test_command_line_overrides_input_file(tmp_path):
     (tmp_path / "in.data").write_text("w # mode\n2 # method\n1\n12 12 12\n.\n")
     r = run(4, ["btio", "in.data", "--dumps", "3", "--verify"], tmp_path)
     assert r.rc == 0, r.err
-    assert r.record["options"]["kernel"]["dumps"] == "3"
+    assert r.record["options"]["kernel"]["dumps"] == 3
     assert r.record["api"] == "blocking"  # method 2
-    assert r.record["verify"]["checked"] == 12**3 * 5 * 3
+    assert r.record["verify"]["values_checked"] == 12**3 * 5 * 3
 
 
 def test_refuses_to_overwrite(tmp_path):
@@ -203,6 +203,6 @@ def test_ceiling_measured_and_removed(tmp_path):
     r = run(4, ["btio", *grid_args(), "--method", "0", "--ceiling"], tmp_path)
     assert r.rc == 0, r.err
     c = r.record["passes"][0]["ceiling"]
-    assert c["bytes"] == expected_elems() * 8 and c["write_bandwidth"] > 0
+    assert c["bytes"] == expected_elems() * 8 and c["write_bandwidth_mib_s"] > 0
     assert not (tmp_path / "btio.mpi.ceiling").exists()
     assert "ceiling: contiguous MPI-IO write of the same bytes" in r.out

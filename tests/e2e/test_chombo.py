@@ -122,11 +122,11 @@ def test_write_then_read_verifies(tmp_path, built_backends, small_grid, np_, bac
     assert w.rc == 0, w.err
     assert w.record["io"] == ("coll" if mode[0] == "collective" else "indep")
     assert w.record["passes"][0]["bytes"] == want
-    assert w.record["verify"]["checked"] == file_values(grid_levels(small_grid), 2)
+    assert w.record["verify"]["values_checked"] == file_values(grid_levels(small_grid), 2)
     r = run(np_, [*args, "--mode", "read", "--verify"], tmp_path)
     assert r.rc == 0, r.err
     assert r.record["verify"]["ok"]
-    assert r.record["verify"]["checked"] == file_values(grid_levels(small_grid), 2)
+    assert r.record["verify"]["values_checked"] == file_values(grid_levels(small_grid), 2)
 
 
 def test_weak_scaling_replications_at_8_ranks(tmp_path):
@@ -134,7 +134,7 @@ def test_weak_scaling_replications_at_8_ranks(tmp_path):
     r = run(8, ["chombo", "--ncomp", "1", "--replicate", "2,2,2", "--verify"], tmp_path)
     assert r.rc == 0, r.err
     assert r.record["passes"][0]["bytes"] == file_bytes(base, 1, 8)
-    assert r.record["verify"]["mismatches"] == 0
+    assert r.record["verify"]["values_mismatched"] == 0
     assert "level 0: domain (0,0,0)-(127,127,127), 64 boxes" in r.out
     for rep, copies in [("4,2,2", 16), ("4,4,2", 32)]:
         args = ["chombo", "--ncomp", "1", "--replicate", rep, "--backend", "null", "--quiet"]
@@ -153,8 +153,8 @@ def test_input_file_and_overrides(tmp_path, small_grid, built_backends):
     r = run(4, ["chombo", "input", "--ncomp", "2", "--verify"], tmp_path)
     assert r.rc == 0, r.err
     k = r.record["options"]["kernel"]
-    assert (k["ncomp"], k["replicate"], k["ordering"]) == ("2", "2,1,1", "lexicographic")
-    assert (k["transfer"], k["aggregate"]) == ("collective", "1")
+    assert (k["ncomp"], k["replicate"], k["ordering"]) == (2, [2, 1, 1], "lexicographic")
+    assert (k["transfer"], k["aggregate"]) == ("collective", True)
     assert r.record["io"] == "coll"
     assert (tmp_path / "out.h5").exists() and not (tmp_path / "phi.hdf5").exists()
     # the command line wins over the file's collective = 1; the write's

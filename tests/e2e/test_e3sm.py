@@ -64,7 +64,9 @@ def test_g_from_map_file_has_its_own_sizes(tmp_path):
 
 
 def elements(rec, name):
-    return sum(p["checked"] for p in rec["passes"] if p["op"] != "write" and name in p["path"])
+    return sum(
+        p["values_checked"] for p in rec["passes"] if p["op"] != "write" and name in p["path"]
+    )
 
 
 # (id, decomposition, backend, extra); netcdf4 makes one library call per
@@ -98,13 +100,13 @@ def test_canonical_write_then_read_verifies(tmp_path, built_backends, cfg):
     assert w.rc == 0, w.err
     rec = w.record
     assert rec["backend"] == backend
-    assert rec["verify"]["ok"] is True and rec["verify"]["mismatches"] == 0
+    assert rec["verify"]["ok"] is True and rec["verify"]["values_mismatched"] == 0
     writes = [p for p in rec["passes"] if p["op"] == "write"]
     verifies = [p for p in rec["passes"] if p["op"] == "verify"]
     assert len(writes) == len(verifies) >= 1
     for wp, vp in zip(writes, verifies, strict=True):
         assert wp["bytes"] == vp["bytes"] > 0
-        assert vp["checked"] > 0
+        assert vp["values_checked"] > 0
     assert "==== Benchmarking" in w.out and "I/O bandwidth (write-only)" in w.out
     # read back by 3 ranks (another decomposition of the work), every value checked
     r = run(
@@ -114,7 +116,7 @@ def test_canonical_write_then_read_verifies(tmp_path, built_backends, cfg):
         timeout=300,
     )
     assert r.rc == 0, r.err
-    assert r.record["verify"]["checked"] == sum(p["checked"] for p in verifies)
+    assert r.record["verify"]["values_checked"] == sum(p["values_checked"] for p in verifies)
     assert "Total read  amount" in r.out
     for p in writes:  # -i never deletes what it read
         assert (tmp_path / p["path"]).exists()
@@ -147,7 +149,7 @@ def test_rearranged_write_then_read_verifies(tmp_path, built_backends, cfg):
     )
     assert w.rc == 0, w.err
     rec = w.record
-    assert rec["verify"]["ok"] is True and rec["verify"]["checked"] > 0
+    assert rec["verify"]["ok"] is True and rec["verify"]["values_checked"] > 0
     assert "==== canonical I/O with the box rearranger" in w.out
     assert f"Number of IO processes             = {nio}\n" in w.out
     # the same file as without the rearranger: readable canonically by 3 ranks
@@ -168,7 +170,7 @@ def test_rearranged_write_then_read_verifies(tmp_path, built_backends, cfg):
         timeout=300,
     )
     assert r.rc == 0, r.err
-    assert r.record["verify"]["checked"] == rec["verify"]["checked"]
+    assert r.record["verify"]["values_checked"] == rec["verify"]["values_checked"]
     # far fewer, larger requests than the ranks' runs
     canonical = int(re.search(r"Total no. noncontiguous requests   = +(\d+)", w.out)[1])
     executed = sum(p["requests"] for p in rec["passes"] if p["op"] == "write")
@@ -202,7 +204,7 @@ def test_blob_write_then_read_verifies(tmp_path, built_backends, cfg):
     assert canonical <= 4 * 560
     r = run(4, ["e3sm", *args, "-i", "out.nc", "--verify", str(decomp)], tmp_path)
     assert r.rc == 0, r.err
-    assert r.record["verify"]["checked"] == w.record["verify"]["checked"]
+    assert r.record["verify"]["values_checked"] == w.record["verify"]["values_checked"]
 
 
 def test_blob_index_is_the_groups_decomposition(tmp_path):
@@ -240,7 +242,7 @@ def test_blob_replay_gives_the_canonical_file(tmp_path, built_backends, backend,
     assert header(tmp_path / "c_h1.nc")[1:] == expected_header("f_case_h1.cdl", 1)[1:]
     c = run(3, ["e3sm", "-f", hx, "-i", "c.nc", "--verify", str(MAP_F)], tmp_path)
     assert c.rc == 0, c.err
-    assert c.record["verify"]["checked"] == (4209231 if hx == "-1" else 0) + 82741
+    assert c.record["verify"]["values_checked"] == (4209231 if hx == "-1" else 0) + 82741
 
 
 def test_replay_carries_the_blob_data(tmp_path):
@@ -256,7 +258,7 @@ def test_replay_carries_the_blob_data(tmp_path):
     assert r.rc == 0, r.err
     c = run(2, ["e3sm", "-f", "1", "-i", "c.nc", "--verify", str(MAP_F)], tmp_path)
     assert c.rc == 3, c.err
-    assert c.record["verify"]["mismatches"] == 1
+    assert c.record["verify"]["values_mismatched"] == 1
     # the writer's subfiles are needed: another -g is refused
     r = run_plain(
         2, ["e3sm", "-f", "1", "-g", "2", "--replay", "b.nc", "-o", "d.nc", str(MAP_F)], tmp_path

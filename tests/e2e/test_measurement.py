@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 
 import pytest
-from conftest import BIN, MPIEXEC, run, run_plain
+from conftest import BIN, MPIEXEC, check_record, run, run_plain
 
 SMALL = ["--grid", "32,32,32", "--dumps", "2"]
 
@@ -21,7 +21,7 @@ def test_null_backend_calls_take_no_time(tmp_path):
     for p in r.record["passes"]:
         for name, ph in p["phases"].items():
             if ph["io"]:  # each rank's own time per call: nothing but the (empty) call
-                assert ph["rank"]["max"] / ph["count"] < 1e-3, (name, ph)
+                assert ph["rank_seconds"]["max"] / ph["count"] < 1e-3, (name, ph)
 
 
 @pytest.mark.parametrize(
@@ -49,8 +49,8 @@ def test_iterations_each_recorded_with_median(tmp_path):
     writes = [p for p in rec["passes"] if p["op"] == "write"]
     assert [p["iteration"] for p in writes] == [0, 1, 2]
     assert len([p for p in rec["passes"] if p["op"] == "verify"]) == 3
-    bws = [p["bandwidth"] for p in writes]
-    spread = rec["iterations"]["write"]["bandwidth"]
+    bws = [p["bandwidth_mib_s"] for p in writes]
+    spread = rec["iterations"]["write"]["bandwidth_mib_s"]
     assert spread["median"] == pytest.approx(statistics.median(bws))
     assert spread["min"] == pytest.approx(min(bws)) and spread["max"] == pytest.approx(max(bws))
     assert "write  over 3 iterations: bandwidth MiB/s min" in r.out
@@ -67,7 +67,7 @@ def test_drop_caches_as_root(tmp_path):
     assert run(4, ["btio", *SMALL], tmp_path).rc == 0
     r = run(4, ["btio", *SMALL, "--mode", "read", "--drop-caches", "--verify"], tmp_path)
     assert r.rc == 0, r.err
-    how = r.record["passes"][0]["cache_dropped"]
+    how = r.record["passes"][0]["cache_drop_method"]
     assert how in ("drop_caches", "fadvise (drop_caches refused)")
     assert f"page cache dropped before the read: {how}" in r.out
 
@@ -86,7 +86,8 @@ def test_drop_caches_as_a_user(tmp_path):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=work)
         assert p.returncode == 0, p.stderr
         rec = json.loads(open(os.path.join(work, "r.jsonl")).read().splitlines()[-1])
-        assert rec["passes"][0]["cache_dropped"] == "fadvise (not root)"
+        check_record(rec)
+        assert rec["passes"][0]["cache_drop_method"] == "fadvise (not root)"
         assert rec["verify"]["ok"]
     finally:
         shutil.rmtree(work)
@@ -97,18 +98,18 @@ def test_shifted_reads_verify(tmp_path):
     r = run(4, ["btio", *SMALL, "--mode", "read", "--shift-ranks", "1", "--verify"], tmp_path)
     assert r.rc == 0, r.err
     assert r.record["verify"]["ok"]
-    assert r.record["options"]["core"]["shift-ranks"] == "1"
+    assert r.record["options"]["core"]["shift-ranks"] == 1
 
 
 def test_ceiling_flags_reads_faster_than_the_device(tmp_path):
     r = run(4, ["btio", "--grid", "64,64,64", "--dumps", "2", "--verify", "--ceiling"], tmp_path)
     assert r.rc == 0, r.err
     w, v = r.record["passes"]
-    assert w["ceiling"]["write_bandwidth"] > 0
+    assert w["ceiling"]["write_bandwidth_mib_s"] > 0
     c = v["ceiling"]
     if c["direct_read"]:
-        assert c["read_bandwidth"] > 0
-        suspect = v["bandwidth"] > 1.1 * c["read_bandwidth"]
+        assert c["read_bandwidth_mib_s"] > 0
+        suspect = v["bandwidth_mib_s"] > 1.1 * c["read_bandwidth_mib_s"]
         assert v["page_cache_suspect"] is suspect
         assert ("probably served from the page cache" in r.out) is suspect
 
@@ -120,7 +121,7 @@ def test_ceiling_command(tmp_path):
         assert label in r.out
     rec = r.record
     assert rec["kernel"] == "ceiling" and rec["bytes"] == 8 * 1024 * 1024
-    assert rec["bandwidth"]["write"] > 0 and rec["bandwidth"]["write_fsync"] > 0
+    assert rec["bandwidth_mib_s"]["write"] > 0 and rec["bandwidth_mib_s"]["write_fsync"] > 0
     assert not list(tmp_path.glob("iokernels.ceiling"))
 
 

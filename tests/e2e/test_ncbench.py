@@ -52,7 +52,12 @@ def test_write_read_verify(tmp_path, built_backends, backend, np_, iot, storage)
     assert [p["op"] for p in rec["passes"]] == ["write", "read"]
     assert [p["bytes"] for p in rec["passes"]] == [ELEMS * 4, ELEMS * 4]
     assert rec["passes"][0]["requests"] == np_ * 4  # one call per rank and time step
-    assert rec["verify"] == {"enabled": True, "checked": ELEMS, "mismatches": 0, "ok": True}
+    assert rec["verify"] == {
+        "enabled": True,
+        "values_checked": ELEMS,
+        "values_mismatched": 0,
+        "ok": True,
+    }
     assert f"TEST PASSED: {ELEMS} values checked" in r.out
     assert r.out.count("benchmark:write") == 5 and r.out.count("benchmark:read") == 5
     if backend == "netcdf4":
@@ -73,7 +78,7 @@ def test_other_backends(tmp_path, built_backends, backend):
     for extra in ([], ["-u", "-t", "coll"]):
         r = nc(4, ["-d", GEOM, "-w", "-r", "--verify", "--backend", backend, *extra], tmp_path)
         assert r.rc == 0, r.err
-        assert r.record["verify"]["checked"] == ELEMS and r.record["verify"]["ok"]
+        assert r.record["verify"]["values_checked"] == ELEMS and r.record["verify"]["ok"]
         ext = {"pnetcdf": ".nc", "mpiio": ".mpi"}[backend]
         assert r.record["files"] == [f"./testfn{ext}"]
         (tmp_path / f"testfn{ext}").unlink()
@@ -155,7 +160,7 @@ def test_tiny_geometry_finishes(tmp_path, np_):
     assert r.rc == 0, r.err
     assert f"{'Datasize':<40} {256:>20} bytes" in r.out
     assert r.out.count("(256.0 B)") == 1
-    assert r.record["verify"]["checked"] == 64
+    assert r.record["verify"]["values_checked"] == 64
 
 
 def corrupt_values(path, cwd, which):
@@ -183,7 +188,7 @@ def test_corrupted_value_exits_3(tmp_path, mode):
     assert "verify failed: 1 of 64 values differ in c.nc; first: data[1][3][3][1]" in errs[0]
     failed = r"^TEST FAILED: 1 of 64 values differ; first: data\[1\]\[3\]\[3\]\[1\]: read -?\d+, "
     assert re.search(failed + r"expected -?\d+$", r.out, re.M)
-    assert r.record["exit_code"] == 3 and r.record["verify"]["mismatches"] == 1
+    assert r.record["exit_code"] == 3 and r.record["verify"]["values_mismatched"] == 1
 
 
 def test_reads_are_shifted(tmp_path):
@@ -204,7 +209,12 @@ def test_file_per_process(tmp_path, iot):
     args = ["-d", GEOM, "-n=2", "-p=2", "-t", iot, "--file-per-process", "-f", "p.nc"]
     r = nc(4, [*args, "-w", "-r", "--verify", "-c", "auto"], tmp_path)
     assert r.rc == 0, r.err
-    assert r.record["verify"] == {"enabled": True, "checked": ELEMS, "mismatches": 0, "ok": True}
+    assert r.record["verify"] == {
+        "enabled": True,
+        "values_checked": ELEMS,
+        "values_mismatched": 0,
+        "ok": True,
+    }
     assert "rank r reads the file p.nc.((r + 1) % 4), written by another rank" in r.out
     for rank in range(4):  # each file: all time steps of one block (1:4:6:3)
         h = header(f"p.nc.{rank}", tmp_path)
@@ -241,7 +251,7 @@ def test_option_spellings_agree(tmp_path):
         seen.append(r.record["options"]["kernel"])
         assert r.record["io"] == "coll"
     assert all(s == seen[0] for s in seen)
-    assert seen[0]["data-geometry"] == "2:4:4:2" and seen[0]["unlimited"] == "1"
+    assert seen[0]["data-geometry"] == "2:4:4:2" and seen[0]["unlimited"] is True
 
 
 def test_parser_output_is_csv(tmp_path):

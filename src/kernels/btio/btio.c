@@ -264,8 +264,11 @@ btio_report(const void *kopts, const struct iok_run *run, const struct iok_plan 
         fprintf(out, "------------------------------------------\n");
         fprintf(out, "Using %s method\n", method_line(o, run));
         fprintf(out, "output file path         : %s\n", o->dir);
-        fprintf(out, "file striping count      : %9d\n", 0);
-        fprintf(out, "file striping size       : %9d bytes\n", 0);
+        /* as the original: the file's info in use (0 when it has no such hint) */
+        const char *count = iok_pass_hint(p, "striping_factor");
+        const char *size = iok_pass_hint(p, "striping_unit");
+        fprintf(out, "file striping count      : %9d\n", count ? atoi(count) : 0);
+        fprintf(out, "file striping size       : %9d bytes\n", size ? atoi(size) : 0);
     }
 }
 

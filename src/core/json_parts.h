@@ -1,0 +1,20 @@
+/* Parts of the JSON record built in json_env.c (see json_record.c). */
+#ifndef IOKERNELS_JSON_PARTS_H
+#define IOKERNELS_JSON_PARTS_H
+
+#include <jansson.h>
+
+#include "core.h"
+
+/* environment: host names of all ranks (as gathered), nodes, ranks per
+ * node, Slurm ids, the MPI library. */
+json_t *iok_env_json(const char *hosts, int nprocs);
+/* hints: asked for, from which file, handed to the library or not, and the
+ * environment variables the libraries read themselves. */
+json_t *iok_hints_json(const struct iok_run *run);
+/* A pass's hints in effect, or null when the backend cannot report them. */
+json_t *iok_pass_hints_json(const struct iok_pass_result *p);
+/* An option's value as its type. */
+json_t *iok_option_json(const struct iok_optset *set, const struct iok_option *o);
+
+#endif

@@ -1,0 +1,146 @@
+"""Hints as data (issue 12): --hints, --hints-file and --mpiio-hints reach
+every backend's library, and the hints in effect read back from the open
+file appear in the report and the JSON record; BTIO's striping lines print
+what the file's info says."""
+
+import re
+
+import pytest
+from conftest import run, run_plain
+
+SMALL = ["btio", "--grid", "12,12,12", "--dumps", "2"]
+HINTED = ["mpiio", "pnetcdf", "hdf5", "netcdf4"]
+
+
+def need(backend, built):
+    if backend not in built:
+        pytest.skip(f"{backend} not built")
+
+
+def in_effect(rec, op="write"):
+    return next(p for p in rec["passes"] if p["op"] == op)["hints_in_effect"]
+
+
+@pytest.mark.parametrize("backend", HINTED)
+def test_hints_reach_the_library_and_are_read_back(tmp_path, built_backends, backend):
+    need(backend, built_backends)
+    args = [*SMALL, "--backend", backend, "--verify", "--hints", "cb_nodes=1,romio_cb_write=enable"]
+    r = run(4, args, tmp_path)
+    assert r.rc == 0, r.err
+    rec = r.record
+    assert rec["hints"]["requested"] == {"cb_nodes": "1", "romio_cb_write": "enable"}
+    assert rec["hints"]["passed_to_library"] is True
+    for op in ("write", "verify"):  # what the library says after create and after open
+        got = in_effect(rec, op)
+        assert got["cb_nodes"] == "1" and got["romio_cb_write"] == "enable", (op, got)
+    lines = [line for line in r.out.splitlines() if "hints in effect:" in line]
+    assert len(lines) == 2 and all("cb_nodes=1" in line for line in lines), r.out
+    assert "romio_cb_write=enable" in lines[0]
+
+
+def test_pnetcdf_reports_its_own_hints(tmp_path, built_backends):
+    need("pnetcdf", built_backends)
+    r = run(4, [*SMALL, "--backend", "pnetcdf", "--hints", "nc_var_align_size=4096"], tmp_path)
+    assert r.rc == 0, r.err
+    got = in_effect(r.record)
+    assert got["nc_var_align_size"] == "4096"
+    assert "nc_header_align_size" in got  # the library's own, not asked for
+    assert re.search(r"hints in effect:.*nc_var_align_size=4096", r.out, re.S)
+
+
+def test_environment_hints_still_apply_and_are_recorded(tmp_path, built_backends):
+    need("pnetcdf", built_backends)
+    env = {"PNETCDF_HINTS": "nc_var_align_size=2048"}
+    r = run(4, [*SMALL, "--backend", "pnetcdf"], tmp_path, env=env)
+    assert r.rc == 0, r.err
+    assert r.record["hints"]["environment"]["PNETCDF_HINTS"] == "nc_var_align_size=2048"
+    assert r.record["hints"]["requested"] == {}
+    assert in_effect(r.record)["nc_var_align_size"] == "2048"  # PnetCDF read it itself
+
+
+def test_hints_file_with_comments(tmp_path, built_backends):
+    (tmp_path / "hints.txt").write_text(
+        "# ROMIO_HINTS format\n\ncb_nodes 1   # one aggregator\n  romio_cb_write\tenable\n"
+        "cb_buffer_size 1048576\n"
+    )
+    args = [*SMALL, "--backend", "mpiio", "--hints-file", "hints.txt"]
+    r = run(4, [*args, "--hints", "cb_buffer_size=2097152"], tmp_path)
+    assert r.rc == 0, r.err
+    h = r.record["hints"]
+    assert h["file"] == "hints.txt"
+    # the command line wins over the file
+    assert h["requested"] == {
+        "cb_nodes": "1",
+        "romio_cb_write": "enable",
+        "cb_buffer_size": "2097152",
+    }
+    got = in_effect(r.record)
+    assert got["cb_nodes"] == "1" and got["cb_buffer_size"] == "2097152"
+    assert "cb_buffer_size=2097152" in r.out
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("cb_nodes 1\n# fine\ncb_buffer_size\n", 3),
+        ("cb_nodes 1 2\n", 1),
+        ("\n\n  # comment\nromio_cb_write enable extra # no\n", 4),
+    ],
+    ids=["no-value", "two-values", "extra-word"],
+)
+def test_malformed_hints_file_names_the_line(tmp_path, text, line):
+    (tmp_path / "bad.hints").write_text(text)
+    r = run_plain(2, ["btio", "--grid", "12,12,12", "--hints-file", "bad.hints"], tmp_path)
+    assert r.rc == 2, r.err
+    errs = r.error_lines()
+    assert len(errs) == 1 and f"bad.hints:{line}: expected 'key value'" in errs[0], r.err
+    assert not (tmp_path / "btio.nc").exists()
+
+
+def test_bad_hints_option_and_missing_file(tmp_path):
+    r = run_plain(1, ["btio", "--grid", "12,12,12", "--hints", "cb_nodes"], tmp_path)
+    assert r.rc == 2 and "--hints: 'cb_nodes' is not key=value" in r.err
+    r = run_plain(1, ["btio", "--grid", "12,12,12", "--hints-file", "nope"], tmp_path)
+    assert r.rc == 2 and "hints file nope" in r.err
+
+
+def test_mpiio_hints_is_an_alias(tmp_path):
+    r = run(4, [*SMALL, "--method", "0", "--mpiio-hints", "cb_nodes=1"], tmp_path)
+    assert r.rc == 0, r.err
+    assert r.record["hints"]["requested"] == {"cb_nodes": "1"}
+    assert in_effect(r.record)["cb_nodes"] == "1"
+
+
+def test_backends_without_hints_say_so(tmp_path, built_backends):
+    for backend in ("null", "adios2"):
+        if backend not in built_backends:
+            continue
+        r = run(4, [*SMALL, "--backend", backend, "--hints", "cb_nodes=1", "--overwrite"], tmp_path)
+        assert r.rc == 0, r.err
+        assert r.record["hints"]["passed_to_library"] is False
+        assert in_effect(r.record) is None
+        assert f"hints: none (backend {backend} takes no MPI-IO hints)" in r.out
+
+
+def striping_lines(out):
+    count = re.search(r"file striping count\s*:\s*(\d+)", out).group(1)
+    size = re.search(r"file striping size\s*:\s*(\d+) bytes", out).group(1)
+    return int(count), int(size)
+
+
+@pytest.mark.parametrize("method", ["0", "3"], ids=["mpiio", "pnetcdf"])
+def test_btio_striping_lines_print_the_info_in_use(tmp_path, built_backends, method):
+    need("pnetcdf" if method == "3" else "mpiio", built_backends)
+    hints = "striping_factor=4,striping_unit=1048576"
+    r = run(4, [*SMALL, "--method", method, "--hints", hints], tmp_path)
+    assert r.rc == 0, r.err
+    got = in_effect(r.record)
+    # as the original: whatever the file's info holds, 0 when it has no such key
+    want = (int(got.get("striping_factor", 0)), int(got.get("striping_unit", 0)))
+    assert striping_lines(r.out) == want
+    plain = run(4, [*SMALL, "--method", method, "--overwrite"], tmp_path)
+    got = in_effect(plain.record)
+    assert striping_lines(plain.out) == (
+        int(got.get("striping_factor", 0)),
+        int(got.get("striping_unit", 0)),
+    )

@@ -1,0 +1,56 @@
+"""Cached reads named (issue 12): a read pass is "from storage" only when
+the OS read_bytes summed over ranks is at least half the bytes read;
+otherwise the report and the record say "page cache"."""
+
+import os
+
+import pytest
+from conftest import run
+
+ARGS = ["btio", "--grid", "64,64,64", "--dumps", "2"]  # 20 MiB: more than readahead
+
+
+def read_pass(rec):
+    return next(p for p in rec["passes"] if p["op"] == "read")
+
+
+def test_read_right_after_write_is_page_cache(tmp_path):
+    assert run(4, ARGS, tmp_path).rc == 0
+    r = run(4, [*ARGS, "--mode", "read", "--verify"], tmp_path)
+    assert r.rc == 0, r.err
+    p = read_pass(r.record)
+    os_read = p["os_bytes"]["read_bytes"]
+    if 2 * os_read >= p["bytes"]:
+        pytest.skip(f"the OS read {os_read} of {p['bytes']} bytes from storage: nothing cached")
+    assert p["from_storage"] is False
+    assert p["from_storage_reason"].startswith("page cache: OS read_bytes")
+    assert r.record["summary"]["read_from_storage"] is False
+    line = next(line for line in r.out.splitlines() if line.startswith("read "))
+    assert line.endswith("[PAGE CACHE]"), line
+    assert "read from page cache: OS read_bytes" in r.out
+
+
+def test_read_after_drop_caches_is_from_storage(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root to drop the page cache")
+    assert run(4, ARGS, tmp_path).rc == 0
+    r = run(4, [*ARGS, "--mode", "read", "--drop-caches"], tmp_path)
+    assert r.rc == 0, r.err
+    p = read_pass(r.record)
+    if 2 * p["os_bytes"]["read_bytes"] < p["bytes"]:
+        pytest.skip(f"the OS still served the read from memory ({p['cache_drop_method']})")
+    assert p["from_storage"] is True and p["from_storage_reason"].startswith("storage:")
+    assert r.record["summary"]["read_from_storage"] is True
+    line = next(line for line in r.out.splitlines() if line.startswith("read "))
+    assert line.endswith("[from storage]"), line
+
+
+def test_write_and_null_reads_carry_no_source(tmp_path):
+    r = run(4, [*ARGS, "--verify"], tmp_path)
+    assert r.rc == 0, r.err
+    w, v = r.record["passes"]
+    assert "from_storage" not in w and isinstance(v["from_storage"], bool)
+    n = run(4, [*ARGS, "--backend", "null", "--mode", "read"], tmp_path)
+    assert n.rc == 0, n.err
+    assert "from_storage" not in read_pass(n.record)
+    assert n.record["summary"]["read_from_storage"] is None
