@@ -562,6 +562,8 @@ a2_check_length(struct a2_file *f, int w, const char *wp)
     int64_t need = 0;
     for (int v = 0; v < f->s->nvars; v++) {
         const struct a2_blocks *b = &f->blk[v];
+        if (f->s->vars[v].ndims == 0) /* single values live in the metadata */
+            continue;
         for (int i = 0; i < b->n; i++) {
             if (b->b[i].writer != w)
                 continue;
