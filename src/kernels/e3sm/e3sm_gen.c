@@ -53,16 +53,20 @@ struct key {
     int64_t min, max;
 };
 
-#define K(n, f, lo, hi) {n, offsetof(struct e3sm_gen, f), lo, hi}
-static const struct key f_keys[] = {K("ne", ne, 1, 4096),     K("np", np, 2, 8),
-                                    K("nlev", nlev, 1, 1024), K("pcols", pcols, 1, 4096),
-                                    K("procs", procs, 1, 100000000), {NULL}};
-static const struct key g_keys[] = {K("cells", cells, 4, 1000000000),
-                                    K("edges", edges, 4, 4000000000),
-                                    K("vertices", vertices, 4, 3000000000),
-                                    K("nlev", vlev, 1, 1024),
+#define K(n, f, lo, hi)                                                                            \
+    {                                                                                              \
+        n, offsetof(struct e3sm_gen, f), lo, hi                                                    \
+    }
+static const struct key f_keys[] = {K("ne", ne, 1, 4096),
+                                    K("np", np, 2, 8),
+                                    K("nlev", nlev, 1, 1024),
+                                    K("pcols", pcols, 1, 4096),
                                     K("procs", procs, 1, 100000000),
                                     {NULL}};
+static const struct key g_keys[] = {
+    K("cells", cells, 4, 1000000000),       K("edges", edges, 4, 4000000000),
+    K("vertices", vertices, 4, 3000000000), K("nlev", vlev, 1, 1024),
+    K("procs", procs, 1, 100000000),        {NULL}};
 static const struct key i_keys[] = {K("nlat", nlat, 2, 100000),
                                     K("nlon", nlon, 2, 100000),
                                     K("land", land, 1, 10000000000),
@@ -200,8 +204,8 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
         char *end;
         long long v = strtoll(eq + 1, &end, 10);
         if (end == eq + 1 || *end || v < k->min || v > k->max) {
-            snprintf(err, errlen, "--generate %s: %s=%s must be an integer in %lld..%lld", spec,
-                     t, eq + 1, (long long)k->min, (long long)k->max);
+            snprintf(err, errlen, "--generate %s: %s=%s must be an integer in %lld..%lld", spec, t,
+                     eq + 1, (long long)k->min, (long long)k->max);
             rc = -1;
             break;
         }
@@ -239,9 +243,10 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
                  (long long)g->ne, (long long)g->np, (long long)g->nlev, (long long)g->pcols,
                  (long long)g->procs);
     else if (g->kase == E3SM_GEN_G)
-        snprintf(g->spec, sizeof g->spec, "g:cells=%lld,edges=%lld,vertices=%lld,nlev=%lld,procs=%lld",
-                 (long long)g->cells, (long long)g->edges, (long long)g->vertices,
-                 (long long)g->vlev, (long long)g->procs);
+        snprintf(g->spec, sizeof g->spec,
+                 "g:cells=%lld,edges=%lld,vertices=%lld,nlev=%lld,procs=%lld", (long long)g->cells,
+                 (long long)g->edges, (long long)g->vertices, (long long)g->vlev,
+                 (long long)g->procs);
     else
         snprintf(g->spec, sizeof g->spec,
                  "i:nlat=%lld,nlon=%lld,land=%lld,levels=%lld/%lld/%lld/%lld,procs=%lld",
@@ -276,8 +281,8 @@ e3sm_gen_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *ou
 }
 
 int
-e3sm_gen_runs(const struct e3sm_gen *g, int d, int64_t first, int64_t count,
-              struct e3sm_runs *out, int64_t *pairs, char *err, size_t errlen)
+e3sm_gen_runs(const struct e3sm_gen *g, int d, int64_t first, int64_t count, struct e3sm_runs *out,
+              int64_t *pairs, char *err, size_t errlen)
 {
     struct e3sm_pairs p = {0};
     int64_t total = 1;
@@ -291,8 +296,8 @@ e3sm_gen_runs(const struct e3sm_gen *g, int d, int64_t first, int64_t count,
         }
     if (pairs)
         *pairs = p.n;
-    int rc = e3sm_runs_build(p.off, p.len, p.n, g->dims[d][g->ndims[d] - 1], total, out, err,
-                             errlen);
+    int rc =
+        e3sm_runs_build(p.off, p.len, p.n, g->dims[d][g->ndims[d] - 1], total, out, err, errlen);
     e3sm_pairs_free(&p);
     return rc;
 }
@@ -325,4 +330,20 @@ e3sm_gen_decomps(const struct e3sm_gen *g, MPI_Comm comm, struct e3sm_decomps *o
         }
     }
     return IOK_OK;
+}
+
+int
+e3sm_gen_load(const char *spec, MPI_Comm comm, struct e3sm_decomps *out, char *label, size_t len)
+{
+    struct e3sm_gen g;
+    char why[512];
+    memset(out, 0, sizeof *out);
+    if (e3sm_gen_parse(spec, &g, why, sizeof why)) {
+        e3sm_gen_free(&g);
+        return iok_error(IOK_EUSAGE, "%s", why);
+    }
+    snprintf(label, len, "generated %s", g.spec);
+    int rc = e3sm_gen_decomps(&g, comm, out);
+    e3sm_gen_free(&g);
+    return rc;
 }

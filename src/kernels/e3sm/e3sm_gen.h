@@ -63,6 +63,18 @@ int e3sm_gen_runs(const struct e3sm_gen *g, int d, int64_t first, int64_t count,
  * that every rank calls it; no communication). iok_status. */
 int e3sm_gen_decomps(const struct e3sm_gen *g, MPI_Comm comm, struct e3sm_decomps *out);
 
+/* Parses spec and builds this rank's part into out; label gets "generated
+ * SPEC" (all parameters spelled out). iok_status, the same on every rank. */
+int e3sm_gen_load(const char *spec, MPI_Comm comm, struct e3sm_decomps *out, char *label,
+                  size_t len);
+
+/* Decomposition d of all ranks as the contents of a map file (e3sm_dat.h;
+ * with want_raw the elements before merging too). 0, or -1 with a reason
+ * (sizes past a map file's 32-bit integers). */
+struct e3sm_dat;
+int e3sm_gen_dat(const struct e3sm_gen *g, int d, int want_raw, struct e3sm_dat *out, char *err,
+                 size_t errlen);
+
 int e3sm_pairs_add(struct e3sm_pairs *p, int64_t off, int64_t len);
 void e3sm_pairs_free(struct e3sm_pairs *p);
 
