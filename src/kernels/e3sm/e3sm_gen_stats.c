@@ -122,7 +122,8 @@ file_stats(const struct e3sm_gen *g, const struct walk *w, const char *cdl, cons
         byt[dn] += recs * sz * (dn ? 1.0 : (double)iok_var_record_elems(&s, v));
         one[dn] += dn && rec;
     }
-    int64_t *rq = malloc((size_t)g->procs * sizeof *rq), *by = malloc((size_t)g->procs * sizeof *by);
+    int64_t *rq = malloc((size_t)g->procs * sizeof *rq),
+            *by = malloc((size_t)g->procs * sizeof *by);
     if (!rq || !by) {
         free(rq), free(by), free(vd);
         iok_schema_free(&s);
@@ -221,9 +222,9 @@ void
 e3sm_gen_stats_print(const struct e3sm_gen_stats *s, FILE *out)
 {
     const double MiB = 1048576.0;
-    fprintf(out, "generated %s (%s case), %lld ranks\n", s->spec, s->casename,
-            (long long)s->procs);
-    fprintf(out, "per rank, after merging as E3SM-IO:   min     median        max          total\n");
+    fprintf(out, "generated %s (%s case), %lld ranks\n", s->spec, s->casename, (long long)s->procs);
+    fprintf(out,
+            "per rank, after merging as E3SM-IO:   min     median        max          total\n");
     for (int d = 0; d < s->ndecomp; d++) {
         char dims[96];
         int n = 0;
@@ -246,8 +247,9 @@ e3sm_gen_stats_print(const struct e3sm_gen_stats *s, FILE *out)
         print_mmm(out, &x->bytes);
         fprintf(out, "\n   Total write amount                 = %.2f MiB = %.2f GiB\n",
                 x->write_bytes / MiB, x->write_bytes / (1024.0 * MiB));
-        fprintf(out, "   Max number of requests (E3SM-IO: one record, decomposed record "
-                     "variables) = %lld\n",
+        fprintf(out,
+                "   Max number of requests (E3SM-IO: one record, decomposed record "
+                "variables) = %lld\n",
                 (long long)x->e3smio_max_reqs);
     }
     fprintf(out, "generator: tables %.3f s, all %lld ranks' runs %.3f s, peak memory %.1f MiB\n",

@@ -14,7 +14,7 @@ struct e3sm_mmm {
 };
 
 struct e3sm_gen_fstat {
-    const char *name;            /* "h0", "h1", "hist" */
+    const char *name; /* "h0", "h1", "hist" */
     int nvars;
     double size_bytes;           /* the variables' data, all records */
     double write_bytes;          /* what all ranks write (E3SM-IO's total write amount) */
