@@ -217,12 +217,12 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
     free(copy);
     if (rc)
         return rc;
-    /* the shipped meshes' proportions: 879 edges and 593 vertices for 285
-     * cells (an ocean with coasts), 5663 land cells of 96 x 144 */
+    /* edges and vertices: the mesh's own (e3sm_gen_g.c) unless given; land:
+     * the shipped grid's proportion, 5663 cells of 96 x 144 */
     if (!edges_given)
-        g->edges = (g->cells * 879 + 142) / 285;
+        g->edges = 0;
     if (!vert_given)
-        g->vertices = (g->cells * 593 + 142) / 285;
+        g->vertices = 0;
     if (!land_given)
         g->land = (g->nlat * g->nlon * 5663 + 6912) / 13824;
     if (g->kase == E3SM_GEN_I && g->land > g->nlat * g->nlon) {
@@ -230,12 +230,9 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
                  (long long)g->land, (long long)g->nlat, (long long)g->nlon);
         return -1;
     }
-    if (g->kase == E3SM_GEN_G && (g->edges < g->cells || g->vertices < g->cells / 2)) {
-        snprintf(err, errlen,
-                 "--generate %s: a mesh of %lld cells has at least as many edges and half as "
-                 "many vertices",
-                 spec, (long long)g->cells);
-        return -1;
+    if (g->kase == E3SM_GEN_G) { /* the mesh first: it counts the edges and vertices */
+        if (e3sm_gen_g_setup(g, err, errlen))
+            return -1;
     }
     set_dims(g);
     if (g->kase == E3SM_GEN_F)
@@ -254,7 +251,7 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
                  (long long)g->lev[1], (long long)g->lev[2], (long long)g->lev[3],
                  (long long)g->procs);
     return g->kase == E3SM_GEN_F   ? e3sm_gen_f_setup(g, err, errlen)
-           : g->kase == E3SM_GEN_G ? e3sm_gen_g_setup(g, err, errlen)
+           : g->kase == E3SM_GEN_G ? 0
                                    : e3sm_gen_i_setup(g, err, errlen);
 }
 
