@@ -44,9 +44,9 @@ struct e3sm_gen {
     void *tab; /* case tables (curve order, owners), built by e3sm_gen_setup */
 };
 
-/* Parses "f:ne=30,procs=512" (g:..., i:...); unknown keys, bad values and
- * sizes past the int32 offsets of a map file are refused with a reason.
- * Then sets the dimensions and builds the case's tables. */
+/* Parses "f:ne=30,procs=512" (g:..., i:...); unknown keys and bad values
+ * are refused with a reason. Then sets the dimensions and builds the case's
+ * tables (e3sm_gen_free releases them, also after a failure). */
 int e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen);
 void e3sm_gen_free(struct e3sm_gen *g);
 

@@ -9,12 +9,14 @@
  *   three mutual neighbours; an edge or a vertex belongs to its
  *   lowest-numbered cell.
  * - numbering: cells, edges and vertices each in the Morton (Z) order of
- *   their positions (cell centres, edge midpoints, triangle centres), as a
- *   mesh generator's spatial sort leaves them: local, but not the
- *   partition's curve. The rest of the requested edges and vertices
- *   (879 and 593 for 285 cells against about 3 and 2 per cell on a closed
- *   mesh) are the coasts': extra ones of the cells of the first and last
- *   rows, numbered after the others.
+ *   their positions (cell centres, edge midpoints, triangle centres, each
+ *   moved by up to half a cell), as a mesh generator's spatial sort leaves
+ *   them: local, but not the partition's curve.
+ * - coasts: unless edges= and vertices= say otherwise, the mesh's own
+ *   edges and vertices plus, per cell of the first and last rows, as many
+ *   as the shipped mesh has per coastal cell (77 edges and 76 vertices for
+ *   51 such cells: 879 and 593 for its 285 cells); they are that cell's,
+ *   numbered after the others.
  * - partition: contiguous pieces of a generalized Hilbert curve over the
  *   lattice, as many cells each (METIS's compact regions); a cell's edges
  *   and vertices go with it.
@@ -86,15 +88,16 @@ morton(uint64_t x, uint64_t y)
     return k;
 }
 
-/* a point of a generated (not lattice) mesh: a position scaled by 6 (cells
- * x *= 6/1 via mul), moved by up to JITTER of a cell's width, as Morton key */
+/* The Morton key of a point at (x / den, y / den) cells (den: 1 for cell
+ * centres, 2 for edge midpoints, 3 for triangle centres), moved by up to
+ * JITTER of a cell (a generated mesh's points are not on a lattice), on a
+ * grid FINE times finer than the cells. */
 #define FINE 16
 #define JITTER 0.5
 static uint64_t
-pos_key(int64_t x, int64_t y, int mul, int salt)
+pos_key(int64_t x, int64_t y, int den_, int salt)
 {
-    /* x, y in units of 1/(mul_den) cells: cells 1, edges 1/2, vertices 1/3 */
-    double den = mul == 2 ? 1.0 : mul == 1 ? 2.0 : 3.0;
+    double den = (double)den_;
     uint64_t h = e3sm_gen_mix((uint64_t)x * 0x100000001b3ULL ^ (uint64_t)y << 20 ^ (uint64_t)salt);
     double jx = ((double)(h & 0xffff) / 65535.0 - 0.5) * 2 * JITTER,
            jy = ((double)((h >> 16) & 0xffff) / 65535.0 - 0.5) * 2 * JITTER;
@@ -162,7 +165,7 @@ build(struct e3sm_gen *g, struct g_build *b)
     /* cells: numbered in Morton order of their positions */
     int64_t c = 0;
     for (int64_t at = 0; at < n; at++)
-        e[c++] = (struct keyed){pos_key(at % b->w, at / b->w, 2, 0), at};
+        e[c++] = (struct keyed){pos_key(at % b->w, at / b->w, 1, 0), at};
     qsort(e, (size_t)n, sizeof *e, cmp_key);
     for (int64_t x = 0; x < area; x++)
         b->cell_at[x] = -1;
@@ -212,13 +215,13 @@ build(struct e3sm_gen *g, struct g_build *b)
                 for (int k = 0; k < 6 && ne < g->edges; k++)
                     if (nb[k] > c)
                         e[ne++] = (struct keyed){
-                            pos_key(2 * i + di[k] + 2, 2 * j + dj[k] + 2, 1, 1), b->owner[c]};
+                            pos_key(2 * i + di[k] + 2, 2 * j + dj[k] + 2, 2, 1), b->owner[c]};
             } else {
                 for (int t = 0; t < 6 && nv < g->vertices; t++) {
                     int p = tri[t][0], q = tri[t][1];
                     if (nb[p] > c && nb[q] > c)
                         e[nv++] = (struct keyed){
-                            pos_key(3 * i + di[p] + di[q] + 3, 3 * j + dj[p] + dj[q] + 3, 0, 2),
+                            pos_key(3 * i + di[p] + di[q] + 3, 3 * j + dj[p] + dj[q] + 3, 3, 2),
                             b->owner[c]};
                 }
             }
