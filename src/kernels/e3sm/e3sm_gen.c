@@ -231,8 +231,11 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
         return -1;
     }
     if (g->kase == E3SM_GEN_G) { /* the mesh first: it counts the edges and vertices */
-        if (e3sm_gen_g_setup(g, err, errlen))
+        char why[400];
+        if (e3sm_gen_g_setup(g, why, sizeof why)) {
+            snprintf(err, errlen, "--generate %s: %s", spec, why);
             return -1;
+        }
     }
     set_dims(g);
     if (g->kase == E3SM_GEN_F)
