@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "e3sm_gen.h"
 #include "e3sm_kernel.h"
 #include "iokernels/data.h"
 #include "iokernels/error.h"
@@ -74,6 +75,10 @@ static const struct iok_option e3sm_options[] = {
     {"replay", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, replay), NULL,
      "turn the blob subfiles of this name into the canonical files of -o (the writer's ranks "
      "and -g)"},
+    {"generate", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, generate), NULL,
+     "generate the decomposition instead of reading a file: f:ne=N,procs=P (also np, nlev, "
+     "pcols), g:cells=N,procs=P (edges, vertices, nlev), i:nlat=N,nlon=M,procs=P (land, "
+     "levels=A/B/C/D); every parameter defaults to the shipped 16-rank case"},
     {"schema-dir", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, schema_dir), NULL,
      "directory of the history files' CDL headers and variables.tsv (default: data/e3sm of the "
      "suite's data: PREFIX/share/iokernels, or the source tree)"},
@@ -415,24 +420,30 @@ static int
 e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
 {
     const struct e3sm_opts *o = kopts;
-    if (!run->input_path)
+    if (!run->input_path && !o->generate[0])
         return iok_error(IOK_EUSAGE, "name the decomposition file, e.g. iokernels e3sm -o out.nc "
-                                     "map_f_case_16p.nc");
+                                     "map_f_case_16p.nc, or generate one: --generate f:ne=30");
+    if (run->input_path && o->generate[0])
+        return iok_error(IOK_EUSAGE, "a decomposition file (%s) and --generate %s: give one",
+                         run->input_path, o->generate);
     struct e3sm_state *st = calloc(1, sizeof *st);
     plan->priv = st;
     plan->free_priv = state_free;
     st->rank = run->rank;
     st->keep = o->keep;
-    snprintf(st->decomp_path, sizeof st->decomp_path, "%s", run->input_path);
+    snprintf(st->decomp_path, sizeof st->decomp_path, "%s", run->input_path ? run->input_path : "");
 
     struct e3sm_read_opts ro = {.skip_fill = !strcmp(o->missing, "skip"), .unsorted = o->nosort_q};
-    int rc = e3sm_decomp_read_opts(run->input_path, run->comm, &ro, &st->dec);
+    int rc = o->generate[0] /* the decomposition: generated, or read */
+                 ? e3sm_gen_load(o->generate, run->comm, &st->dec, st->decomp_path,
+                                 sizeof st->decomp_path)
+                 : e3sm_decomp_read_opts(run->input_path, run->comm, &ro, &st->dec);
     IOK_TRY(agree_msg(run->comm, rc));
     char why[512];
     int nhist;
     const struct e3sm_hist *hist;
     if (e3sm_case_detect(&st->dec, &st->cid, &hist, &nhist, why, sizeof why))
-        return iok_error(IOK_EUSAGE, "%s: %s", run->input_path, why);
+        return iok_error(IOK_EUSAGE, "%s: %s", st->decomp_path, why);
     if (st->cid == E3SM_CASE_G && o->hx == 1)
         return iok_error(IOK_EUSAGE, "-f 1: the G case has one history file (use -f 0 or -1)");
     IOK_TRY(make_templates(st));
@@ -483,7 +494,7 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
             iok_schema_init(&canon);
             if (e3sm_schema_build(cdl, tsv, &hist[h], &st->dec, o->records, &canon,
                                   &st->var_decomp[f], why, sizeof why))
-                rc = iok_error(IOK_EUSAGE, "%s: %s", run->input_path, why);
+                rc = iok_error(IOK_EUSAGE, "%s: %s", st->decomp_path, why);
             else if (!strcmp(o->xtype, "double") && e3sm_schema_float_to_double(&canon))
                 rc = iok_error(IOK_EIO, "out of memory making %s's float variables double",
                                hist[h].cdl);

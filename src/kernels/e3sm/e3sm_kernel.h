@@ -22,7 +22,8 @@ struct e3sm_opts {
     char out[IOK_OPT_STRLEN];       /* -o: write these files */
     char rearrange[IOK_OPT_STRLEN]; /* none | box */
     char schema_dir[IOK_OPT_STRLEN];
-    char replay[IOK_OPT_STRLEN]; /* blob subfiles to turn into canonical files */
+    char replay[IOK_OPT_STRLEN];   /* blob subfiles to turn into canonical files */
+    char generate[IOK_OPT_STRLEN]; /* --generate: the decomposition's parameters */
 };
 
 /* One decomposition's runs as subarray templates of its own array: per run

@@ -18,8 +18,11 @@
 #include <string.h>
 
 #include "iokernels/error.h"
+#include "iokernels/input.h"
 #include "iokernels/kernel.h"
 #include "kernels/e3sm/e3sm_dat.h"
+#include "kernels/e3sm/e3sm_gen.h"
+#include "kernels/e3sm/e3sm_gen_stats.h"
 
 #define NDAT E3SM_MAX_DECOMP
 
@@ -28,6 +31,8 @@ struct dc_opts {
     char dat[NDAT][IOK_OPT_STRLEN];
     char api[IOK_OPT_STRLEN];
     int raw;
+    char generate[IOK_OPT_STRLEN]; /* --generate: a generated decomposition instead of .dat */
+    int stats, records;            /* --stats: print its figures over all ranks, write nothing */
 };
 
 #define DAT_OPT(i)                                                                                 \
@@ -50,6 +55,14 @@ static const struct iok_option dc_options[] = {
      "cdf5|netcdf4|hdf5"},
     {"raw", 'r', IOK_OPT_BOOL, offsetof(struct dc_opts, raw), "1",
      "also store the maps before merging (Dn.raw_nreqs, Dn.raw_offsets)"},
+    {"generate", 0, IOK_OPT_STRING, offsetof(struct dc_opts, generate), NULL,
+     "a generated decomposition instead of .dat files: f:ne=N,procs=P, g:cells=N,procs=P, "
+     "i:nlat=N,nlon=M,procs=P (as iokernels e3sm --generate)"},
+    {"stats", 0, IOK_OPT_BOOL, offsetof(struct dc_opts, stats), NULL,
+     "with --generate: print requests and bytes per rank (min, median, max) and the history "
+     "files' sizes over all its ranks, computed in one process; writes no file"},
+    {"records", 0, IOK_OPT_INT, offsetof(struct dc_opts, records), "1",
+     "records of the history files in --stats"},
     {NULL}};
 
 /* Per decomposition, what every rank needs to build the schema. */
@@ -70,7 +83,8 @@ struct dc_priv {
     int nd;
     int64_t nprocs;
     int64_t sum[NDAT][S_N];
-    struct e3sm_dat dat[NDAT]; /* rank 0 only */
+    struct e3sm_dat dat[NDAT];    /* rank 0 only */
+    struct e3sm_gen_stats *stats; /* --stats, rank 0 */
 };
 
 /* The positional file: a .dat itself, or a list of .dat paths (dat2decomp -i). */
@@ -108,7 +122,14 @@ static int
 dc_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *name))
 {
     struct dc_opts *o = kopts;
-    if (!o->out[0])
+    if (o->stats && !o->generate[0])
+        return iok_error(IOK_EUSAGE, "--stats describes a generated decomposition: add "
+                                     "--generate f:ne=30,procs=512 (or g:..., i:...)");
+    if (o->records < 1)
+        return iok_error(IOK_EUSAGE, "--records must be at least 1, not %d", o->records);
+    if (o->generate[0] && o->dat[0][0])
+        return iok_error(IOK_EUSAGE, "--generate and .dat files (--d1 %s): give one", o->dat[0]);
+    if (!o->out[0] && !o->stats)
         return iok_error(IOK_EUSAGE, "e3sm-decomp needs the output file: -o FILE");
     int nd = 0;
     while (nd < NDAT && o->dat[nd][0])
@@ -119,7 +140,7 @@ dc_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *n
                              "--d%d given without --d%d: decompositions are numbered "
                              "from 1 without gaps",
                              i + 1, nd + 1);
-    if (nd == 0)
+    if (nd == 0 && !o->generate[0])
         return iok_error(IOK_EUSAGE, "e3sm-decomp needs .dat files: --d1 FILE --d2 FILE ... or "
                                      "a list file");
     if (core->mode[0] && strcmp(core->mode, "write"))
@@ -149,6 +170,7 @@ dc_free(void *p)
     struct dc_priv *d = p;
     for (int i = 0; i < NDAT; i++)
         e3sm_dat_free(&d->dat[i]);
+    free(d->stats);
     free(d);
 }
 
@@ -172,19 +194,43 @@ slurp(const char *path)
     return t;
 }
 
-/* Rank 0: parse every .dat file and summarise. */
+/* Rank 0: generate every decomposition (--generate) in the .dat form. */
+static int
+generate_all(const struct dc_opts *o, struct dc_priv *p)
+{
+    struct e3sm_gen g;
+    char why[512];
+    int rc = IOK_OK;
+    if (e3sm_gen_parse(o->generate, &g, why, sizeof why))
+        rc = iok_error(IOK_EUSAGE, "%s", why);
+    p->nd = rc == IOK_OK ? g.ndecomp : 0;
+    for (int i = 0; rc == IOK_OK && i < p->nd; i++)
+        if (e3sm_gen_dat(&g, i, o->raw, &p->dat[i], why, sizeof why))
+            rc = iok_error(IOK_EUSAGE, "--generate %s: %s", g.spec, why);
+    e3sm_gen_free(&g);
+    return rc;
+}
+
+static int
+read_dat(const char *path, struct e3sm_dat *d)
+{
+    char *text = slurp(path), why[512];
+    if (!text)
+        return iok_error(IOK_EUSAGE, "cannot read decomposition file %s: check the path", path);
+    int bad = e3sm_dat_parse(text, d, why, sizeof why);
+    free(text);
+    return bad ? iok_error(IOK_EUSAGE, "%s %s", path, why) : IOK_OK;
+}
+
+/* Rank 0: parse every .dat file (or generate them) and summarise. */
 static int
 parse_all(const struct dc_opts *o, struct dc_priv *p)
 {
+    if (o->generate[0])
+        IOK_TRY(generate_all(o, p));
     for (int i = 0; i < p->nd; i++) {
-        char *text = slurp(o->dat[i]), why[512];
-        if (!text)
-            return iok_error(IOK_EUSAGE, "cannot read decomposition file %s: check the path",
-                             o->dat[i]);
-        int bad = e3sm_dat_parse(text, &p->dat[i], why, sizeof why);
-        free(text);
-        if (bad)
-            return iok_error(IOK_EUSAGE, "%s %s", o->dat[i], why);
+        if (!o->generate[0])
+            IOK_TRY(read_dat(o->dat[i], &p->dat[i]));
         const struct e3sm_dat *d = &p->dat[i];
         if (i > 0 && d->nprocs != p->nprocs)
             return iok_error(IOK_EUSAGE, "%s: npes %lld differs from %s's %lld", o->dat[i],
@@ -229,7 +275,9 @@ build_schema(const struct dc_opts *o, const struct dc_priv *p, struct iok_schema
         bad |= tot[i] < 0 || raw[i] < 0;
     }
     int len = snprintf(cmd, sizeof cmd, "iokernels e3sm-decomp -o %s", o->out);
-    for (int i = 0; i < p->nd && len < (int)sizeof cmd; i++)
+    if (o->generate[0])
+        len += snprintf(cmd + len, sizeof cmd - (size_t)len, " --generate %s", o->generate);
+    for (int i = 0; i < p->nd && len < (int)sizeof cmd && !o->generate[0]; i++)
         len += snprintf(cmd + len, sizeof cmd - (size_t)len, " --d%d %s", i + 1, o->dat[i]);
     bad |= iok_schema_add_text_attr(s, IOK_GLOBAL, "command_line", cmd) < 0;
     for (int i = 0; i < p->nd; i++) {
@@ -281,10 +329,18 @@ dc_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     plan->free_priv = dc_free;
     while (p->nd < NDAT && o->dat[p->nd][0])
         p->nd++;
+    if (o->stats) { /* rank 0 walks every rank of the generated decomposition */
+        char dir[IOK_OPT_STRLEN + 16];
+        snprintf(dir, sizeof dir, "%s/data/e3sm", iok_data_root());
+        p->stats = calloc(1, sizeof *p->stats);
+        int rc = run->rank == 0 ? e3sm_gen_stats(o->generate, o->records, dir, p->stats) : IOK_OK;
+        return iok_agree(run->comm, rc); /* no file */
+    }
     int rc = run->rank == 0 ? parse_all(o, p) : IOK_OK;
     MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
     if (rc)
         return rc;
+    MPI_Bcast(&p->nd, 1, MPI_INT, 0, run->comm);
     MPI_Bcast(&p->nprocs, 1, MPI_INT64_T, 0, run->comm);
     MPI_Bcast(p->sum, (int)(sizeof p->sum / sizeof(int64_t)), MPI_INT64_T, 0, run->comm);
     struct iok_file_plan *fp = &plan->files[0];
@@ -355,6 +411,10 @@ dc_report(const void *kopts, const struct iok_run *run, const struct iok_plan *p
 {
     const struct dc_opts *o = kopts;
     const struct dc_priv *p = plan->priv;
+    if (o->stats) {
+        e3sm_gen_stats_print(p->stats, out);
+        return;
+    }
     fprintf(out, "output file: %s (%s)\n", o->out, run->backend->name);
     fprintf(out, "number of decompositions: %d, decomposition processes: %lld\n", p->nd,
             (long long)p->nprocs);
@@ -367,7 +427,7 @@ dc_report(const void *kopts, const struct iok_run *run, const struct iok_plan *p
         fprintf(out,
                 "D%d: %s (%s), dims %s, %lld requests (per process max %lld, min %lld), "
                 "lengths %lld..%lld, %lld offsets, %s\n",
-                i + 1, o->dat[i],
+                i + 1, o->generate[0] ? "generated" : o->dat[i],
                 m[S_NDIMS] == 1   ? "1D"
                 : m[S_NDIMS] == 2 ? "2D"
                                   : "3D+",
