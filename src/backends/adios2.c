@@ -821,6 +821,12 @@ a2_close(void *h)
         if (e && rc == IOK_OK)
             rc = a2_fail("adios2_close", f->path, NULL, e);
     }
+    /* After a failed write (a full disk) the engines' destructors, run by
+     * adios2_finalize, retry the writes and throw from a destructor:
+     * std::terminate. The ADIOS object is left unfinalized instead (the
+     * process ends with the error anyway). */
+    if (rc != IOK_OK && f->writing)
+        f->ad = NULL;
     a2_free(f);
     return rc;
 }
