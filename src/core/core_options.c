@@ -35,5 +35,11 @@ const struct iok_option iok_core_options[] = {
      "before each read pass drop the page cache (root) or fadvise DONTNEED the files"},
     {"shift-ranks", 0, IOK_OPT_INT, offsetof(struct core_flags, o.shift_ranks), "0",
      "reads: rank r reads what rank (r+K) mod P wrote (IOR's -C)"},
+    {"barriers", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.barriers), NULL,
+     "phase: a barrier before every I/O phase (IOR -g); pass: one before each pass's open "
+     "(BTIO); none. Default: what the kernel's original does (see the end of --help)",
+     "phase|pass|none"},
+    {"deadline", 0, IOK_OPT_DOUBLE, offsetof(struct core_flags, o.deadline), "0",
+     "stonewalling (IOR -D): stop posting new steps after S seconds from the open; 0 = none"},
     {"help", 'h', IOK_OPT_BOOL, offsetof(struct core_flags, help), NULL, "this help"},
     {NULL}};

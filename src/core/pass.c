@@ -71,15 +71,17 @@ struct pass_state {
     const struct iok_run *run;
     struct iok_timeline tl;
     double t0;
+    int phase_barriers; /* --barriers phase */
+    double suite;       /* this rank's own work inside the span outside the phases below */
 };
 
-/* I/O phases start together, as IOR's -g: a barrier (outside the timed
- * region) so that the job time of a phase is its own span, not the skew of
- * the ranks' preceding work. */
+/* --barriers phase: I/O phases start together, as IOR's -g: a barrier
+ * (outside the timed region) so that the job time of a phase is its own
+ * span, not the skew of the ranks' preceding work. */
 static void
 start(struct pass_state *ps, enum iok_phase p)
 {
-    if (iok_phase_is_io(p))
+    if (ps->phase_barriers && iok_phase_is_io(p))
         MPI_Barrier(ps->run->comm);
     ps->t0 = MPI_Wtime();
 }
@@ -90,21 +92,51 @@ stop(struct pass_state *ps, enum iok_phase p)
     iok_timeline_add(&ps->tl, p, ps->t0, MPI_Wtime());
 }
 
+/* Work of the suite inside the span that is no phase of its own (the
+ * step agreement, a kernel's list hand-over, checks of exchanged lists). */
+static double
+suite_begin(void)
+{
+    return MPI_Wtime();
+}
+
+static void
+suite_end(struct pass_state *ps, double t)
+{
+    ps->suite += MPI_Wtime() - t;
+}
+
 int
 iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
-             const struct iok_plan *plan, int file, enum iok_op op, int iteration,
+             const struct iok_plan *plan, int file, enum iok_op op, int iteration, int max_steps,
              struct iok_pass_result *out)
 {
     const struct iok_backend *be = run->backend;
     const struct iok_file_plan *fp = &plan->files[file];
     const struct iok_schema *s = &fp->schema;
+    struct iok_schema trimmed;
+    struct iok_dim *tdims = NULL;
     const int writing = op == IOK_OP_WRITE;
     /* a backend that moves no bytes has nothing to check */
     const int checking = !(be->caps & IOK_CAP_NOIO) &&
                          (op == IOK_OP_VERIFY || (op == IOK_OP_READ && run->core.verify));
     const uint64_t seed = (uint64_t)run->core.seed;
     struct iok_backend_params params = {run->comm, run->collective, run->api, run->backend_opts};
-    struct pass_state ps = {.run = run};
+    struct pass_state ps = {.run = run, .phase_barriers = !strcmp(run->core.barriers, "phase")};
+    const int handover = k->exchange && plan->exchange_is_handover;
+    int nsteps = max_steps >= 0 && max_steps < fp->nsteps ? max_steps : fp->nsteps;
+    double open_start = 0, opened = 0, close_start = 0, close_end = 0;
+    /* reading what a stonewalled write left: its records, not the plan's */
+    if (!writing && nsteps < fp->nsteps && s->ndims > 0 &&
+        (tdims = malloc((size_t)s->ndims * sizeof *tdims))) {
+        trimmed = *s;
+        memcpy(tdims, s->dims, (size_t)s->ndims * sizeof *tdims);
+        for (int d = 0; d < s->ndims; d++)
+            if (tdims[d].unlimited && tdims[d].len > nsteps)
+                tdims[d].len = nsteps;
+        trimmed.dims = tdims;
+        s = &trimmed;
+    }
     struct iok_reqlist rl, io;
     void *h = NULL;
     int64_t bytes = 0, nreq = 0, checked = 0, bad = 0;
@@ -149,31 +181,35 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     int reset = iok_mem_reset_peak() == 0, all_reset;
     MPI_Allreduce(&reset, &all_reset, 1, MPI_INT, MPI_MIN, run->comm);
     out->peak_rss_process = !all_reset;
-    MPI_Barrier(run->comm); /* all ranks start the pass together */
+    /* all ranks start the pass together, unless --barriers none */
+    if (strcmp(run->core.barriers, "none") != 0)
+        MPI_Barrier(run->comm);
     iok_osbytes_now(&os0);
+    out->steps_planned = fp->nsteps;
 
     start(&ps, IOK_PH_OPEN);
+    open_start = ps.t0;
     rc = writing ? be->create(&h, path, s, &params) : be->open(&h, path, s, &params);
     stop(&ps, IOK_PH_OPEN);
+    opened = MPI_Wtime();
     if ((rc = iok_agree(run->comm, rc)))
         goto done;
     if (writing) {
         start(&ps, IOK_PH_DEFINE);
         rc = be->define(h);
         stop(&ps, IOK_PH_DEFINE);
+        opened = MPI_Wtime();
         if ((rc = iok_agree(run->comm, rc)))
             goto close;
     }
 
-    for (int step = 0; step < fp->nsteps; step++) {
+    for (int step = 0; step < nsteps; step++) {
         start(&ps, IOK_PH_REQUESTS);
         rc = k->requests(kopts, &shifted, plan, file, step, op, &rl);
         if (rc == IOK_OK)
             rc = iok_reqlist_check(&rl, s, fp->path);
         stop(&ps, IOK_PH_REQUESTS);
-        if ((rc = iok_agree(run->comm, rc)))
-            goto close;
-        if (writing) {
+        if (writing && rc == IOK_OK) {
             start(&ps, IOK_PH_DATAGEN);
             iok_data_fill(s, &rl, seed);
             stop(&ps, IOK_PH_DATAGEN);
@@ -181,15 +217,38 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         /* with an exchange, the backend executes `io`, not the kernel's list */
         struct iok_reqlist *target = &rl;
         if (k->exchange) {
-            start(&ps, IOK_PH_EXCHANGE);
-            rc = k->exchange(kopts, run, plan, file, step, writing ? IOK_X_SEND : IOK_X_PREPARE,
-                             &rl, &io);
+            enum iok_xstage xs = writing ? IOK_X_SEND : IOK_X_PREPARE;
+            double t = suite_begin();
+            if (handover) { /* nothing moves: the suite's own work, not I/O */
+                if (rc == IOK_OK)
+                    rc = k->exchange(kopts, run, plan, file, step, xs, &rl, &io);
+            } else { /* the exchange is collective: every rank enters it or none */
+                if ((rc = iok_agree(run->comm, rc)))
+                    goto close;
+                suite_end(&ps, t);
+                start(&ps, IOK_PH_EXCHANGE);
+                rc = k->exchange(kopts, run, plan, file, step, xs, &rl, &io);
+                stop(&ps, IOK_PH_EXCHANGE);
+                t = suite_begin();
+            }
             if (rc == IOK_OK)
                 rc = iok_reqlist_check(&io, s, fp->path);
-            stop(&ps, IOK_PH_EXCHANGE);
-            if ((rc = iok_agree(run->comm, rc)))
-                goto close;
+            suite_end(&ps, t);
             target = &io;
+        }
+        /* one agreement per step, untimed: the lists, the call counts, the deadline */
+        int stop_now =
+            run->core.deadline > 0 && step > 0 && MPI_Wtime() - open_start >= run->core.deadline;
+        double t = suite_begin();
+        rc = iok_step_agree(run, run->comm, h, rc, target, &stop_now);
+        suite_end(&ps, t);
+        if (rc)
+            goto close;
+        if (stop_now) { /* stonewalled: no rank posts this step */
+            out->stonewalled = 1;
+            iok_reqlist_free(&rl);
+            iok_reqlist_free(&io);
+            break;
         }
         start(&ps, IOK_PH_POST);
         rc = writing ? be->put(h, target) : be->get(h, target);
@@ -202,9 +261,15 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         if ((rc = iok_agree(run->comm, rc)))
             goto close;
         if (k->exchange && !writing) {
-            start(&ps, IOK_PH_EXCHANGE);
-            rc = k->exchange(kopts, run, plan, file, step, IOK_X_RETURN, &rl, &io);
-            stop(&ps, IOK_PH_EXCHANGE);
+            if (handover) {
+                t = suite_begin();
+                rc = k->exchange(kopts, run, plan, file, step, IOK_X_RETURN, &rl, &io);
+                suite_end(&ps, t);
+            } else {
+                start(&ps, IOK_PH_EXCHANGE);
+                rc = k->exchange(kopts, run, plan, file, step, IOK_X_RETURN, &rl, &io);
+                stop(&ps, IOK_PH_EXCHANGE);
+            }
             if ((rc = iok_agree(run->comm, rc)))
                 goto close;
         }
@@ -219,6 +284,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             nreq += target->acc[i].nsub;
         iok_reqlist_free(&rl);
         iok_reqlist_free(&io);
+        out->steps_done++;
         progress(run, op, fp, step);
     }
     if (run->rank == 0 && fp->nsteps > 1 && show_progress())
@@ -236,8 +302,10 @@ close:
         /* Every rank holds a handle here: open/create failures went to done. */
         int crc;
         start(&ps, IOK_PH_CLOSE);
+        close_start = ps.t0;
         crc = be->close(h);
         stop(&ps, IOK_PH_CLOSE);
+        close_end = MPI_Wtime();
         crc = iok_agree(run->comm, crc);
         if (rc == IOK_OK)
             rc = crc;
@@ -254,15 +322,26 @@ close:
     out->os = osmin[0] < 0 ? (struct iok_osbytes){-1, -1, -1, -1}
                            : (struct iok_osbytes){oss[0], oss[1], oss[2], oss[3]};
     iok_timeline_reduce(&ps.tl, run->comm, out->ph);
-    double own_io = 0;
+    double own_io = 0, suite = ps.suite;
     for (int p = 0; p < IOK_NPHASES; p++) {
-        if (!iok_phase_is_io(p))
+        if (!iok_phase_is_io(p)) {
+            suite += iok_timeline_own(&ps.tl, p);
             continue;
-        out->io_time += out->ph[p].job;
+        }
+        out->phase_sum += out->ph[p].job;
         for (int i = 0; i < ps.tl.n[p]; i++)
             own_io += ps.tl.t[p][2 * i + 1] - ps.tl.t[p][2 * i];
     }
     out->io_rank = iok_stat_reduce(own_io, run->comm);
+    /* the span, IOR's way (earliest open start to latest close end), less
+     * each rank's own suite work inside it, which no original times */
+    double own_span = close_end - open_start - suite;
+    double ends[2] = {-open_start, close_end - suite}, ende[2];
+    MPI_Allreduce(ends, ende, 2, MPI_DOUBLE, MPI_MAX, run->comm);
+    out->span = ende[1] + ende[0];
+    out->span_rank = iok_stat_reduce(own_span, run->comm);
+    out->span_suite = iok_stat_reduce(suite, run->comm);
+    out->io_time = out->span;
     int64_t in[3] = {bytes, nreq, checked}, sum[3], badsum;
     MPI_Allreduce(in, sum, 3, MPI_INT64_T, MPI_SUM, run->comm);
     MPI_Allreduce(&bad, &badsum, 1, MPI_INT64_T, MPI_SUM, run->comm);
@@ -275,15 +354,36 @@ close:
     out->bandwidth = out->io_time > 0 ? (double)out->bytes / out->io_time : 0;
     out->peak_rss = iok_stat_reduce((double)iok_mem_peak_bytes(), run->comm);
     /* each rank's own phase totals, gathered on rank 0 for per-rank reports */
-    double own[IOK_NPHASES];
+    enum { NOWN = IOK_NPHASES + 1 + IOK_NMARKS };
+    double own[NOWN];
     for (int p = 0; p < IOK_NPHASES; p++)
         own[p] = iok_timeline_own(&ps.tl, p);
-    double *all = run->rank == 0 ? malloc((size_t)run->nprocs * IOK_NPHASES * sizeof *all) : NULL;
+    own[IOK_NPHASES] = own_span;
+    double *mk = own + IOK_NPHASES + 1;
+    mk[IOK_MARK_OPEN] = open_start;
+    mk[IOK_MARK_OPENED] = opened;
+    mk[IOK_MARK_CLOSE] = close_start;
+    mk[IOK_MARK_CLOSED] = close_end;
+    mk[IOK_MARK_SUITE] = suite;
+    double *all = run->rank == 0 ? malloc((size_t)run->nprocs * NOWN * sizeof *all) : NULL;
     int gather = run->rank != 0 || all != NULL;
     MPI_Bcast(&gather, 1, MPI_INT, 0, run->comm);
     if (gather)
-        MPI_Gather(own, IOK_NPHASES, MPI_DOUBLE, all, IOK_NPHASES, MPI_DOUBLE, 0, run->comm);
-    out->rank_phase = all;
+        MPI_Gather(own, NOWN, MPI_DOUBLE, all, NOWN, MPI_DOUBLE, 0, run->comm);
+    if (all) { /* split into the per-phase table and the spans */
+        out->rank_phase = malloc((size_t)run->nprocs * IOK_NPHASES * sizeof *out->rank_phase);
+        out->rank_span = malloc((size_t)run->nprocs * sizeof *out->rank_span);
+        out->rank_marks = malloc((size_t)run->nprocs * IOK_NMARKS * sizeof *out->rank_marks);
+        for (int r = 0; out->rank_phase && out->rank_span && out->rank_marks && r < run->nprocs;
+             r++) {
+            memcpy(out->rank_phase + (size_t)r * IOK_NPHASES, all + (size_t)r * NOWN,
+                   IOK_NPHASES * sizeof *all);
+            out->rank_span[r] = all[(size_t)r * NOWN + IOK_NPHASES];
+            memcpy(out->rank_marks + (size_t)r * IOK_NMARKS,
+                   all + (size_t)r * NOWN + IOK_NPHASES + 1, IOK_NMARKS * sizeof *all);
+        }
+        free(all);
+    }
     if (badsum > 0) {
         int mine = bad ? run->rank : run->nprocs, lowest;
         MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, run->comm);
@@ -297,6 +397,7 @@ close:
         rc = iok_agree(run->comm, vrc);
     }
 done:
+    free(tdims);
     iok_reqlist_free(&rl);
     iok_reqlist_free(&io);
     iok_timeline_free(&ps.tl);
