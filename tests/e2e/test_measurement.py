@@ -4,8 +4,8 @@ as root and not, shifted reads, and the ceiling probe."""
 
 import json
 import os
-import shutil
 import re
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -69,8 +69,14 @@ def test_iterations_each_recorded_with_ior_statistics(tmp_path):
     assert float(m.group(2)) == pytest.approx(max(mibs) * 2**20 / 1e6, abs=0.006)
     assert re.search(r"^Max Verify: [0-9.]+ MiB/sec", r.out, re.M)
     head = next(line for line in r.out.splitlines() if line.startswith("Operation"))
-    assert head.split()[:6] == ["Operation", "Max(MiB)", "Min(MiB)", "Mean(MiB)", "StdDev",
-                                "Median(MiB)"]
+    assert head.split()[:6] == [
+        "Operation",
+        "Max(MiB)",
+        "Min(MiB)",
+        "Mean(MiB)",
+        "StdDev",
+        "Median(MiB)",
+    ]
     row = next(line for line in r.out.splitlines() if line.startswith("write "))
     f = row.split()
     assert float(f[1]) == pytest.approx(max(mibs), abs=0.006)
@@ -115,8 +121,11 @@ def test_barriers_default_is_the_originals_and_help_says_so(tmp_path):
 
 def test_deadline_stonewalls_and_verify_checks_what_was_written(tmp_path):
     # one dump at least; then the deadline (1 microsecond) stops the pass
-    r = run(4, ["btio", "--grid", "24,24,24", "--dumps", "5", "--deadline", "1e-6", "--verify"],
-            tmp_path)
+    r = run(
+        4,
+        ["btio", "--grid", "24,24,24", "--dumps", "5", "--deadline", "1e-6", "--verify"],
+        tmp_path,
+    )
     assert r.rc == 0, r.err
     rec = r.record
     w = next(p for p in rec["passes"] if p["op"] == "write")
