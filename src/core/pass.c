@@ -1,8 +1,10 @@
 /* One pass over one file: the only place where backend calls are timed.
  * Each timed region holds one backend call and nothing else; request
  * building, data generation and checking are timed as their own phases.
- * Ranks agree on the outcome after every phase, outside the timed regions,
- * so a failure on one rank ends the pass everywhere. */
+ * Ranks agree on the outcome outside the timed regions (after open, define
+ * and close, once per step before its post, and after the last step), so a
+ * failure on one rank ends the pass everywhere. The pass's time is its
+ * open->close span (IOR's convention), less the suite's own work in it. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -67,13 +69,33 @@ progress(const struct iok_run *run, enum iok_op op, const struct iok_file_plan *
     fflush(stderr);
 }
 
+/* The suite's own time inside the span is kept per segment: segment 0 is
+ * open and define, 1 + s is step s, nseg - 1 what follows the last step.
+ * Ranks meet at an agreement at the end of each, so every rank has the
+ * same segments; the job's span subtracts, per segment, the least any rank
+ * spent (the rank on the critical path waits least at an agreement: what
+ * every rank spent there is the suite's cost, not the I/O's). */
 struct pass_state {
     const struct iok_run *run;
     struct iok_timeline tl;
     double t0;
     int phase_barriers; /* --barriers phase */
-    double suite;       /* this rank's own work inside the span outside the phases below */
+    double work;        /* this rank's request lists, data, checks, hand-overs */
+    double agreed;      /* this rank's time in the core's agreements */
+    double *seg;        /* per segment: work + agreements */
+    int nseg, cur;
 };
+
+static void
+suite_add(struct pass_state *ps, double d, int is_agreement)
+{
+    if (is_agreement)
+        ps->agreed += d;
+    else
+        ps->work += d;
+    if (ps->seg && ps->cur < ps->nseg)
+        ps->seg[ps->cur] += d;
+}
 
 /* --barriers phase: I/O phases start together, as IOR's -g: a barrier
  * (outside the timed region) so that the job time of a phase is its own
@@ -89,11 +111,14 @@ start(struct pass_state *ps, enum iok_phase p)
 static void
 stop(struct pass_state *ps, enum iok_phase p)
 {
-    iok_timeline_add(&ps->tl, p, ps->t0, MPI_Wtime());
+    double t1 = MPI_Wtime();
+    iok_timeline_add(&ps->tl, p, ps->t0, t1);
+    if (!iok_phase_is_io(p))
+        suite_add(ps, t1 - ps->t0, 0);
 }
 
-/* Work of the suite inside the span that is no phase of its own (the
- * step agreement, a kernel's list hand-over, checks of exchanged lists). */
+/* Work of the suite inside the span that is no phase of its own (a
+ * kernel's list hand-over, checks of exchanged lists). */
 static double
 suite_begin(void)
 {
@@ -103,7 +128,18 @@ suite_begin(void)
 static void
 suite_end(struct pass_state *ps, double t)
 {
-    ps->suite += MPI_Wtime() - t;
+    suite_add(ps, MPI_Wtime() - t, 0);
+}
+
+/* An agreement inside the span: the suite's coordination, which no
+ * original does. */
+static int
+agree(struct pass_state *ps, int rc)
+{
+    double t = suite_begin();
+    rc = iok_agree(ps->run->comm, rc);
+    suite_add(ps, MPI_Wtime() - t, 1);
+    return rc;
 }
 
 int
@@ -149,6 +185,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     out->iteration = iteration;
     snprintf(out->path, sizeof out->path, "%s", fp->path);
     iok_timeline_init(&ps.tl);
+    ps.nseg = nsteps + 2;
+    ps.seg = calloc((size_t)ps.nseg, sizeof *ps.seg);
     iok_reqlist_init(&rl);
     iok_reqlist_init(&io);
 
@@ -165,6 +203,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     if ((run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
         rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0)
                      : check_input_path(path);
+    if (rc == IOK_OK && !ps.seg)
+        rc = iok_error(IOK_EIO, "out of memory for the timeline of %s", path);
     if ((rc = iok_agree(run->comm, rc)))
         goto done;
     if (!writing && run->core.drop_caches && !(be->caps & IOK_CAP_NOIO))
@@ -192,23 +232,27 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     rc = writing ? be->create(&h, path, s, &params) : be->open(&h, path, s, &params);
     stop(&ps, IOK_PH_OPEN);
     opened = MPI_Wtime();
-    if ((rc = iok_agree(run->comm, rc)))
+    if ((rc = agree(&ps, rc)))
         goto done;
     if (writing) {
         start(&ps, IOK_PH_DEFINE);
         rc = be->define(h);
         stop(&ps, IOK_PH_DEFINE);
         opened = MPI_Wtime();
-        if ((rc = iok_agree(run->comm, rc)))
+        if ((rc = agree(&ps, rc)))
             goto close;
     }
 
+    int io_rc = IOK_OK; /* this rank's last post/wait outcome, not yet agreed on */
     for (int step = 0; step < nsteps; step++) {
+        ps.cur = 1 + step;
         start(&ps, IOK_PH_REQUESTS);
         rc = k->requests(kopts, &shifted, plan, file, step, op, &rl);
         if (rc == IOK_OK)
             rc = iok_reqlist_check(&rl, s, fp->path);
         stop(&ps, IOK_PH_REQUESTS);
+        if (io_rc) /* the previous step failed here: say so at the agreement */
+            rc = io_rc;
         if (writing && rc == IOK_OK) {
             start(&ps, IOK_PH_DATAGEN);
             iok_data_fill(s, &rl, seed);
@@ -223,9 +267,9 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
                 if (rc == IOK_OK)
                     rc = k->exchange(kopts, run, plan, file, step, xs, &rl, &io);
             } else { /* the exchange is collective: every rank enters it or none */
-                if ((rc = iok_agree(run->comm, rc)))
-                    goto close;
                 suite_end(&ps, t);
+                if ((rc = agree(&ps, rc)))
+                    goto close;
                 start(&ps, IOK_PH_EXCHANGE);
                 rc = k->exchange(kopts, run, plan, file, step, xs, &rl, &io);
                 stop(&ps, IOK_PH_EXCHANGE);
@@ -241,7 +285,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             run->core.deadline > 0 && step > 0 && MPI_Wtime() - open_start >= run->core.deadline;
         double t = suite_begin();
         rc = iok_step_agree(run, run->comm, h, rc, target, &stop_now);
-        suite_end(&ps, t);
+        suite_add(&ps, MPI_Wtime() - t, 1);
         if (rc)
             goto close;
         if (stop_now) { /* stonewalled: no rank posts this step */
@@ -250,30 +294,30 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             iok_reqlist_free(&io);
             break;
         }
+        /* No agreement after the post or the wait: a rank whose call failed
+         * still enters the wait and the exchange (the same collectives as
+         * the others); its failure reaches the others at the next step's
+         * agreement, or the one after the last step. */
         start(&ps, IOK_PH_POST);
-        rc = writing ? be->put(h, target) : be->get(h, target);
+        io_rc = writing ? be->put(h, target) : be->get(h, target);
         stop(&ps, IOK_PH_POST);
-        if ((rc = iok_agree(run->comm, rc)))
-            goto close;
         start(&ps, IOK_PH_WAIT);
-        rc = be->wait(h);
+        int wrc = be->wait(h);
         stop(&ps, IOK_PH_WAIT);
-        if ((rc = iok_agree(run->comm, rc)))
-            goto close;
+        io_rc = io_rc ? io_rc : wrc;
         if (k->exchange && !writing) {
             if (handover) {
                 t = suite_begin();
-                rc = k->exchange(kopts, run, plan, file, step, IOK_X_RETURN, &rl, &io);
+                wrc = k->exchange(kopts, run, plan, file, step, IOK_X_RETURN, &rl, &io);
                 suite_end(&ps, t);
             } else {
                 start(&ps, IOK_PH_EXCHANGE);
-                rc = k->exchange(kopts, run, plan, file, step, IOK_X_RETURN, &rl, &io);
+                wrc = k->exchange(kopts, run, plan, file, step, IOK_X_RETURN, &rl, &io);
                 stop(&ps, IOK_PH_EXCHANGE);
             }
-            if ((rc = iok_agree(run->comm, rc)))
-                goto close;
+            io_rc = io_rc ? io_rc : wrc;
         }
-        if (checking) {
+        if (checking && io_rc == IOK_OK) {
             start(&ps, IOK_PH_CHECK);
             bad += iok_data_check(s, &rl, seed, &checked, first_bad, sizeof first_bad);
             stop(&ps, IOK_PH_CHECK);
@@ -289,13 +333,16 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     }
     if (run->rank == 0 && fp->nsteps > 1 && show_progress())
         fputc('\n', stderr);
+    ps.cur = ps.nseg - 1;
+    /* the last step's outcome, with --fsync's (every rank enters the flush) */
     if (writing && run->core.fsync) {
         start(&ps, IOK_PH_FLUSH);
-        rc = be->flush(h);
+        int frc = be->flush(h);
         stop(&ps, IOK_PH_FLUSH);
-        if ((rc = iok_agree(run->comm, rc)))
-            goto close;
+        io_rc = io_rc ? io_rc : frc;
     }
+    if ((rc = agree(&ps, io_rc)))
+        goto close;
 
 close:
     if (h) {
@@ -322,23 +369,26 @@ close:
     out->os = osmin[0] < 0 ? (struct iok_osbytes){-1, -1, -1, -1}
                            : (struct iok_osbytes){oss[0], oss[1], oss[2], oss[3]};
     iok_timeline_reduce(&ps.tl, run->comm, out->ph);
-    double own_io = 0, suite = ps.suite;
+    double own_io = 0, suite = ps.work + ps.agreed;
     for (int p = 0; p < IOK_NPHASES; p++) {
-        if (!iok_phase_is_io(p)) {
-            suite += iok_timeline_own(&ps.tl, p);
+        if (!iok_phase_is_io(p))
             continue;
-        }
         out->phase_sum += out->ph[p].job;
         for (int i = 0; i < ps.tl.n[p]; i++)
             own_io += ps.tl.t[p][2 * i + 1] - ps.tl.t[p][2 * i];
     }
     out->io_rank = iok_stat_reduce(own_io, run->comm);
     /* the span, IOR's way (earliest open start to latest close end), less
-     * each rank's own suite work inside it, which no original times */
+     * the suite's work every rank did in each segment (see pass_state);
+     * each rank's own span less all of its own suite work */
     double own_span = close_end - open_start - suite;
-    double ends[2] = {-open_start, close_end - suite}, ende[2];
+    double ends[2] = {-open_start, close_end}, ende[2];
     MPI_Allreduce(ends, ende, 2, MPI_DOUBLE, MPI_MAX, run->comm);
-    out->span = ende[1] + ende[0];
+    double common = 0;
+    MPI_Allreduce(MPI_IN_PLACE, ps.seg, ps.nseg, MPI_DOUBLE, MPI_MIN, run->comm);
+    for (int i = 0; i < ps.nseg; i++)
+        common += ps.seg[i];
+    out->span = ende[1] + ende[0] - common;
     out->span_rank = iok_stat_reduce(own_span, run->comm);
     out->span_suite = iok_stat_reduce(suite, run->comm);
     out->io_time = out->span;
@@ -364,7 +414,7 @@ close:
     mk[IOK_MARK_OPENED] = opened;
     mk[IOK_MARK_CLOSE] = close_start;
     mk[IOK_MARK_CLOSED] = close_end;
-    mk[IOK_MARK_SUITE] = suite;
+    mk[IOK_MARK_SUITE] = ps.work;
     double *all = run->rank == 0 ? malloc((size_t)run->nprocs * NOWN * sizeof *all) : NULL;
     int gather = run->rank != 0 || all != NULL;
     MPI_Bcast(&gather, 1, MPI_INT, 0, run->comm);
@@ -401,5 +451,6 @@ done:
     iok_reqlist_free(&rl);
     iok_reqlist_free(&io);
     iok_timeline_free(&ps.tl);
+    free(ps.seg);
     return rc;
 }
