@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 
 import pytest
-from conftest import BIN, MPIEXEC, run, run_plain
+from conftest import BIN, MPIEXEC, REPO, SHIPPED, run, run_plain
 
 SMALL = ["--grid", "32,32,32", "--dumps", "2"]
 
@@ -224,3 +224,58 @@ def test_progress_line_only_when_asked(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "write ./btio.nc: record 2 of 2" in p.stderr
     assert p.stderr.count("record 1 of 2") == 1  # rank 0 only
+
+
+def _functions(text):
+    """Top-level C function bodies of a file, by name."""
+    heads = list(re.finditer(r"^([A-Za-z_][A-Za-z_0-9]*)\(", text, re.M))
+    return {
+        m.group(1): text[m.start() : heads[i + 1].start() if i + 1 < len(heads) else len(text)]
+        for i, m in enumerate(heads)
+    }
+
+
+def test_no_backend_agrees_inside_put_get_wait():
+    """Agreement belongs to the core, once per step and untimed: nothing that
+    put, get or wait reaches in a backend calls an MPI collective."""
+    collectives = re.compile(r"\bMPI_(Allreduce|Allgather|Allgatherv|Bcast|Barrier|Reduce)\b")
+    for src in sorted((REPO / "src" / "backends").glob("*.c")):
+        text = src.read_text()
+        funcs = _functions(text)
+        todo = [
+            m.group(2)
+            for m in re.finditer(r"\.(put|get|wait|prepare)\s*=\s*(\w+)", text)
+            if m.group(2) in funcs
+        ]
+        assert todo, f"{src.name}: no put/get/wait found"
+        seen = set()
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            body = funcs[name]
+            assert not collectives.search(body), f"{src.name}: {name} calls an MPI collective"
+            todo += [c for c in re.findall(r"\b(\w+)\(", body) if c in funcs and c != name]
+
+
+def test_e3sm_without_rearranger_times_no_exchange(tmp_path):
+    r = run(4, ["e3sm", "-k", "-o", "g.nc", str(SHIPPED / "e3sm" / "map_g_case_16p.nc")], tmp_path)
+    assert r.rc == 0, r.err
+    phases = r.record["passes"][0]["phases"]
+    assert "exchange" not in phases and phases["post"]["count"] == 1
+    b = run(
+        4,
+        [
+            "e3sm",
+            "-k",
+            "-o",
+            "b.nc",
+            "--rearrange",
+            "box",
+            str(SHIPPED / "e3sm" / "map_g_case_16p.nc"),
+        ],
+        tmp_path,
+    )
+    assert b.rc == 0, b.err
+    assert b.record["passes"][0]["phases"]["exchange"]["count"] == 1
