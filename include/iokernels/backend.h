@@ -37,6 +37,9 @@ enum iok_caps {
     IOK_CAP_GROUPS = 1u << 9,      /* schema groups: group paths, attributes on groups */
     IOK_CAP_COMPOUND = 1u << 10,   /* schema compound types on variables and attributes */
     IOK_CAP_HINTS = 1u << 11,      /* hands iok_backend_params.info to its library */
+    /* collective mode needs each access's calls_max (request.h): the core
+     * agrees on it once per step, untimed, before put/get */
+    IOK_CAP_AGREED_CALLS = 1u << 12,
 };
 
 /* What the core hands a backend when it creates or opens a file. */
@@ -72,6 +75,12 @@ struct iok_backend {
      * there with the expected shape (records at least as many as s says). */
     int (*open)(void **handle, const char *path, const struct iok_schema *s,
                 const struct iok_backend_params *p);
+    /* Optional (NULL = none), not timed: validates a step's list against
+     * what the backend can do and sets acc[i].calls (this rank's library
+     * calls for access i; the core has set it to nsub). Called by the core
+     * before the ranks agree on the step, so that put/get neither check nor
+     * agree inside the timed region. */
+    int (*prepare)(void *handle, struct iok_reqlist *r);
     int (*put)(void *handle, const struct iok_reqlist *r);
     int (*get)(void *handle, struct iok_reqlist *r);
     int (*wait)(void *handle);

@@ -43,6 +43,9 @@ void iok_error_clear(void);
  * wins: usage beats I/O). The lowest rank that failed prints its message once
  * to stderr as "iokernels: error: ..." so the user sees one line. */
 int iok_agree(MPI_Comm comm, int status);
+/* The same, carrying up to 6 more values reduced by MAX in the same call
+ * (v, n: in this rank's, out the maximum over ranks). */
+int iok_agree_max(MPI_Comm comm, int status, int *v, int n);
 
 #define IOK_TRY(call)                                                                              \
     do {                                                                                           \

@@ -30,6 +30,10 @@ struct iok_file_plan {
 struct iok_plan {
     int nfiles;
     struct iok_file_plan files[IOK_MAX_FILES];
+    /* 1: the kernel's exchange() only hands the lists over in this run
+     * (E3SM with --rearrange none): the core calls it outside the exchange
+     * phase, as the suite's own work, not timed as I/O */
+    int exchange_is_handover;
     void *priv;                    /* the kernel's own state (decompositions...) */
     void (*free_priv)(void *priv); /* called by the core when the run ends */
 };
@@ -56,6 +60,10 @@ struct iok_kernel {
     /* Native input file read when no positional argument names one; NULL if
      * the kernel has none. A missing default file means built-in defaults. */
     const char *default_input;
+    /* --barriers when not given: what the original does. "phase" (a barrier
+     * before every I/O phase, IOR -g), "pass" (one barrier before the
+     * pass's open, then none: BTIO) or "none". NULL means "phase". */
+    const char *default_barriers;
 
     /* Applies the native input file's text to the option sets. */
     int (*read_input)(const char *text, const char *path, const struct iok_optset *sets, int nsets);

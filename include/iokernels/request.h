@@ -29,6 +29,17 @@ struct iok_access {
      * buf, owned by the list: written instead of the deterministic data, and
      * what a read must find. NULL: the core's deterministic data. */
     void *values;
+    /* Library calls of this access, set by the core before put/get, outside
+     * every timed region (backends never agree on them themselves):
+     *   calls      this rank's: nsub, or fewer where the backend's prepare()
+     *              merges subarrays (HDF5's union of hyperslabs);
+     *   calls_max  the most any rank makes for this access, in collective
+     *              mode for backends with IOK_CAP_AGREED_CALLS (one
+     *              reduction per step, with the ranks' agreement on the
+     *              step); otherwise equal to calls. A collective backend pads
+     *              with empty calls up to calls_max, so that every rank
+     *              enters the same collectives. */
+    int calls, calls_max;
 };
 
 struct iok_reqlist {

@@ -30,6 +30,8 @@ struct iok_core_opts {
     char hints[IOK_OPT_STRLEN];       /* --hints key=value,... */
     char mpiio_hints[IOK_OPT_STRLEN]; /* --mpiio-hints: alias of --hints */
     char hints_file[IOK_OPT_STRLEN];  /* --hints-file: "key value" lines */
+    char barriers[IOK_OPT_STRLEN];    /* phase | pass | none; "" = the kernel's default */
+    double deadline;                  /* --deadline S: stop posting steps after S s; 0 = none */
     int machine_report;               /* set by a kernel whose report is machine-readable (CSV):
                                          the core then adds no text block after it */
 };
@@ -100,9 +102,19 @@ struct iok_pass_result {
     struct iok_stat rank_bytes;
     int64_t own_bytes; /* this rank's share (differs per rank) */
     struct iok_phase_result ph[IOK_NPHASES];
-    double io_time;                /* sum of the I/O phases' job times */
-    struct iok_stat io_rank;       /* each rank's own time in the I/O phases */
-    double bandwidth;              /* bytes / io_time, bytes per second */
+    /* The headline time, IOR's convention: the open->close span, earliest
+     * open start to latest close end, less the suite's own work inside it
+     * (see span_suite). io_time == span. */
+    double io_time;
+    double span;                /* the job's span (= io_time) */
+    struct iok_stat span_rank;  /* each rank's own open start -> close end, less its suite work */
+    struct iok_stat span_suite; /* per rank: requests, data generation, checks and the core's
+                                   per-step agreement inside the span (subtracted above) */
+    double phase_sum;           /* sum of the I/O phases' job times (barrier-separated) */
+    struct iok_stat io_rank;    /* each rank's own time in the I/O phases */
+    double bandwidth;           /* bytes / io_time, bytes per second */
+    int steps_planned, steps_done; /* steps of the file's plan, and those posted */
+    int stonewalled;               /* --deadline stopped the pass before its last step */
     struct iok_stat peak_rss;      /* bytes, VmHWM over the pass */
     int peak_rss_process;          /* 1: VmHWM could not be reset, it covers the process */
     struct iok_stat peak_rss_proc; /* bytes, the process's peak from its start to the pass's end */
@@ -129,6 +141,22 @@ struct iok_pass_result {
      * OS counts are unknown; `source` says which and why. */
     int from_storage;
     char source[160];
+    /* Rank 0 only (NULL elsewhere): each rank's own open->close span, less
+     * its suite work, at [rank]. Freed by the core. */
+    double *rank_span;
+    /* Rank 0 only (NULL elsewhere): each rank's marks, MPI_Wtime() seconds,
+     * at [rank * IOK_NMARKS + mark], for reports that time as an original
+     * with barriers between open, I/O and close (NetCDF-Bench). Freed by
+     * the core. */
+    double *rank_marks;
+};
+enum iok_mark {
+    IOK_MARK_OPEN,   /* open/create starts */
+    IOK_MARK_OPENED, /* open, or create + define, ends */
+    IOK_MARK_CLOSE,  /* close starts (after the steps and --fsync) */
+    IOK_MARK_CLOSED, /* close ends */
+    IOK_MARK_SUITE,  /* not a time: this rank's suite work inside the span, s */
+    IOK_NMARKS
 };
 
 /* The value of hint `key` in effect during pass p, or NULL (rank 0). */
@@ -144,6 +172,7 @@ iok_pass_hint(const struct iok_pass_result *p, const char *key)
 struct iok_result {
     int npasses, cap;
     struct iok_pass_result *pass;
+    double start_wtime;         /* MPI_Wtime() on rank 0 right after MPI_Init */
     double parse_time;          /* reading input files and building the plan, max over ranks */
     struct iok_stat parse_rank; /* the same, each rank's own */
 };
@@ -158,9 +187,10 @@ struct iok_run {
     enum iok_api api;
     int collective;
     int do_write, do_read;
-    const char *input_path; /* the kernel's input file actually read, or NULL */
-    unsigned kernel_flags;  /* the kernel's IOK_KERNEL_* flags */
-    MPI_Info hints;         /* --hints and --hints-file, MPI_INFO_NULL when none */
+    const char *input_path;              /* the kernel's input file actually read, or NULL */
+    unsigned kernel_flags;               /* the kernel's IOK_KERNEL_* flags */
+    MPI_Info hints;                      /* --hints and --hints-file, MPI_INFO_NULL when none */
+    const char *kernel_default_barriers; /* the kernel's default_barriers */
 };
 
 #endif

@@ -210,8 +210,9 @@ def write(store, html_path, campaign=None, title=None):
         f"<p>{len(runs)} runs: {nok} succeeded, {len(runs) - nok} failed; "
         f"{len(summaries)} cases. Generated {time.strftime('%Y-%m-%d %H:%M:%S %Z')} "
         f"from {html.escape(str(store.path))}.</p>",
-        '<p class="note">Bandwidth = bytes moved / I/O time (only backend calls are timed; '
-        "each I/O phase starts after a barrier), the median over a case's successful "
+        '<p class="note">Bandwidth = bytes moved / I/O time (the open-to-close span, earliest '
+        "open to latest close over the ranks, less the suite's own work; barriers as each "
+        "kernel's original places them), the median over a case's successful "
         "iterations. Ceiling = a contiguous MPI-IO write of the same bytes by the same ranks "
         "in the same job, measured right after the kernel's write where the case asked for "
         "it (--ceiling); fraction = kernel bandwidth / ceiling. Reads run after the writes "

@@ -641,33 +641,32 @@ do_access(struct h5file *f, const struct iok_access *a, int can_union, int ncall
     return rc;
 }
 
+/* Untimed, before the ranks agree on the step: checks every access and
+ * says how many H5Dwrite/H5Dread calls it takes here (one for a union). */
+static int
+hdf5_prepare(void *handle, struct iok_reqlist *r)
+{
+    struct h5file *f = handle;
+    for (int i = 0; i < r->n; i++) {
+        int can_union;
+        IOK_TRY(plan_access(f, &r->acc[i], &can_union));
+        if (can_union)
+            r->acc[i].calls = 1;
+    }
+    return IOK_OK;
+}
+
+/* The calls of every access, padded with empty ones up to calls_max (the
+ * most any rank makes, agreed by the core before the post). */
 static int
 transfer(struct h5file *f, const struct iok_reqlist *r, int write)
 {
-    int n = r->n;
-    int *unions = malloc((size_t)(2 * n + 1) * sizeof *unions), *all = unions + n, bad = 0;
-    if (!unions)
-        return iok_error(IOK_EIO, "hdf5: out of memory for %d accesses on %s", n, f->path);
-    for (int i = 0; i < n && !bad; i++) {
-        bad = plan_access(f, &r->acc[i], &unions[i]) != IOK_OK;
-        all[i] = unions[i] ? 1 : r->acc[i].nsub;
-    }
-    for (int i = 0; bad && i < n; i++)
-        all[i] = 0;
-    all[n] = bad;
     int rc = IOK_OK;
-    /* One agreement per put/get: the call count of every access, and whether
-     * any rank's list is invalid (then no rank enters a collective call). */
-    if (f->p.collective &&
-        MPI_Allreduce(MPI_IN_PLACE, all, n + 1, MPI_INT, MPI_MAX, f->p.comm) != MPI_SUCCESS)
-        rc = iok_error(IOK_EIO, "hdf5: MPI_Allreduce failed on %s", f->path);
-    else if (bad)
-        rc = IOK_EIO;
-    else if (all[n])
-        rc = iok_error(IOK_EIO, "hdf5: another rank's request list for %s is invalid", f->path);
-    for (int i = 0; i < n && rc == IOK_OK; i++)
-        rc = do_access(f, &r->acc[i], unions[i], all[i], write);
-    free(unions);
+    for (int i = 0; i < r->n && rc == IOK_OK; i++) {
+        const struct iok_access *a = &r->acc[i];
+        int can_union = a->nsub > 1 && a->calls == 1;
+        rc = do_access(f, a, can_union, f->p.collective ? a->calls_max : a->calls, write);
+    }
     return rc;
 }
 
@@ -754,13 +753,15 @@ const struct iok_backend iok_backend_hdf5 = {
     .summary = "parallel HDF5 (MPI-IO driver)",
     .ext = ".h5",
     .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_ATTRS | IOK_CAP_CHUNKS |
-            IOK_CAP_FILL | IOK_CAP_DEFLATE | IOK_CAP_GROUPS | IOK_CAP_COMPOUND | IOK_CAP_HINTS,
+            IOK_CAP_FILL | IOK_CAP_DEFLATE | IOK_CAP_GROUPS | IOK_CAP_COMPOUND |
+            IOK_CAP_AGREED_CALLS | IOK_CAP_HINTS,
     .options = hdf5_options,
     .opts_size = sizeof(struct hdf5_opts),
     .version = hdf5_version,
     .create = hdf5_create,
     .define = hdf5_define,
     .open = hdf5_open,
+    .prepare = hdf5_prepare,
     .put = hdf5_put,
     .get = hdf5_get,
     .wait = hdf5_wait,

@@ -392,98 +392,15 @@ nc4_open(void **handle, const char *path, const struct iok_schema *s,
     return IOK_OK;
 }
 
-/* Checks access a against the extents; on failure fills
- * info = {access, subarray, dimension, start, count, length} and returns 1. */
-static int
-nc4_check(const struct nc4_file *f, const struct iok_access *a, int i, int64_t info[6])
-{
-    int nd = f->s->vars[a->varid].ndims;
-    for (int j = 0; j < a->nsub; j++)
-        for (int k = 0; k < nd; k++) {
-            int64_t st = a->starts[(size_t)j * nd + k], ct = a->counts[(size_t)j * nd + k];
-            int64_t len = (int64_t)f->len[a->varid][k];
-            if (st < 0 || ct < 0 || st + ct > len) {
-                int64_t bad[6] = {i, j, k, st, ct, len};
-                memcpy(info, bad, sizeof bad);
-                return 1;
-            }
-        }
-    return 0;
-}
-
-static int
-nc4_bad_request(const struct nc4_file *f, const struct iok_reqlist *r, const char *call, int rank,
-                const int64_t info[6])
-{
-    const struct iok_var *var = &f->s->vars[r->acc[info[0]].varid];
-    return iok_error(IOK_EIO,
-                     "%s on %s variable %s: rank %d access %lld subarray %lld: start %lld count "
-                     "%lld exceed dimension %s of length %lld",
-                     call, f->path, var->name, rank, (long long)info[0], (long long)info[1],
-                     (long long)info[3], (long long)info[4], f->s->dims[var->dimids[info[2]]].name,
-                     (long long)info[5]);
-}
-
-/* Collective mode: agrees on the number of vara calls per access (ncalls),
- * checks that the ranks list the same variables and that every request is
- * inside its variable, all in one reduction. The same error on every rank. */
-static int
-nc4_agree(const struct nc4_file *f, const struct iok_reqlist *r, const char *call, int *ncalls)
-{
-    int n = r->n, nprocs;
-    MPI_Comm_size(f->comm, &nprocs);
-    int *v = malloc((1 + 3 * (size_t)n) * sizeof *v);
-    if (!v)
-        return iok_error(IOK_EIO, "%s on %s: out of memory", call, f->path);
-    int64_t info[6] = {0};
-    v[0] = 0; /* nprocs - rank of the lowest rank with a bad request */
-    for (int i = 0; i < n; i++) {
-        v[1 + i] = r->acc[i].nsub;
-        v[1 + n + i] = r->acc[i].varid;
-        v[1 + 2 * n + i] = -r->acc[i].varid;
-        if (!v[0] && nc4_check(f, &r->acc[i], i, info))
-            v[0] = nprocs - f->rank;
-    }
-    MPI_Allreduce(MPI_IN_PLACE, v, 1 + 3 * n, MPI_INT, MPI_MAX, f->comm);
-    int rc = IOK_OK;
-    for (int i = 0; i < n && rc == IOK_OK; i++)
-        if (v[1 + n + i] != -v[1 + 2 * n + i])
-            rc = iok_error(IOK_EIO,
-                           "%s on %s: ranks list different variables at access %d "
-                           "(collective transfers need the same access list on every rank)",
-                           call, f->path, i);
-    if (rc == IOK_OK && v[0]) {
-        int root = nprocs - v[0];
-        MPI_Bcast(info, 6, MPI_INT64_T, root, f->comm);
-        rc = nc4_bad_request(f, r, call, root, info);
-    }
-    for (int i = 0; i < n; i++)
-        ncalls[i] = v[1 + i];
-    free(v);
-    return rc;
-}
-
 /* put and get: one vara call per subarray, padded with zero-count calls to
- * the maximum over the ranks in collective mode. */
+ * calls_max (the most any rank makes, agreed by the core before the post;
+ * the core also checked every request against the schema, which open
+ * matched with the file). */
 static int
 nc4_xfer(struct nc4_file *f, const struct iok_reqlist *r, int write)
 {
     const char *call = write ? "nc_put_vara" : "nc_get_vara";
     int n = r->n, rc = IOK_OK;
-    int *ncalls = malloc((n > 0 ? (size_t)n : 1) * sizeof *ncalls);
-    if (!ncalls)
-        return iok_error(IOK_EIO, "%s on %s: out of memory", call, f->path);
-    if (f->collective) {
-        rc = nc4_agree(f, r, call, ncalls);
-    } else {
-        int64_t info[6];
-        for (int i = 0; i < n && rc == IOK_OK; i++) {
-            ncalls[i] = r->acc[i].nsub;
-            if (nc4_check(f, &r->acc[i], i, info))
-                rc = nc4_bad_request(f, r, call, f->rank, info);
-        }
-    }
-
     for (int i = 0; i < n && rc == IOK_OK; i++) {
         const struct iok_access *a = &r->acc[i];
         const struct iok_var *var = &f->s->vars[a->varid];
@@ -491,7 +408,7 @@ nc4_xfer(struct nc4_file *f, const struct iok_reqlist *r, int write)
         size_t esz = iok_type_size(var->type);
         char *p = a->buf, dummy[16];
         /* Scalars are accessed independently (see nc4_set_access): no padding. */
-        int calls = nd > 0 ? ncalls[i] : a->nsub;
+        int calls = nd > 0 && f->collective ? a->calls_max : a->nsub;
         for (int j = 0; j < calls; j++) {
             size_t start[IOK_MAX_DIMS] = {0}, count[IOK_MAX_DIMS] = {0}, ne = 0;
             if (j < a->nsub) {
@@ -512,7 +429,6 @@ nc4_xfer(struct nc4_file *f, const struct iok_reqlist *r, int write)
             p += ne * esz;
         }
     }
-    free(ncalls);
     return rc;
 }
 
@@ -597,7 +513,7 @@ const struct iok_backend iok_backend_netcdf4 = {
     .summary = "NetCDF-4 parallel (HDF5 underneath)",
     .ext = ".nc4",
     .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_ATTRS | IOK_CAP_CHUNKS |
-            IOK_CAP_FILL | IOK_CAP_DEFLATE | IOK_CAP_HINTS,
+            IOK_CAP_FILL | IOK_CAP_DEFLATE | IOK_CAP_AGREED_CALLS | IOK_CAP_HINTS,
     .options = nc4_options,
     .opts_size = sizeof(struct nc4_opts),
     .version = nc4_version,

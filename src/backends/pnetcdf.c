@@ -293,32 +293,23 @@ static int complete(struct pnc_file *f);
  * same call on every rank: PnetCDF 1.12's put_varn_all takes its vara path
  * for one subarray and its iput path for several, and put_vara_all on one
  * rank meets put_varn_all on another nowhere (a hang). So: vara_all when no
- * rank has more than one subarray (ranks agree once per put/get; a rank with
- * none joins with an empty one); otherwise, and always for --api varn and
- * for scalars, the
- * access is posted (iput_vara/iput_varn) and completed at once by one
- * wait_all, which every rank enters. Independent and nonblocking modes
- * decide locally (nonblocking requests meet in the step's wait_all). */
+ * rank has more than one subarray (calls_max, agreed by the core before the
+ * post; a rank with none joins with an empty one); otherwise, and always for
+ * --api varn and for scalars, the access is posted (iput_vara/iput_varn) and
+ * completed at once by one wait_all, which every rank enters. Independent
+ * and nonblocking modes decide locally (nonblocking requests meet in the
+ * step's wait_all). */
 static int
 transfer(struct pnc_file *f, const struct iok_reqlist *r, int writing)
 {
-    int *maxn = malloc((size_t)(r->n + 1) * sizeof *maxn), rc = IOK_OK;
-    if (!maxn)
-        return iok_error(IOK_EIO, "out of memory for PnetCDF requests on %s", f->path);
+    int rc = IOK_OK;
     int coll = f->collective && f->api != IOK_API_NONBLOCKING;
-    for (int i = 0; i < r->n; i++)
-        maxn[i] = r->acc[i].nsub;
-    if (coll && f->api == IOK_API_BLOCKING && r->n > 0 &&
-        MPI_Allreduce(MPI_IN_PLACE, maxn, r->n, MPI_INT, MPI_MAX, f->comm) != MPI_SUCCESS) {
-        free(maxn);
-        return iok_error(IOK_EIO, "MPI_Allreduce failed on %s", f->path);
-    }
     for (int i = 0; i < r->n; i++) {
         const struct iok_access *a = &r->acc[i];
         int e;
         /* a scalar cannot be written with zero elements by vara: posted too */
         int scalar = f->s->vars[a->varid].ndims == 0;
-        if (coll && (f->api == IOK_API_VARN || maxn[i] > 1 || scalar)) {
+        if (coll && (f->api == IOK_API_VARN || a->calls_max > 1 || scalar)) {
             enum iok_api api = f->api;
             f->api = IOK_API_NONBLOCKING;
             e = access_one(f, a, writing, a->nsub == 1);
@@ -331,7 +322,6 @@ transfer(struct pnc_file *f, const struct iok_reqlist *r, int writing)
         if (e && !rc)
             rc = e; /* keep going: the other ranks are in the same collectives */
     }
-    free(maxn);
     return rc;
 }
 
@@ -409,7 +399,7 @@ const struct iok_backend iok_backend_pnetcdf = {
     .summary = "PnetCDF, CDF-5 by default; blocking, nonblocking and varn APIs",
     .ext = ".nc",
     .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_NONBLOCKING | IOK_CAP_VARN |
-            IOK_CAP_ATTRS | IOK_CAP_HINTS,
+            IOK_CAP_ATTRS | IOK_CAP_AGREED_CALLS | IOK_CAP_HINTS,
     .options = pnetcdf_options,
     .opts_size = sizeof(struct pnetcdf_opts),
     .version = pnc_version,

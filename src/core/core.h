@@ -74,10 +74,17 @@ extern const char *const iok_hint_env_names[];
 void iok_read_source(const struct iok_run *run, struct iok_pass_result *p);
 
 /* Runs one pass (write, read or verify read-back) over file `file` of the
- * plan. Collective; returns an agreed status. */
+ * plan, at most max_steps of its steps (-1: all; a read after a stonewalled
+ * write reads what was written). Collective; returns an agreed status. */
 int iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
                  const struct iok_plan *plan, int file, enum iok_op op, int iteration,
-                 struct iok_pass_result *out);
+                 int max_steps, struct iok_pass_result *out);
+
+/* Collective, untimed: the ranks' agreement on one step before its post
+ * (see step.c). rc is this rank's status so far; *stop in: this rank wants
+ * to stop (deadline), out: the job stops. Sets acc[i].calls/calls_max. */
+int iok_step_agree(const struct iok_run *run, MPI_Comm comm, void *h, int rc, struct iok_reqlist *r,
+                   int *stop);
 
 /* Collective: the ceiling probe over `bytes` (this rank's share) in a file
  * beside near_path, which it creates and removes (see run.h). */
@@ -99,6 +106,18 @@ extern const struct iok_cap_word iok_cap_words[];
 void iok_describe_list(FILE *out);
 void iok_describe_kernel(const struct iok_kernel *k, const struct iok_optset *sets, int nsets,
                          FILE *out);
+/* Statistics over iterations (stats.c), IOR's: stddev over N values / N. */
+struct iok_spread {
+    int n;
+    double min, max, mean, stddev, median;
+};
+void iok_spread_of(const double *v, int n, struct iok_spread *s);
+/* Each iteration's bandwidth (bytes/s) and time (s) of one op; returns how
+ * many iterations had that op. */
+int iok_op_iterations(const struct iok_result *res, int iterations, enum iok_op op,
+                      struct iok_spread *bw, struct iok_spread *time);
+/* IOR's "Max Write:" lines and summary table (rank 0, --iterations > 1). */
+void iok_report_iterations(const struct iok_run *run, const struct iok_result *res, FILE *out);
 
 /* The generic block printed after every kernel's own report. */
 void iok_report_core(const struct iok_run *run, const struct iok_plan *plan,

@@ -47,5 +47,11 @@ const struct iok_option iok_core_options[] = {
      "--hints wins over it"},
     {"mpiio-hints", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.mpiio_hints), NULL,
      "alias of --hints (kept for older command lines)"},
+    {"barriers", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.barriers), NULL,
+     "phase: a barrier before every I/O phase (IOR -g); pass: one before each pass's open "
+     "(BTIO); none (default: what the kernel's original does, see the end of --help)",
+     "phase|pass|none"},
+    {"deadline", 0, IOK_OPT_DOUBLE, offsetof(struct core_flags, o.deadline), "0",
+     "stonewalling (IOR -D): stop posting new steps after S seconds from the open; 0 = none"},
     {"help", 'h', IOK_OPT_BOOL, offsetof(struct core_flags, help), NULL, "this help"},
     {NULL}};

@@ -105,14 +105,26 @@ agree_in_time(MPI_Request *req)
 int
 iok_agree(MPI_Comm comm, int status)
 {
+    return iok_agree_max(comm, status, NULL, 0);
+}
+
+int
+iok_agree_max(MPI_Comm comm, int status, int *v, int n)
+{
     int rank, nprocs;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
-    /* [0]: worst code; [1]: lowest failing rank (as nprocs - rank for MAX). */
-    int mine[2] = {status, status != IOK_OK ? nprocs - rank : 0};
-    int all[2];
+    /* [0]: worst code; [1]: lowest failing rank (as nprocs - rank for MAX);
+     * then the caller's values, in the same reduction. */
+    int buf[2 * 8], *mine = buf, *all = buf + 8;
+    if (n > 6)
+        n = 6;
+    mine[0] = status;
+    mine[1] = status != IOK_OK ? nprocs - rank : 0;
+    for (int i = 0; i < n; i++)
+        mine[2 + i] = v[i];
     MPI_Request req;
-    MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MAX, comm, &req);
+    MPI_Iallreduce(mine, all, 2 + n, MPI_INT, MPI_MAX, comm, &req);
     if (status == IOK_OK) {
         MPI_Wait(&req, MPI_STATUS_IGNORE);
     } else if (!agree_in_time(&req)) {
@@ -127,6 +139,8 @@ iok_agree(MPI_Comm comm, int status)
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, status);
     }
+    for (int i = 0; i < n; i++)
+        v[i] = all[2 + i];
     /* An error agreed on twice (a helper agrees, then its caller) prints
      * once: printing spends the message. */
     if (all[0] != IOK_OK && all[1] == nprocs - rank && (errmsg[0] || !reported)) {

@@ -45,6 +45,14 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
     json_object_set_new(j, "peak_rss_bytes", stat_json(p->peak_rss));
     json_object_set_new(j, "peak_rss_scope", json_string(p->peak_rss_process ? "process" : "pass"));
     json_object_set_new(j, "hints_in_effect", iok_pass_hints_json(p));
+    /* io_seconds is the span; the barrier-separated phases' sum beside it */
+    json_object_set_new(j, "span_seconds", json_real(p->span));
+    json_object_set_new(j, "span_rank_seconds", stat_json(p->span_rank));
+    json_object_set_new(j, "span_suite_rank_seconds", stat_json(p->span_suite));
+    json_object_set_new(j, "io_phase_sum_seconds", json_real(p->phase_sum));
+    json_object_set_new(j, "steps_planned", json_integer(p->steps_planned));
+    json_object_set_new(j, "steps_done", json_integer(p->steps_done));
+    json_object_set_new(j, "stonewalled", json_boolean(p->stonewalled));
     if (p->ceiling.measured) {
         const struct iok_ceiling *c = &p->ceiling;
         double ref = p->op == IOK_OP_WRITE ? c->bandwidth : c->read_bandwidth;
@@ -82,47 +90,28 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
     return j;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static json_t *
-spread_json(double *v, int n)
+spread_json(const struct iok_spread *s, double scale)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    return json_pack("{s:f, s:f, s:f}", "min", v[0], "median", median, "max", v[n - 1]);
+    return json_pack("{s:f, s:f, s:f, s:f, s:f}", "min", s->min * scale, "max", s->max * scale,
+                     "mean", s->mean * scale, "stddev", s->stddev * scale, "median",
+                     s->median * scale);
 }
 
-/* Per op, over iterations: each iteration's bytes (all files) / its I/O time. */
+/* Per op, over iterations, as IOR's summary: each iteration's bytes (all
+ * files) over its time (the sum of its passes' open->close spans). */
 static json_t *
 iterations_json(const struct iok_result *res, int iterations)
 {
     json_t *j = json_pack("{s:i}", "count", iterations);
     for (int op = 0; op < 3; op++) {
-        double bw[iterations], t[iterations];
-        int seen = 0;
-        for (int it = 0; it < iterations; it++) {
-            double bytes = 0, time = 0;
-            int any = 0;
-            for (int i = 0; i < res->npasses; i++)
-                if (res->pass[i].iteration == it && (int)res->pass[i].op == op) {
-                    bytes += (double)res->pass[i].bytes;
-                    time += res->pass[i].io_time;
-                    any = 1;
-                }
-            if (any) {
-                bw[seen] = time > 0 ? bytes / time / MiB : 0;
-                t[seen++] = time;
-            }
-        }
+        struct iok_spread bw, t;
+        int seen = iok_op_iterations(res, iterations, op, &bw, &t);
         if (seen)
             json_object_set_new(j, iok_op_names[op],
-                                json_pack("{s:o, s:o}", "bandwidth_mib_s", spread_json(bw, seen),
-                                          "io_seconds", spread_json(t, seen)));
+                                json_pack("{s:i, s:o, s:o}", "iterations", seen, "bandwidth_mib_s",
+                                          spread_json(&bw, 1.0 / 1048576.0), "io_seconds",
+                                          spread_json(&t, 1.0)));
     }
     return j;
 }
@@ -219,6 +208,12 @@ build(const struct iok_json_input *in, const char *hosts)
     json_object_set_new(j, "mode", json_string(run->core.mode));
     json_object_set_new(j, "io", json_string(run->collective ? "coll" : "indep"));
     json_object_set_new(j, "api", json_string(run->core.api));
+    json_object_set_new(j, "barriers", json_string(run->core.barriers));
+    json_object_set_new(j, "time_convention",
+                        json_string("open-close span: earliest open start to latest close end, "
+                                    "less the suite's own work inside it"));
+    if (run->core.deadline > 0)
+        json_object_set_new(j, "deadline_seconds", json_real(run->core.deadline));
     json_object_set_new(j, "nprocs", json_integer(run->nprocs));
     json_object_set_new(j, "argv", argv);
     json_object_set_new(j, "options", options_json(in));

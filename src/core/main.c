@@ -22,6 +22,7 @@
 #define MAX_SETS 32
 
 static struct iok_cmdline cmdline;
+static double start_wtime; /* MPI_Wtime() right after MPI_Init */
 static struct iok_optset sets[MAX_SETS];
 static int nsets;
 
@@ -78,6 +79,8 @@ kernel_help(const struct iok_kernel *k, FILE *out)
         fprintf(out, "\n%s options:\n", sets[i].title);
         iok_opts_help(&sets[i], out);
     }
+    fprintf(out, "\nbarriers: %s by default for %s (what its original does)\n",
+            k->default_barriers ? k->default_barriers : "phase", k->name);
 }
 
 /* Settles the core's choices after the kernel has configured them. */
@@ -118,6 +121,12 @@ settle_core(struct core_flags *cf, struct iok_run *run)
     if (!run->collective && !(caps & IOK_CAP_INDEPENDENT))
         return iok_error(IOK_EUSAGE, "backend %s has no independent transfers: use --collective",
                          o->backend);
+    if (!o->barriers[0])
+        snprintf(o->barriers, sizeof o->barriers, "%s",
+                 run->kernel_default_barriers ? run->kernel_default_barriers : "phase");
+    if (o->deadline < 0)
+        return iok_error(IOK_EUSAGE, "--deadline must be 0 (none) or positive, not %g",
+                         o->deadline);
     if (o->iterations < 1)
         return iok_error(IOK_EUSAGE, "--iterations must be at least 1, not %d", o->iterations);
     if ((run->kernel_flags & IOK_KERNEL_TOOL) &&
@@ -175,7 +184,13 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
                 struct iok_pass_result *p = next_pass(res);
                 if (!p)
                     return iok_agree(run->comm, iok_error(IOK_EIO, "out of memory for results"));
-                rc = iok_run_pass(k, kopts, run, plan, f, op, it, p);
+                /* after a stonewalled write, read and check what was written */
+                int max_steps = -1;
+                for (int j = 0; op != IOK_OP_WRITE && j < res->npasses; j++)
+                    if (res->pass[j].iteration == it && res->pass[j].file == f &&
+                        res->pass[j].op == IOK_OP_WRITE && res->pass[j].stonewalled)
+                        max_steps = res->pass[j].steps_done;
+                rc = iok_run_pass(k, kopts, run, plan, f, op, it, max_steps, p);
                 if (rc == IOK_EVERIFY) { /* keep going: the report shows it */
                     *verify_rc = rc;
                     rc = IOK_OK;
@@ -237,7 +252,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     void *kopts = calloc(1, k->opts_size ? k->opts_size : 1);
     void *bopts[MAX_SETS] = {0};
     struct iok_plan plan = {0};
-    struct iok_result res = {0};
+    struct iok_result res = {.start_wtime = start_wtime};
     char *text = NULL;
     int rc;
 
@@ -295,6 +310,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         }
     }
     run.kernel_flags = k->flags;
+    run.kernel_default_barriers = k->default_barriers;
     rc = iok_cmdline_apply(&cmdline, sets, nsets);
     if (rc == IOK_OK && k->configure)
         rc = k->configure(kopts, &cf.o, given);
@@ -337,6 +353,8 @@ out:
     for (int i = 0; i < res.npasses; i++) {
         free(res.pass[i].rank_phase);
         free(res.pass[i].hints);
+        free(res.pass[i].rank_span);
+        free(res.pass[i].rank_marks);
     }
     if (run.hints != MPI_INFO_NULL)
         MPI_Info_free(&run.hints);
@@ -354,6 +372,7 @@ int
 main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    start_wtime = MPI_Wtime();
     int rank, rc = IOK_OK, printed_help = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const char *what = argc > 1 ? argv[1] : "";

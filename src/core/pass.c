@@ -1,8 +1,10 @@
 /* One pass over one file: the only place where backend calls are timed.
  * Each timed region holds one backend call and nothing else; request
  * building, data generation and checking are timed as their own phases.
- * Ranks agree on the outcome after every phase, outside the timed regions,
- * so a failure on one rank ends the pass everywhere. */
+ * Ranks agree on the outcome outside the timed regions (after open, define
+ * and close, once per step before its post, and after the last step), so a
+ * failure on one rank ends the pass everywhere. The pass's time is its
+ * open->close span (IOR's convention), less the suite's own work in it. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -67,19 +69,41 @@ progress(const struct iok_run *run, enum iok_op op, const struct iok_file_plan *
     fflush(stderr);
 }
 
+/* The suite's own time inside the span is kept per segment: segment 0 is
+ * open and define, 1 + s is step s, nseg - 1 what follows the last step.
+ * Ranks meet at an agreement at the end of each, so every rank has the
+ * same segments; the job's span subtracts, per segment, the least any rank
+ * spent (the rank on the critical path waits least at an agreement: what
+ * every rank spent there is the suite's cost, not the I/O's). */
 struct pass_state {
     const struct iok_run *run;
     struct iok_timeline tl;
     double t0;
+    int phase_barriers; /* --barriers phase */
+    double work;        /* this rank's request lists, data, checks, hand-overs */
+    double agreed;      /* this rank's time in the core's agreements */
+    double *seg;        /* per segment: work + agreements */
+    int nseg, cur;
 };
 
-/* I/O phases start together, as IOR's -g: a barrier (outside the timed
- * region) so that the job time of a phase is its own span, not the skew of
- * the ranks' preceding work. */
+static void
+suite_add(struct pass_state *ps, double d, int is_agreement)
+{
+    if (is_agreement)
+        ps->agreed += d;
+    else
+        ps->work += d;
+    if (ps->seg && ps->cur < ps->nseg)
+        ps->seg[ps->cur] += d;
+}
+
+/* --barriers phase: I/O phases start together, as IOR's -g: a barrier
+ * (outside the timed region) so that the job time of a phase is its own
+ * span, not the skew of the ranks' preceding work. */
 static void
 start(struct pass_state *ps, enum iok_phase p)
 {
-    if (iok_phase_is_io(p))
+    if (ps->phase_barriers && iok_phase_is_io(p))
         MPI_Barrier(ps->run->comm);
     ps->t0 = MPI_Wtime();
 }
@@ -87,17 +111,47 @@ start(struct pass_state *ps, enum iok_phase p)
 static void
 stop(struct pass_state *ps, enum iok_phase p)
 {
-    iok_timeline_add(&ps->tl, p, ps->t0, MPI_Wtime());
+    double t1 = MPI_Wtime();
+    iok_timeline_add(&ps->tl, p, ps->t0, t1);
+    if (!iok_phase_is_io(p))
+        suite_add(ps, t1 - ps->t0, 0);
+}
+
+/* Work of the suite inside the span that is no phase of its own (a
+ * kernel's list hand-over, checks of exchanged lists). */
+static double
+suite_begin(void)
+{
+    return MPI_Wtime();
+}
+
+static void
+suite_end(struct pass_state *ps, double t)
+{
+    suite_add(ps, MPI_Wtime() - t, 0);
+}
+
+/* An agreement inside the span: the suite's coordination, which no
+ * original does. */
+static int
+agree(struct pass_state *ps, int rc)
+{
+    double t = suite_begin();
+    rc = iok_agree(ps->run->comm, rc);
+    suite_add(ps, MPI_Wtime() - t, 1);
+    return rc;
 }
 
 int
 iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
-             const struct iok_plan *plan, int file, enum iok_op op, int iteration,
+             const struct iok_plan *plan, int file, enum iok_op op, int iteration, int max_steps,
              struct iok_pass_result *out)
 {
     const struct iok_backend *be = run->backend;
     const struct iok_file_plan *fp = &plan->files[file];
     const struct iok_schema *s = &fp->schema;
+    struct iok_schema trimmed;
+    struct iok_dim *tdims = NULL;
     const int writing = op == IOK_OP_WRITE;
     /* a backend that moves no bytes has nothing to check */
     const int checking = !(be->caps & IOK_CAP_NOIO) &&
@@ -105,7 +159,21 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     const uint64_t seed = (uint64_t)run->core.seed;
     struct iok_backend_params params = {run->comm, run->collective, run->api, run->backend_opts,
                                         run->hints};
-    struct pass_state ps = {.run = run};
+    struct pass_state ps = {.run = run, .phase_barriers = !strcmp(run->core.barriers, "phase")};
+    const int handover = k->exchange && plan->exchange_is_handover;
+    int nsteps = max_steps >= 0 && max_steps < fp->nsteps ? max_steps : fp->nsteps;
+    double open_start = 0, opened = 0, close_start = 0, close_end = 0;
+    /* reading what a stonewalled write left: its records, not the plan's */
+    if (!writing && nsteps < fp->nsteps && s->ndims > 0 &&
+        (tdims = malloc((size_t)s->ndims * sizeof *tdims))) {
+        trimmed = *s;
+        memcpy(tdims, s->dims, (size_t)s->ndims * sizeof *tdims);
+        for (int d = 0; d < s->ndims; d++)
+            if (tdims[d].unlimited && tdims[d].len > nsteps)
+                tdims[d].len = nsteps;
+        trimmed.dims = tdims;
+        s = &trimmed;
+    }
     struct iok_reqlist rl, io;
     void *h = NULL;
     int64_t bytes = 0, nreq = 0, checked = 0, bad = 0;
@@ -118,6 +186,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     out->iteration = iteration;
     snprintf(out->path, sizeof out->path, "%s", fp->path);
     iok_timeline_init(&ps.tl);
+    ps.nseg = nsteps + 2;
+    ps.seg = calloc((size_t)ps.nseg, sizeof *ps.seg);
     iok_reqlist_init(&rl);
     iok_reqlist_init(&io);
 
@@ -134,6 +204,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     if ((run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
         rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0)
                      : check_input_path(path);
+    if (rc == IOK_OK && !ps.seg)
+        rc = iok_error(IOK_EIO, "out of memory for the timeline of %s", path);
     if ((rc = iok_agree(run->comm, rc)))
         goto done;
     if (!writing && run->core.drop_caches && !(be->caps & IOK_CAP_NOIO))
@@ -150,32 +222,40 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     int reset = iok_mem_reset_peak() == 0, all_reset;
     MPI_Allreduce(&reset, &all_reset, 1, MPI_INT, MPI_MIN, run->comm);
     out->peak_rss_process = !all_reset;
-    MPI_Barrier(run->comm); /* all ranks start the pass together */
+    /* all ranks start the pass together, unless --barriers none */
+    if (strcmp(run->core.barriers, "none") != 0)
+        MPI_Barrier(run->comm);
     iok_osbytes_now(&os0);
+    out->steps_planned = fp->nsteps;
 
     start(&ps, IOK_PH_OPEN);
+    open_start = ps.t0;
     rc = writing ? be->create(&h, path, s, &params) : be->open(&h, path, s, &params);
     stop(&ps, IOK_PH_OPEN);
-    if ((rc = iok_agree(run->comm, rc)))
+    opened = MPI_Wtime();
+    if ((rc = agree(&ps, rc)))
         goto done;
     if (writing) {
         start(&ps, IOK_PH_DEFINE);
         rc = be->define(h);
         stop(&ps, IOK_PH_DEFINE);
-        if ((rc = iok_agree(run->comm, rc)))
+        opened = MPI_Wtime();
+        if ((rc = agree(&ps, rc)))
             goto close;
     }
     iok_pass_take_hints(run, h, out); /* untimed: what the library made of the hints */
 
-    for (int step = 0; step < fp->nsteps; step++) {
+    int io_rc = IOK_OK; /* this rank's last post/wait outcome, not yet agreed on */
+    for (int step = 0; step < nsteps; step++) {
+        ps.cur = 1 + step;
         start(&ps, IOK_PH_REQUESTS);
         rc = k->requests(kopts, &shifted, plan, file, step, op, &rl);
         if (rc == IOK_OK)
             rc = iok_reqlist_check(&rl, s, fp->path);
         stop(&ps, IOK_PH_REQUESTS);
-        if ((rc = iok_agree(run->comm, rc)))
-            goto close;
-        if (writing) {
+        if (io_rc) /* the previous step failed here: say so at the agreement */
+            rc = io_rc;
+        if (writing && rc == IOK_OK) {
             start(&ps, IOK_PH_DATAGEN);
             iok_data_fill(s, &rl, seed);
             stop(&ps, IOK_PH_DATAGEN);
@@ -183,34 +263,63 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         /* with an exchange, the backend executes `io`, not the kernel's list */
         struct iok_reqlist *target = &rl;
         if (k->exchange) {
-            start(&ps, IOK_PH_EXCHANGE);
-            rc = k->exchange(kopts, run, plan, file, step, writing ? IOK_X_SEND : IOK_X_PREPARE,
-                             &rl, &io);
+            enum iok_xstage xs = writing ? IOK_X_SEND : IOK_X_PREPARE;
+            double t = suite_begin();
+            if (handover) { /* nothing moves: the suite's own work, not I/O */
+                if (rc == IOK_OK)
+                    rc = k->exchange(kopts, run, plan, file, step, xs, &rl, &io);
+            } else { /* the exchange is collective: every rank enters it or none */
+                suite_end(&ps, t);
+                if ((rc = agree(&ps, rc)))
+                    goto close;
+                start(&ps, IOK_PH_EXCHANGE);
+                rc = k->exchange(kopts, run, plan, file, step, xs, &rl, &io);
+                stop(&ps, IOK_PH_EXCHANGE);
+                t = suite_begin();
+            }
             if (rc == IOK_OK)
                 rc = iok_reqlist_check(&io, s, fp->path);
-            stop(&ps, IOK_PH_EXCHANGE);
-            if ((rc = iok_agree(run->comm, rc)))
-                goto close;
+            suite_end(&ps, t);
             target = &io;
         }
-        start(&ps, IOK_PH_POST);
-        rc = writing ? be->put(h, target) : be->get(h, target);
-        stop(&ps, IOK_PH_POST);
-        if ((rc = iok_agree(run->comm, rc)))
+        /* one agreement per step, untimed: the lists, the call counts, the deadline */
+        int stop_now =
+            run->core.deadline > 0 && step > 0 && MPI_Wtime() - open_start >= run->core.deadline;
+        double t = suite_begin();
+        rc = iok_step_agree(run, run->comm, h, rc, target, &stop_now);
+        suite_add(&ps, MPI_Wtime() - t, 1);
+        if (rc)
             goto close;
-        start(&ps, IOK_PH_WAIT);
-        rc = be->wait(h);
-        stop(&ps, IOK_PH_WAIT);
-        if ((rc = iok_agree(run->comm, rc)))
-            goto close;
-        if (k->exchange && !writing) {
-            start(&ps, IOK_PH_EXCHANGE);
-            rc = k->exchange(kopts, run, plan, file, step, IOK_X_RETURN, &rl, &io);
-            stop(&ps, IOK_PH_EXCHANGE);
-            if ((rc = iok_agree(run->comm, rc)))
-                goto close;
+        if (stop_now) { /* stonewalled: no rank posts this step */
+            out->stonewalled = 1;
+            iok_reqlist_free(&rl);
+            iok_reqlist_free(&io);
+            break;
         }
-        if (checking) {
+        /* No agreement after the post or the wait: a rank whose call failed
+         * still enters the wait and the exchange (the same collectives as
+         * the others); its failure reaches the others at the next step's
+         * agreement, or the one after the last step. */
+        start(&ps, IOK_PH_POST);
+        io_rc = writing ? be->put(h, target) : be->get(h, target);
+        stop(&ps, IOK_PH_POST);
+        start(&ps, IOK_PH_WAIT);
+        int wrc = be->wait(h);
+        stop(&ps, IOK_PH_WAIT);
+        io_rc = io_rc ? io_rc : wrc;
+        if (k->exchange && !writing) {
+            if (handover) {
+                t = suite_begin();
+                wrc = k->exchange(kopts, run, plan, file, step, IOK_X_RETURN, &rl, &io);
+                suite_end(&ps, t);
+            } else {
+                start(&ps, IOK_PH_EXCHANGE);
+                wrc = k->exchange(kopts, run, plan, file, step, IOK_X_RETURN, &rl, &io);
+                stop(&ps, IOK_PH_EXCHANGE);
+            }
+            io_rc = io_rc ? io_rc : wrc;
+        }
+        if (checking && io_rc == IOK_OK) {
             start(&ps, IOK_PH_CHECK);
             bad += iok_data_check(s, &rl, seed, &checked, first_bad, sizeof first_bad);
             stop(&ps, IOK_PH_CHECK);
@@ -221,25 +330,31 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             nreq += target->acc[i].nsub;
         iok_reqlist_free(&rl);
         iok_reqlist_free(&io);
+        out->steps_done++;
         progress(run, op, fp, step);
     }
     if (run->rank == 0 && fp->nsteps > 1 && show_progress())
         fputc('\n', stderr);
+    ps.cur = ps.nseg - 1;
+    /* the last step's outcome, with --fsync's (every rank enters the flush) */
     if (writing && run->core.fsync) {
         start(&ps, IOK_PH_FLUSH);
-        rc = be->flush(h);
+        int frc = be->flush(h);
         stop(&ps, IOK_PH_FLUSH);
-        if ((rc = iok_agree(run->comm, rc)))
-            goto close;
+        io_rc = io_rc ? io_rc : frc;
     }
+    if ((rc = agree(&ps, io_rc)))
+        goto close;
 
 close:
     if (h) {
         /* Every rank holds a handle here: open/create failures went to done. */
         int crc;
         start(&ps, IOK_PH_CLOSE);
+        close_start = ps.t0;
         crc = be->close(h);
         stop(&ps, IOK_PH_CLOSE);
+        close_end = MPI_Wtime();
         crc = iok_agree(run->comm, crc);
         if (rc == IOK_OK)
             rc = crc;
@@ -256,15 +371,29 @@ close:
     out->os = osmin[0] < 0 ? (struct iok_osbytes){-1, -1, -1, -1}
                            : (struct iok_osbytes){oss[0], oss[1], oss[2], oss[3]};
     iok_timeline_reduce(&ps.tl, run->comm, out->ph);
-    double own_io = 0;
+    double own_io = 0, suite = ps.work + ps.agreed;
     for (int p = 0; p < IOK_NPHASES; p++) {
         if (!iok_phase_is_io(p))
             continue;
-        out->io_time += out->ph[p].job;
+        out->phase_sum += out->ph[p].job;
         for (int i = 0; i < ps.tl.n[p]; i++)
             own_io += ps.tl.t[p][2 * i + 1] - ps.tl.t[p][2 * i];
     }
     out->io_rank = iok_stat_reduce(own_io, run->comm);
+    /* the span, IOR's way (earliest open start to latest close end), less
+     * the suite's work every rank did in each segment (see pass_state);
+     * each rank's own span less all of its own suite work */
+    double own_span = close_end - open_start - suite;
+    double ends[2] = {-open_start, close_end}, ende[2];
+    MPI_Allreduce(ends, ende, 2, MPI_DOUBLE, MPI_MAX, run->comm);
+    double common = 0;
+    MPI_Allreduce(MPI_IN_PLACE, ps.seg, ps.nseg, MPI_DOUBLE, MPI_MIN, run->comm);
+    for (int i = 0; i < ps.nseg; i++)
+        common += ps.seg[i];
+    out->span = ende[1] + ende[0] - common;
+    out->span_rank = iok_stat_reduce(own_span, run->comm);
+    out->span_suite = iok_stat_reduce(suite, run->comm);
+    out->io_time = out->span;
     int64_t in[3] = {bytes, nreq, checked}, sum[3], badsum;
     MPI_Allreduce(in, sum, 3, MPI_INT64_T, MPI_SUM, run->comm);
     MPI_Allreduce(&bad, &badsum, 1, MPI_INT64_T, MPI_SUM, run->comm);
@@ -278,15 +407,36 @@ close:
     out->peak_rss = iok_stat_reduce((double)iok_mem_peak_bytes(), run->comm);
     out->peak_rss_proc = iok_stat_reduce((double)iok_mem_process_peak_bytes(), run->comm);
     /* each rank's own phase totals, gathered on rank 0 for per-rank reports */
-    double own[IOK_NPHASES];
+    enum { NOWN = IOK_NPHASES + 1 + IOK_NMARKS };
+    double own[NOWN];
     for (int p = 0; p < IOK_NPHASES; p++)
         own[p] = iok_timeline_own(&ps.tl, p);
-    double *all = run->rank == 0 ? malloc((size_t)run->nprocs * IOK_NPHASES * sizeof *all) : NULL;
+    own[IOK_NPHASES] = own_span;
+    double *mk = own + IOK_NPHASES + 1;
+    mk[IOK_MARK_OPEN] = open_start;
+    mk[IOK_MARK_OPENED] = opened;
+    mk[IOK_MARK_CLOSE] = close_start;
+    mk[IOK_MARK_CLOSED] = close_end;
+    mk[IOK_MARK_SUITE] = ps.work;
+    double *all = run->rank == 0 ? malloc((size_t)run->nprocs * NOWN * sizeof *all) : NULL;
     int gather = run->rank != 0 || all != NULL;
     MPI_Bcast(&gather, 1, MPI_INT, 0, run->comm);
     if (gather)
-        MPI_Gather(own, IOK_NPHASES, MPI_DOUBLE, all, IOK_NPHASES, MPI_DOUBLE, 0, run->comm);
-    out->rank_phase = all;
+        MPI_Gather(own, NOWN, MPI_DOUBLE, all, NOWN, MPI_DOUBLE, 0, run->comm);
+    if (all) { /* split into the per-phase table and the spans */
+        out->rank_phase = malloc((size_t)run->nprocs * IOK_NPHASES * sizeof *out->rank_phase);
+        out->rank_span = malloc((size_t)run->nprocs * sizeof *out->rank_span);
+        out->rank_marks = malloc((size_t)run->nprocs * IOK_NMARKS * sizeof *out->rank_marks);
+        for (int r = 0; out->rank_phase && out->rank_span && out->rank_marks && r < run->nprocs;
+             r++) {
+            memcpy(out->rank_phase + (size_t)r * IOK_NPHASES, all + (size_t)r * NOWN,
+                   IOK_NPHASES * sizeof *all);
+            out->rank_span[r] = all[(size_t)r * NOWN + IOK_NPHASES];
+            memcpy(out->rank_marks + (size_t)r * IOK_NMARKS,
+                   all + (size_t)r * NOWN + IOK_NPHASES + 1, IOK_NMARKS * sizeof *all);
+        }
+        free(all);
+    }
     if (badsum > 0) {
         int mine = bad ? run->rank : run->nprocs, lowest;
         MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, run->comm);
@@ -300,8 +450,10 @@ close:
         rc = iok_agree(run->comm, vrc);
     }
 done:
+    free(tdims);
     iok_reqlist_free(&rl);
     iok_reqlist_free(&io);
     iok_timeline_free(&ps.tl);
+    free(ps.seg);
     return rc;
 }

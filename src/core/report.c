@@ -8,36 +8,6 @@
 
 static const double MiB = 1048576.0;
 
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Bandwidth and time over the iterations of one (file, op). */
-static void
-iteration_stats(const struct iok_result *res, int file, enum iok_op op, FILE *out)
-{
-    double bw[res->npasses + 1], t[res->npasses + 1];
-    int n = 0;
-    for (int i = 0; i < res->npasses; i++)
-        if (res->pass[i].file == file && res->pass[i].op == op) {
-            bw[n] = res->pass[i].bandwidth / MiB;
-            t[n++] = res->pass[i].io_time;
-        }
-    if (n < 2)
-        return;
-    qsort(bw, (size_t)n, sizeof *bw, cmp_double);
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    double mbw = n % 2 ? bw[n / 2] : (bw[n / 2 - 1] + bw[n / 2]) / 2;
-    double mt = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-    fprintf(out,
-            "%-6s over %d iterations: bandwidth MiB/s min %.2f median %.2f max %.2f; "
-            "time s min %.4f median %.4f max %.4f\n",
-            iok_op_names[op], n, bw[0], mbw, bw[n - 1], t[0], mt, t[n - 1]);
-}
-
 static void
 os_bytes(const struct iok_pass_result *p, FILE *out)
 {
@@ -57,6 +27,27 @@ os_bytes(const struct iok_pass_result *p, FILE *out)
                 "       note: the OS counted %s bytes written to storage than the kernel "
                 "(page cache not flushed yet? add --fsync)\n",
                 dev < p->bytes ? "fewer" : "more");
+}
+
+/* What the headline time is, and the per-phase breakdown beside it. */
+static void
+span_lines(const struct iok_run *run, const struct iok_pass_result *p, FILE *out)
+{
+    static const enum iok_phase io[] = {IOK_PH_OPEN, IOK_PH_DEFINE, IOK_PH_EXCHANGE, IOK_PH_POST,
+                                        IOK_PH_WAIT, IOK_PH_FLUSH,  IOK_PH_CLOSE};
+    fprintf(out,
+            "       time = open->close span (earliest open start to latest close end, less "
+            "the suite's own work: max %.4f s per rank); per rank s: min %.4f avg %.4f max "
+            "%.4f\n",
+            p->span_suite.max, p->span_rank.min, p->span_rank.avg, p->span_rank.max);
+    fprintf(out, "       I/O phases, job s (barriers: %s):", run->core.barriers);
+    for (size_t i = 0; i < sizeof io / sizeof io[0]; i++)
+        if (p->ph[io[i]].count)
+            fprintf(out, " %s %.4f", iok_phase_names[io[i]], p->ph[io[i]].job);
+    fprintf(out, "; sum %.4f\n", p->phase_sum);
+    if (p->stonewalled)
+        fprintf(out, "       stonewalled: --deadline %g s stopped the pass after %d of %d steps\n",
+                run->core.deadline, p->steps_done, p->steps_planned);
 }
 
 void
@@ -86,6 +77,7 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
                 !p->source[0]     ? ""
                 : p->from_storage ? " [from storage]"
                                   : " [PAGE CACHE]");
+        span_lines(run, p, out);
         fprintf(out, "       not I/O: requests %.4f s, data generation %.4f s, check %.4f s",
                 p->ph[IOK_PH_REQUESTS].rank.max, p->ph[IOK_PH_DATAGEN].rank.max,
                 p->ph[IOK_PH_CHECK].rank.max);
@@ -131,7 +123,6 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
                 "(all passes, as /usr/bin/time sees it)\n",
                 m->min / MiB, m->avg / MiB, m->max / MiB);
     }
-    for (int f = 0; f < plan->nfiles && run->core.iterations > 1; f++)
-        for (int op = 0; op < 3; op++)
-            iteration_stats(res, f, op, out);
+    if (run->core.iterations > 1)
+        iok_report_iterations(run, res, out);
 }

@@ -51,6 +51,7 @@ iok_reqlist_add(struct iok_reqlist *r, const struct iok_schema *s, int varid, in
     }
     a->varid = varid;
     a->nsub = nsub;
+    a->calls = a->calls_max = nsub; /* the core settles them before each post */
     r->n++;
     return a;
 }

@@ -4,13 +4,14 @@ as root and not, shifted reads, and the ceiling probe."""
 
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
 import tempfile
 
 import pytest
-from conftest import BIN, MPIEXEC, check_record, run, run_plain
+from conftest import BIN, MPIEXEC, REPO, SHIPPED, check_record, run, run_plain
 
 SMALL = ["--grid", "32,32,32", "--dumps", "2"]
 
@@ -42,18 +43,103 @@ def test_os_counts_the_bytes_the_kernel_wrote(tmp_path, built_backends, backend)
     assert p["os_bytes"]["wchar"] >= kernel
 
 
-def test_iterations_each_recorded_with_median(tmp_path):
+def test_iterations_each_recorded_with_ior_statistics(tmp_path):
     r = run(4, ["btio", *SMALL, "--iterations", "3", "--verify"], tmp_path)
     assert r.rc == 0, r.err
     rec = r.record
     writes = [p for p in rec["passes"] if p["op"] == "write"]
     assert [p["iteration"] for p in writes] == [0, 1, 2]
     assert len([p for p in rec["passes"] if p["op"] == "verify"]) == 3
-    bws = [p["bandwidth_mib_s"] for p in writes]
-    spread = rec["iterations"]["write"]["bandwidth_mib_s"]
-    assert spread["median"] == pytest.approx(statistics.median(bws))
-    assert spread["min"] == pytest.approx(min(bws)) and spread["max"] == pytest.approx(max(bws))
-    assert "write  over 3 iterations: bandwidth MiB/s min" in r.out
+    mibs = [p["bytes"] / p["io_seconds"] / 2**20 for p in writes]
+    times = [p["io_seconds"] for p in writes]
+    w = rec["iterations"]["write"]
+    assert w["iterations"] == 3
+    bw, t = w["bandwidth_mib_s"], w["io_seconds"]
+    assert bw["median"] == pytest.approx(statistics.median(mibs))
+    assert bw["min"] == pytest.approx(min(mibs)) and bw["max"] == pytest.approx(max(mibs))
+    assert bw["mean"] == pytest.approx(statistics.mean(mibs))
+    # IOR's standard deviation: over the N values, divided by N
+    assert bw["stddev"] == pytest.approx(statistics.pstdev(mibs))
+    assert t["mean"] == pytest.approx(statistics.mean(times))
+    assert t["stddev"] == pytest.approx(statistics.pstdev(times))
+    # IOR's summary line, then its table
+    m = re.search(r"^Max Write: ([0-9.]+) MiB/sec \(([0-9.]+) MB/sec\)$", r.out, re.M)
+    assert m, r.out
+    assert float(m.group(1)) == pytest.approx(max(mibs), abs=0.006)
+    assert float(m.group(2)) == pytest.approx(max(mibs) * 2**20 / 1e6, abs=0.006)
+    assert re.search(r"^Max Verify: [0-9.]+ MiB/sec", r.out, re.M)
+    head = next(line for line in r.out.splitlines() if line.startswith("Operation"))
+    assert head.split()[:6] == [
+        "Operation",
+        "Max(MiB)",
+        "Min(MiB)",
+        "Mean(MiB)",
+        "StdDev",
+        "Median(MiB)",
+    ]
+    row = next(line for line in r.out.splitlines() if line.startswith("write "))
+    f = row.split()
+    assert float(f[1]) == pytest.approx(max(mibs), abs=0.006)
+    assert float(f[4]) == pytest.approx(statistics.pstdev(mibs), abs=0.006)
+    assert f[-2:] == ["4", "3"]
+
+
+def test_span_is_the_headline_time(tmp_path):
+    r = run(4, ["btio", *SMALL, "--backend", "mpiio"], tmp_path)
+    assert r.rc == 0, r.err
+    rec = r.record
+    p = rec["passes"][0]
+    assert p["io_seconds"] == p["span_seconds"] > 0
+    s = p["span_rank_seconds"]
+    assert 0 < s["min"] <= s["avg"] <= s["max"] <= p["span_seconds"] * 1.0001
+    # the job span holds every I/O phase of every rank
+    io = [v["rank"]["max"] for v in p["phases"].values() if v["io"]]
+    assert p["span_seconds"] >= max(io)
+    assert p["io_phase_sum_seconds"] > 0
+    assert p["bandwidth_mib_s"] == pytest.approx(p["bytes"] / p["span_seconds"] / 2**20)
+    assert rec["barriers"] == "pass"  # BTIO's original: one barrier, before the open
+    assert p["steps_done"] == p["steps_planned"] and p["stonewalled"] is False
+    assert "time = open->close span" in r.out and "(barriers: pass)" in r.out
+
+
+@pytest.mark.parametrize("mode", ["phase", "pass", "none"])
+def test_barriers_option(tmp_path, mode):
+    r = run(4, ["btio", *SMALL, "--barriers", mode, "--verify"], tmp_path)
+    assert r.rc == 0, r.err
+    assert r.record["barriers"] == mode and r.record["verify"]["ok"] is True
+
+
+def test_barriers_default_is_the_originals_and_help_says_so(tmp_path):
+    h = run_plain(1, ["btio", "--help"], tmp_path)
+    assert "barriers: pass by default for btio" in h.out
+    assert "phase|pass|none" in h.out
+    h = run_plain(1, ["e3sm", "--help"], tmp_path)
+    assert "barriers: phase by default for e3sm" in h.out
+    bad = run_plain(1, ["btio", *SMALL, "--barriers", "sometimes"], tmp_path)
+    assert bad.rc == 2 and "--barriers" in bad.err
+
+
+def test_deadline_stonewalls_and_verify_checks_what_was_written(tmp_path):
+    # one dump at least; then the deadline (1 microsecond) stops the pass
+    r = run(
+        4,
+        ["btio", "--grid", "24,24,24", "--dumps", "5", "--deadline", "1e-6", "--verify"],
+        tmp_path,
+    )
+    assert r.rc == 0, r.err
+    rec = r.record
+    w = next(p for p in rec["passes"] if p["op"] == "write")
+    v = next(p for p in rec["passes"] if p["op"] == "verify")
+    assert w["stonewalled"] is True and w["steps_planned"] == 5
+    assert w["steps_done"] == 1 and w["bytes"] == 24**3 * 5 * 8
+    assert v["steps_done"] == 1 and v["values_checked"] == 24**3 * 5 and v["values_mismatched"] == 0
+    assert rec["deadline_seconds"] == pytest.approx(1e-6)
+    assert "stonewalled: --deadline 1e-06 s stopped the pass after 1 of 5 steps" in r.out
+
+
+def test_deadline_must_not_be_negative(tmp_path):
+    r = run_plain(1, ["btio", *SMALL, "--deadline", "-1"], tmp_path)
+    assert r.rc == 2 and "--deadline" in r.err
 
 
 def test_iterations_must_be_positive(tmp_path):
@@ -157,3 +243,58 @@ def test_peak_memory_of_the_whole_process(tmp_path):
     mib = whole["max"] / 2**20
     line = next(ln for ln in r.out.splitlines() if ln.startswith("peak memory of the process"))
     assert f"max {mib:.1f} (all passes, as /usr/bin/time sees it)" in line
+
+
+def _functions(text):
+    """Top-level C function bodies of a file, by name."""
+    heads = list(re.finditer(r"^([A-Za-z_][A-Za-z_0-9]*)\(", text, re.M))
+    return {
+        m.group(1): text[m.start() : heads[i + 1].start() if i + 1 < len(heads) else len(text)]
+        for i, m in enumerate(heads)
+    }
+
+
+def test_no_backend_agrees_inside_put_get_wait():
+    """Agreement belongs to the core, once per step and untimed: nothing that
+    put, get or wait reaches in a backend calls an MPI collective."""
+    collectives = re.compile(r"\bMPI_(Allreduce|Allgather|Allgatherv|Bcast|Barrier|Reduce)\b")
+    for src in sorted((REPO / "src" / "backends").glob("*.c")):
+        text = src.read_text()
+        funcs = _functions(text)
+        todo = [
+            m.group(2)
+            for m in re.finditer(r"\.(put|get|wait|prepare)\s*=\s*(\w+)", text)
+            if m.group(2) in funcs
+        ]
+        assert todo, f"{src.name}: no put/get/wait found"
+        seen = set()
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            body = funcs[name]
+            assert not collectives.search(body), f"{src.name}: {name} calls an MPI collective"
+            todo += [c for c in re.findall(r"\b(\w+)\(", body) if c in funcs and c != name]
+
+
+def test_e3sm_without_rearranger_times_no_exchange(tmp_path):
+    r = run(4, ["e3sm", "-k", "-o", "g.nc", str(SHIPPED / "e3sm" / "map_g_case_16p.nc")], tmp_path)
+    assert r.rc == 0, r.err
+    phases = r.record["passes"][0]["phases"]
+    assert "exchange" not in phases and phases["post"]["count"] == 1
+    b = run(
+        4,
+        [
+            "e3sm",
+            "-k",
+            "-o",
+            "b.nc",
+            "--rearrange",
+            "box",
+            str(SHIPPED / "e3sm" / "map_g_case_16p.nc"),
+        ],
+        tmp_path,
+    )
+    assert b.rc == 0, b.err
+    assert b.record["passes"][0]["phases"]["exchange"]["count"] == 1

@@ -103,7 +103,8 @@ test_hdf5_round_trip(const struct iok_schema *s, int var)
     iok_reqlist_finish(&r, s);
     iok_error_clear();
     if (be->open(&h, path, s, &p) == IOK_OK) {
-        CHECK(be->get(h, &r) == IOK_EIO, "part of a compound");
+        /* refused by the backend's untimed check, before any get */
+        CHECK(be->prepare && be->prepare(h, &r) == IOK_EIO, "part of a compound");
         CHECK(strstr(iok_errmsg(), "only all 6 at once") != NULL, "message: %s", iok_errmsg());
         be->close(h);
     }

@@ -428,6 +428,8 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
                          run->input_path, o->generate);
     struct e3sm_state *st = calloc(1, sizeof *st);
     plan->priv = st;
+    /* without the rearranger, exchange() only hands the lists over: not I/O */
+    plan->exchange_is_handover = strcmp(o->rearrange, "box") != 0;
     plan->free_priv = state_free;
     st->rank = run->rank;
     st->keep = o->keep;
@@ -676,4 +678,5 @@ const struct iok_kernel iok_kernel_e3sm = {
     .requests = e3sm_requests,
     .exchange = e3sm_exchange,
     .report = e3sm_report,
+    .default_barriers = "phase", /* e3sm_io: an MPI_Barrier before every timed phase */
 };

@@ -69,29 +69,43 @@ pass_block(const struct e3sm_opts *o, const struct iok_run *run, const struct io
     fprintf(out, "I/O flush frequency                = %6d\n", 1);
     fprintf(out, "No. I/O flush calls                = %6d\n", plan->files[f].nsteps);
     fprintf(out, "-----------------------------------------------------------\n");
-    double post = p->ph[IOK_PH_POST].rank.max, flush = p->ph[IOK_PH_WAIT].rank.max;
-    double e2e = 0;
-    for (int ph = 0; ph < IOK_NPHASES; ph++)
-        if (ph != IOK_PH_CHECK)
-            e2e += p->ph[ph].job;
-    /* the bytes leave in the post of blocking libraries, in the wait of
-     * nonblocking ones: "write-only" is both */
-    double wonly = p->ph[IOK_PH_POST].job + p->ph[IOK_PH_WAIT].job + p->ph[IOK_PH_FLUSH].job;
+    /* The original's timers: a barrier before each phase, each rank's own
+     * time per phase, the maximum over ranks; TOTAL is each rank's open to
+     * close (its request preparation included), the maximum over ranks. */
+    double opendef = 0, prep = 0, post = 0, wait = 0, total = 0, wonly = 0;
+    for (int r = 0; p->rank_phase && p->rank_span && r < run->nprocs; r++) {
+        const double *ph = p->rank_phase + (size_t)r * IOK_NPHASES;
+        double v[6] = {ph[IOK_PH_OPEN] + ph[IOK_PH_DEFINE],
+                       ph[IOK_PH_REQUESTS] + ph[IOK_PH_EXCHANGE],
+                       ph[IOK_PH_POST],
+                       ph[IOK_PH_WAIT] + ph[IOK_PH_FLUSH],
+                       p->rank_span[r] + ph[IOK_PH_REQUESTS],
+                       ph[IOK_PH_POST] + ph[IOK_PH_WAIT] + ph[IOK_PH_FLUSH]};
+        double *m[6] = {&opendef, &prep, &post, &wait, &total, &wonly};
+        for (int k = 0; k < 6; k++)
+            if (v[k] > *m[k])
+                *m[k] = v[k];
+    }
+    int pnc = !strcmp(run->backend->name, "pnetcdf");
+    char lpost[64], lwait[64];
+    snprintf(lpost, sizeof lpost, "Max Time of %s",
+             pnc ? (w ? "ncmpi_iput_varn" : "ncmpi_iget_varn")
+                 : (w ? "posting write requests" : "posting read requests"));
+    snprintf(lwait, sizeof lwait, "Max Time of %s",
+             pnc ? "ncmpi_wait_all" : (w ? "write flushing" : "read flushing"));
     fprintf(out, "Total %s amount                 = %.2f MiB = %.2f GiB\n", w ? "write" : "read ",
             p->bytes / MiB, p->bytes / GiB);
-    fprintf(out, "Max Time of I/O preparing          = %.4f sec\n",
-            p->ph[IOK_PH_REQUESTS].rank.max + p->ph[IOK_PH_EXCHANGE].rank.max);
-    fprintf(out, "Max Time of file open/create       = %.4f sec\n", p->ph[IOK_PH_OPEN].rank.max);
-    fprintf(out, "Max Time of define variables       = %.4f sec\n", p->ph[IOK_PH_DEFINE].rank.max);
-    fprintf(out, "Max Time of posting %s requests = %.4f sec\n", w ? "write" : "read ", post);
-    fprintf(out, "Max Time of %s flushing         = %.4f sec\n", w ? "write" : "read ",
-            flush + p->ph[IOK_PH_FLUSH].rank.max);
+    fprintf(out, "Max number of requests             = %lld\n", (long long)st->max_reqs[f]);
+    fprintf(out, "Max Time of open + metadata define = %.4f sec\n", opendef);
+    fprintf(out, "Max Time of I/O preparing          = %.4f sec\n", prep);
+    fprintf(out, "%-34s = %.4f sec\n", lpost, post);
+    fprintf(out, "%-34s = %.4f sec\n", lwait, wait);
     fprintf(out, "Max Time of close                  = %.4f sec\n", p->ph[IOK_PH_CLOSE].rank.max);
-    fprintf(out, "Max end-to-end time                = %.4f sec\n", e2e);
+    fprintf(out, "Max Time of TOTAL                  = %.4f sec\n", total);
+    fprintf(out, "I/O bandwidth (open-to-close)      = %.4f MiB/sec\n",
+            total > 0 ? p->bytes / MiB / total : 0.0);
     fprintf(out, "I/O bandwidth (%s-only)         = %.4f MiB/sec\n", w ? "write" : "read ",
             wonly > 0 ? p->bytes / MiB / wonly : 0.0);
-    fprintf(out, "I/O bandwidth (open-to-close)      = %.4f MiB/sec\n",
-            p->io_time > 0 ? p->bytes / MiB / p->io_time : 0.0);
     fprintf(out, "-----------------------------------------------------------\n");
 }
 

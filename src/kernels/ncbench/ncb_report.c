@@ -10,24 +10,43 @@
 
 #define MIB 1048576.0
 
-/* One rank's figures of one pass, as the original defines them: open =
- * create (+ define) or open, I/O = the transfer calls, close; bandwidths are
- * the pass's bytes (all ranks) over this rank's time. */
+/* One rank's figures of one pass, as the original times them: it puts a
+ * barrier before and after each of open (create + define, or open), the
+ * I/O loop and close, so each rank's figure runs from its own start of the
+ * phase to the end of the phase on the slowest rank. Here the same: from
+ * the rank's marks to the latest mark over the ranks; the I/O loop less the
+ * rank's own suite work inside it (request lists, data, checks, the per-step
+ * agreement), which the original does outside its timers. The bandwidths
+ * are the pass's bytes (all ranks) over this rank's time. */
 struct ncb_rank {
     double open, io, close, bw_io, bw;
 };
 
 static struct ncb_rank
-rank_figures(const struct iok_pass_result *p, int r)
+rank_figures(const struct iok_pass_result *p, int r, int nprocs)
 {
     struct ncb_rank f;
-    const struct iok_phase_result *ph = p->ph;
-    double t[IOK_NPHASES];
-    for (int k = 0; k < IOK_NPHASES; k++) /* job times if the gather failed */
-        t[k] = p->rank_phase ? p->rank_phase[(size_t)r * IOK_NPHASES + k] : ph[k].job;
-    f.open = t[IOK_PH_OPEN] + t[IOK_PH_DEFINE];
-    f.io = t[IOK_PH_EXCHANGE] + t[IOK_PH_POST] + t[IOK_PH_WAIT] + t[IOK_PH_FLUSH];
-    f.close = t[IOK_PH_CLOSE];
+    if (p->rank_marks) {
+        double last[IOK_NMARKS] = {0};
+        for (int q = 0; q < nprocs; q++)
+            for (int k = 0; k < IOK_NMARKS; k++) {
+                double v = p->rank_marks[(size_t)q * IOK_NMARKS + k];
+                if (q == 0 || v > last[k])
+                    last[k] = v;
+            }
+        const double *m = p->rank_marks + (size_t)r * IOK_NMARKS;
+        f.open = last[IOK_MARK_OPENED] - m[IOK_MARK_OPEN];
+        f.io = last[IOK_MARK_CLOSE] - last[IOK_MARK_OPENED] - m[IOK_MARK_SUITE];
+        f.close = last[IOK_MARK_CLOSED] - m[IOK_MARK_CLOSE];
+        if (f.io < 0)
+            f.io = 0;
+    } else { /* the gather failed: the job's phase times */
+        const struct iok_phase_result *ph = p->ph;
+        f.open = ph[IOK_PH_OPEN].job + ph[IOK_PH_DEFINE].job;
+        f.io = ph[IOK_PH_EXCHANGE].job + ph[IOK_PH_POST].job + ph[IOK_PH_WAIT].job +
+               ph[IOK_PH_FLUSH].job;
+        f.close = ph[IOK_PH_CLOSE].job;
+    }
     double all = f.open + f.io + f.close;
     f.bw_io = f.io > 0 ? (double)p->bytes / f.io : 0;
     f.bw = all > 0 ? (double)p->bytes / all : 0;
@@ -37,7 +56,7 @@ rank_figures(const struct iok_pass_result *p, int r)
 static int
 pass_ranks(const struct iok_pass_result *p, int nprocs)
 {
-    return p->rank_phase ? nprocs : 1;
+    return p->rank_marks ? nprocs : 1;
 }
 
 static int
@@ -147,7 +166,7 @@ table(const struct iok_run *run, const struct iok_pass_result *p, FILE *out)
     struct iok_stat s[5];
     int n = pass_ranks(p, run->nprocs);
     for (int r = 0; r < n; r++) {
-        struct ncb_rank f = rank_figures(p, r);
+        struct ncb_rank f = rank_figures(p, r, run->nprocs);
         double v[5] = {f.open, f.io, f.close, f.bw_io / MIB, f.bw / MIB};
         for (int k = 0; k < 5; k++) {
             if (r == 0 || v[k] < s[k].min)
@@ -230,9 +249,9 @@ csv(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_run *ru
         const struct iok_pass_result *p = &res->pass[i];
         int checked = pass_checked(run, p);
         for (int r = 0; r < pass_ranks(p, run->nprocs); r++) {
-            struct ncb_rank f = rank_figures(p, r);
+            struct ncb_rank f = rank_figures(p, r, run->nprocs);
             fprintf(out, "%s,%d,%d,%" PRId64 ",%" PRId64 ",", iok_op_names[p->op],
-                    p->rank_phase ? r : -1, run->nprocs, g->nn, g->ppn);
+                    p->rank_marks ? r : -1, run->nprocs, g->nn, g->ppn);
             csv_text(out, run->backend->name);
             fputc(',', out);
             csv_text(out, p->path);

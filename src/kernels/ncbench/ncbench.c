@@ -257,4 +257,5 @@ const struct iok_kernel iok_kernel_ncbench = {
     .plan = ncb_plan,
     .requests = ncb_requests,
     .report = ncb_report,
+    .default_barriers = "pass", /* barriers between its open, I/O loop and close, none per step */
 };
