@@ -139,7 +139,15 @@ mpiio_create(void **h, const char *path, const struct iok_schema *s,
 {
     IOK_TRY(open_common(h, path, s, p, MPI_MODE_CREATE | MPI_MODE_WRONLY));
     struct mpiio_file *f = *h;
-    int err = MPI_File_set_size(f->fh, 0); /* --overwrite: start from an empty file */
+    /* --overwrite: start from an empty file. Only a file that holds data is
+     * truncated: on ext4 a truncate to zero arms auto_da_alloc, which
+     * flushes the whole file at close (0.8-1.0 s of a 240 MiB BTIO run here,
+     * where the original, which never truncates, closes in milliseconds). */
+    MPI_Offset size = 0; /* rank 0's view, so that every rank decides alike */
+    int err = MPI_File_get_size(f->fh, &size);
+    MPI_Bcast(&size, 1, MPI_OFFSET, 0, p->comm);
+    if (size > 0)
+        err = MPI_File_set_size(f->fh, 0);
     return err == MPI_SUCCESS ? IOK_OK : mpi_fail(f, "MPI_File_set_size", err);
 }
 
