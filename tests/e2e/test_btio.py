@@ -98,6 +98,33 @@ def test_mpiio_file_is_raw_canonical(tmp_path):
     assert (tmp_path / "btio.mpi").stat().st_size == expected_elems() * 8
 
 
+@pytest.mark.parametrize("writer,reader", [((9, "1"), (1, "0")), ((4, "0"), (9, "1"))])
+def test_mpiio_layout_does_not_depend_on_the_decomposition(tmp_path, writer, reader):
+    """Every value lands at its canonical offset: a file written by one rank
+    count (3 or 2 cells per rank, rows of single cells) verifies when read
+    by another (one cell of the whole grid, or 3 per rank)."""
+    w = run(writer[0], ["btio", *grid_args(), "--method", writer[1]], tmp_path)
+    assert w.rc == 0, w.err
+    r = run(
+        reader[0],
+        ["btio", *grid_args(), "--method", reader[1], "--mode", "read", "--verify"],
+        tmp_path,
+    )
+    assert r.rc == 0, r.err
+    assert r.record["verify"]["ok"] is True
+    assert r.record["verify"]["checked"] == expected_elems()
+
+
+def test_mpiio_overwrite_truncates_a_longer_file(tmp_path):
+    """A new file is not truncated (ext4 would flush it at close); a file
+    that holds data is, on every rank at once."""
+    assert run(4, ["btio", *grid_args(dumps=3), "--method", "0"], tmp_path).rc == 0
+    assert (tmp_path / "btio.mpi").stat().st_size == expected_elems(dumps=3) * 8
+    r = run(4, ["btio", *grid_args(), "--method", "1", "--overwrite", "--verify"], tmp_path)
+    assert r.rc == 0, r.err
+    assert (tmp_path / "btio.mpi").stat().st_size == expected_elems() * 8
+
+
 @pytest.mark.parametrize("method,fname", [("0", "btio.mpi"), ("3", "btio.nc")])
 def test_corrupted_byte_fails_verify(tmp_path, method, fname):
     assert run(4, ["btio", *grid_args(), "--method", method], tmp_path).rc == 0
