@@ -38,6 +38,11 @@ const char *iok_errmsg(void);
 
 /* Forget the recorded message (used by tests that expect several errors). */
 void iok_error_clear(void);
+/* This rank's error is a consequence of one already reported (a close
+ * failing after a failed write): it is agreed on, but not printed again. */
+void iok_error_spent(void);
+/* Adds context to the recorded message, if there is one (returns 1 then). */
+int iok_error_append(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Every rank passes its own status; all ranks get the worst one (highest code
  * wins: usage beats I/O). The lowest rank that failed prints its message once

@@ -390,6 +390,15 @@ transfer(struct mpiio_file *f, const struct iok_reqlist *r, int writing)
             err = f->collective ? MPI_File_read_all(f->fh, base, count, mtype, &st)
                                 : MPI_File_read(f->fh, base, count, mtype, &st);
         }
+        /* OMPIO returns success from a write the disk could not hold: the
+         * status's count is the truth (a read past the end is short too) */
+        int moved = count;
+        if (err == MPI_SUCCESS && count > 0 && MPI_Get_count(&st, mtype, &moved) == MPI_SUCCESS &&
+            moved != MPI_UNDEFINED && moved < count && rc == IOK_OK)
+            rc = iok_error(IOK_EIO,
+                           "%s on %s moved %d of %d blocks: a short %s (no space left on the "
+                           "device, or a file shorter than its layout)",
+                           call, f->path, moved, count, writing ? "write" : "read");
     }
     if (mtype != MPI_BYTE)
         MPI_Type_free(&mtype);

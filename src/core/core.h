@@ -73,6 +73,13 @@ extern const char *const iok_hint_env_names[];
  * read_bytes against the bytes read (cache.c). */
 void iok_read_source(const struct iok_run *run, struct iok_pass_result *p);
 
+/* Full disks (write_check.c): a failed write names a full file system in
+ * its message; after a write pass, the rank(s) that hold `path` (`mine`)
+ * check that the file system is not full and that it holds `bytes`. */
+void iok_note_full(const char *path);
+int iok_check_written(MPI_Comm comm, const char *path, int mine, const struct iok_schema *s,
+                      int64_t bytes);
+
 /* Runs one pass (write, read or verify read-back) over file `file` of the
  * plan, at most max_steps of its steps (-1: all; a read after a stonewalled
  * write reads what was written). Collective; returns an agreed status. */

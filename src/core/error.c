@@ -69,6 +69,29 @@ iok_errmsg(void)
 }
 
 void
+iok_error_spent(void)
+{
+    errmsg[0] = '\0';
+    reported = 1;
+}
+
+int
+iok_error_append(const char *fmt, ...)
+{
+    size_t used = strlen(errmsg);
+    if (used == 0 || used + 1 >= sizeof errmsg)
+        return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(errmsg + used, sizeof errmsg - used, fmt, ap);
+    va_end(ap);
+    for (char *p = errmsg + used; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return 1;
+}
+
+void
 iok_error_clear(void)
 {
     errmsg[0] = '\0';
@@ -131,11 +154,12 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
         /* The others are stuck inside a collective library call that this
          * rank's failure left them waiting in (a close after a failed
          * write): nothing but ending the job frees them. */
-        fprintf(stderr,
-                "iokernels: error: %s (rank %d; the other ranks did not reach the agreement "
-                "within %d s: the job is aborted)\n",
-                errmsg[0] ? errmsg : "unspecified failure (no message recorded)", rank,
-                agree_seconds());
+        if (errmsg[0] || !reported) /* a consequence of a reported error says nothing */
+            fprintf(stderr,
+                    "iokernels: error: %s (rank %d; the other ranks did not reach the agreement "
+                    "within %d s: the job is aborted)\n",
+                    errmsg[0] ? errmsg : "unspecified failure (no message recorded)", rank,
+                    agree_seconds());
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, status);
     }

@@ -84,6 +84,7 @@ struct pass_state {
     double agreed;      /* this rank's time in the core's agreements */
     double *seg;        /* per segment: work + agreements */
     int nseg, cur;
+    const char *wpath; /* a write pass's file: a failure there names a full disk */
 };
 
 static void
@@ -137,6 +138,8 @@ static int
 agree(struct pass_state *ps, int rc)
 {
     double t = suite_begin();
+    if (rc && ps->wpath)
+        iok_note_full(ps->wpath);
     rc = iok_agree(ps->run->comm, rc);
     suite_add(ps, MPI_Wtime() - t, 1);
     return rc;
@@ -200,6 +203,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
                  (run->rank + shift + run->nprocs) % run->nprocs);
         params.comm = MPI_COMM_SELF;
     }
+    if (writing && !(be->caps & IOK_CAP_NOIO))
+        ps.wpath = path;
     /* a later iteration rewrites the file the first one created */
     if ((run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
         rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0)
@@ -286,6 +291,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         int stop_now =
             run->core.deadline > 0 && step > 0 && MPI_Wtime() - open_start >= run->core.deadline;
         double t = suite_begin();
+        if (rc && writing)
+            iok_note_full(path);
         rc = iok_step_agree(run, run->comm, h, rc, target, &stop_now);
         suite_add(&ps, MPI_Wtime() - t, 1);
         if (rc)
@@ -355,6 +362,10 @@ close:
         crc = be->close(h);
         stop(&ps, IOK_PH_CLOSE);
         close_end = MPI_Wtime();
+        if (crc && rc) /* a close failing after a reported failure adds no line */
+            iok_error_spent();
+        else if (crc && writing)
+            iok_note_full(path);
         crc = iok_agree(run->comm, crc);
         if (rc == IOK_OK)
             rc = crc;
@@ -404,6 +415,14 @@ close:
     out->rank_bytes = iok_stat_reduce((double)bytes, run->comm);
     out->own_bytes = bytes;
     out->bandwidth = out->io_time > 0 ? (double)out->bytes / out->io_time : 0;
+    /* a write the file system could not hold is no result (write_check.c) */
+    if (writing && !(be->caps & IOK_CAP_NOIO)) {
+        int mine = fp->per_rank || run->rank == 0;
+        rc = iok_agree(run->comm, iok_check_written(run->comm, path, mine, s,
+                                                     fp->per_rank ? bytes : out->bytes));
+        if (rc)
+            goto done;
+    }
     out->peak_rss = iok_stat_reduce((double)iok_mem_peak_bytes(), run->comm);
     out->peak_rss_proc = iok_stat_reduce((double)iok_mem_process_peak_bytes(), run->comm);
     /* each rank's own phase totals, gathered on rank 0 for per-rank reports */

@@ -1,0 +1,125 @@
+"""Real failures, no mocks: a full file system (a small tmpfs), a truncated
+file, a read-only directory, a rank killed mid-write. Each must end the whole
+job quickly with a non-zero exit and one error line, and record nothing as a
+good result."""
+
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from conftest import BIN, MPIEXEC, run
+
+BACKENDS = ["mpiio", "pnetcdf", "hdf5", "netcdf4", "adios2"]
+# BTIO 32^3 x 3 dumps: 3.75 MiB of data, more than the 2 MiB file system
+FULL = ["btio", "--grid", "32,32,32", "--dumps", "3"]
+SMALL = ["btio", "--grid", "16,16,16", "--dumps", "2"]
+BOUND = 30  # seconds: every failure ends the job within this
+
+
+def mount_tmpfs(where, *opts):
+    where.mkdir(parents=True, exist_ok=True)
+    p = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", ",".join(opts), "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+    )
+    return p.returncode == 0
+
+
+@pytest.fixture
+def tiny_fs():
+    """A 2 MiB tmpfs (root mounts one; elsewhere the test is skipped)."""
+    where = Path(tempfile.mkdtemp(prefix="iok-full-"))
+    if os.geteuid() != 0 or not mount_tmpfs(where, "size=2m"):
+        pytest.skip("cannot mount a tmpfs here (needs root): no full file system to test on")
+    yield where
+    subprocess.run(["umount", str(where)], check=False)
+    where.rmdir()
+
+
+def timed(np_, args, cwd):
+    t0 = time.monotonic()
+    r = run(np_, args, cwd, timeout=120)
+    return r, time.monotonic() - t0
+
+
+def one_error_line(r):
+    errs = r.error_lines()
+    assert len(errs) == 1, r.err
+    return errs[0]
+
+
+@pytest.mark.parametrize("np_", [1, 4])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_full_disk_is_an_error(tiny_fs, backend, np_, tmp_path, built_backends):
+    if backend not in built_backends:
+        pytest.skip(f"{backend} not built")
+    r, took = timed(np_, [*FULL, "--backend", backend, "--dir", str(tiny_fs)], tmp_path)
+    assert r.rc == 1, (r.rc, r.err[-2000:])
+    line = one_error_line(r)
+    assert "No space left on device" in line or "ENOSPC" in line, line
+    assert str(tiny_fs) in line, line
+    assert took < BOUND, took
+    assert not r.records or r.records[-1].get("ok") is False
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_truncated_file_read_names_the_size(backend, tmp_path, built_backends):
+    if backend not in built_backends:
+        pytest.skip(f"{backend} not built")
+    out = tmp_path / "out"
+    out.mkdir()
+    r = run(4, [*SMALL, "--backend", backend, "--dir", str(out)], tmp_path)
+    assert r.rc == 0, r.err
+    data = [p for p in out.rglob("*") if p.is_file() and p.stat().st_size > 4096]
+    assert data, list(out.rglob("*"))
+    biggest = max(data, key=lambda p: p.stat().st_size)
+    os.truncate(biggest, biggest.stat().st_size // 2)
+    args = [*SMALL, "--backend", backend, "--dir", str(out), "--mode", "read", "--verify"]
+    r, took = timed(4, args, tmp_path)
+    assert r.rc in (1, 2, 3), (r.rc, r.err[-2000:])
+    line = one_error_line(r)
+    assert "shorter" in line or "truncated" in line, line
+    assert took < BOUND, took
+
+
+def test_read_only_directory(tmp_path):
+    where = Path(tempfile.mkdtemp(prefix="iok-ro-"))
+    if os.geteuid() != 0 or not mount_tmpfs(where, "size=1m", "ro"):
+        where.rmdir()
+        pytest.skip("cannot mount a read-only tmpfs here (needs root)")
+    try:
+        r = run(4, [*SMALL, "--backend", "mpiio", "--dir", str(where)], tmp_path)
+        assert r.rc == 2, r.err
+        line = one_error_line(r)
+        assert str(where) in line and "not writable" in line, line
+    finally:
+        subprocess.run(["umount", str(where)], check=False)
+        where.rmdir()
+
+
+def test_rank_killed_mid_write_ends_the_job(tmp_path):
+    """SIGKILL one rank while the job writes: the launcher ends the others."""
+    args = ["btio", "--grid", "96,96,96", "--dumps", "40", "--backend", "mpiio"]
+    cmd = [str(MPIEXEC), "-n", "4", str(BIN), *args, "--dir", str(tmp_path)]
+    t0 = time.monotonic()
+    job = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    victim = None
+    while victim is None and time.monotonic() - t0 < 20:
+        time.sleep(0.5)
+        p = subprocess.run(["pgrep", "-P", str(job.pid), "-f", "iokernels"], capture_output=True)
+        pids = [int(x) for x in p.stdout.split()]
+        victim = pids[-1] if len(pids) == 4 else None
+    assert victim, "the ranks did not start"
+    time.sleep(1.0)
+    os.kill(victim, signal.SIGKILL)
+    try:
+        job.wait(timeout=BOUND)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        pytest.fail(f"the job still ran {BOUND} s after a rank was killed")
+    assert job.returncode != 0
