@@ -284,7 +284,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         int stop_now =
             run->core.deadline > 0 && step > 0 && MPI_Wtime() - open_start >= run->core.deadline;
         double t = suite_begin();
-        rc = iok_step_agree(run, run->comm, h, rc, target, &stop_now);
+        rc = iok_step_agree(run, run->comm, h, !fp->per_rank, rc, target, &stop_now);
         suite_add(&ps, MPI_Wtime() - t, 1);
         if (rc)
             goto close;
