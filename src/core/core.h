@@ -88,10 +88,11 @@ int iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok
                  int max_steps, struct iok_pass_result *out);
 
 /* Collective, untimed: the ranks' agreement on one step before its post
- * (see step.c). rc is this rank's status so far; *stop in: this rank wants
+ * (see step.c). shared: the file is shared (not one per process); rc is
+ * this rank's status so far; *stop in: this rank wants
  * to stop (deadline), out: the job stops. Sets acc[i].calls/calls_max. */
-int iok_step_agree(const struct iok_run *run, MPI_Comm comm, void *h, int rc, struct iok_reqlist *r,
-                   int *stop);
+int iok_step_agree(const struct iok_run *run, MPI_Comm comm, void *h, int shared, int rc,
+                   struct iok_reqlist *r, int *stop);
 
 /* Collective: the ceiling probe over `bytes` (this rank's share) in a file
  * beside near_path, which it creates and removes (see run.h). */

@@ -52,6 +52,6 @@ const struct iok_option iok_core_options[] = {
      "(BTIO); none (default: what the kernel's original does, see the end of --help)",
      "phase|pass|none"},
     {"deadline", 0, IOK_OPT_DOUBLE, offsetof(struct core_flags, o.deadline), "0",
-     "stonewalling (IOR -D): stop posting new steps after S seconds from the open; 0 = none"},
+     "stonewalling (IOR -D): post no new step X seconds after the open; 0 = none"},
     {"help", 'h', IOK_OPT_BOOL, offsetof(struct core_flags, help), NULL, "this help"},
     {NULL}};

@@ -293,7 +293,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         double t = suite_begin();
         if (rc && writing)
             iok_note_full(path);
-        rc = iok_step_agree(run, run->comm, h, rc, target, &stop_now);
+        rc = iok_step_agree(run, run->comm, h, !fp->per_rank, rc, target, &stop_now);
         suite_add(&ps, MPI_Wtime() - t, 1);
         if (rc)
             goto close;

@@ -9,15 +9,16 @@
 #include "iokernels/error.h"
 
 int
-iok_step_agree(const struct iok_run *run, MPI_Comm comm, void *h, int rc, struct iok_reqlist *r,
-               int *stop)
+iok_step_agree(const struct iok_run *run, MPI_Comm comm, void *h, int shared, int rc,
+               struct iok_reqlist *r, int *stop)
 {
     const struct iok_backend *be = run->backend;
     for (int i = 0; i < r->n; i++)
         r->acc[i].calls = r->acc[i].calls_max = r->acc[i].nsub;
     if (rc == IOK_OK && be->prepare)
         rc = be->prepare(h, r);
-    int need = run->collective && (be->caps & IOK_CAP_AGREED_CALLS);
+    /* a file per process is opened on MPI_COMM_SELF: no other rank to meet */
+    int need = shared && run->collective && (be->caps & IOK_CAP_AGREED_CALLS);
     int v[3] = {*stop, r->n, -r->n};
     if ((rc = iok_agree_max(comm, rc, v, 3)))
         return rc;
