@@ -165,13 +165,15 @@ def export(store, campaign=None):
     ok = {r["id"]: r for r in runs if r["status"] == "ok"}
     ids = list(ok)
     passes, phases = store.passes(ids), store.phase_rows(ids)
-    rows = []
+    rows, sweeps = [], []
     for p in passes:
         r = ok[p["run_id"]]
         row = {c: r[c] for c in RUN_EXPORT if c in r} | {"run_id": r["id"]}
         row["series"] = series_name(r["backend"], r["variant"])
         for key, value in sweep_values(r["variant"]).items():
-            row[key if key not in row else f"sweep_{key}"] = value
+            name = key if key not in row else f"sweep_{key}"
+            row[name] = value
+            sweeps.append(name)
         for k, v in p.items():
             if k == "run_id":
                 continue
@@ -182,6 +184,12 @@ def export(store, campaign=None):
             row[name] = v
         rows.append(row)
     frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame, len(runs) - len(ok)
+    first = ["run_id", *[c for c in RUN_EXPORT if c in frame.columns and c != "run_id"], "series"]
+    swept = [c for c in dict.fromkeys(sweeps) if c in frame.columns]
+    rest = [c for c in frame.columns if c not in first and c not in swept]
+    frame = frame[first + swept + rest]
     if phases:
         ph = pd.DataFrame(phases)
         wide = ph.pivot_table(
