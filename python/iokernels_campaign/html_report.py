@@ -277,10 +277,10 @@ def _null_table(stats):
         got = {(a, b): v for (a, b), v in r.items()}
         rows.append(
             [label, series, ranks]
-            + [fmt(got.get(("seconds", op)), ".4f") for op in ("write", "read")]
+            + [fmt(got.get(("seconds", op)), ".3f", 1e-3) for op in ("write", "read")]
             + [_mib(got.get(("median", op))) for op in ("write", "read")]
         )
-    headers = ["kernel", "backend", "ranks", "write s", "read s", "write MiB/s", "read MiB/s"]
+    headers = ["kernel", "backend", "ranks", "write ms", "read ms", "write MiB/s", "read MiB/s"]
     return _table(headers, rows, set(headers[2:]), table_id="null")
 
 

@@ -282,19 +282,24 @@ def kernel_figure(stats, label, path):
         notes.append("black tick: ceiling (contiguous MPI-IO write)")
     if cached_any:
         notes.append("hatched: read served from the page cache")
-    fig.legend(handles, names, loc="upper center", ncol=min(len(series), 6), fontsize=8)
+    ncol = min(len(series), max(2, int(width_in / 1.9)))
+    lines = -(-len(series) // ncol)
+    fig.legend(handles, names, loc="upper center", ncol=ncol, fontsize=8)
     fig.text(0.5, 0.01, "; ".join(notes), ha="center", fontsize=8)
-    fig.tight_layout(rect=(0, 0.04, 1, 0.86 if len(series) > 6 else 0.9))
+    fig.tight_layout(rect=(0, 0.04, 1, 0.96 - 0.045 * lines))
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
 
 
 def draw_all(summaries, directory):
-    """[(title, path)] of the figures drawn into directory."""
+    """[(title, path)] of the figures drawn into directory: per kernel, so
+    that one kernel's long phases do not flatten another's."""
     out = []
-    for name, title, fn in ALL:
-        path = fn(summaries, directory / name)
-        if path:
-            out.append((title, path))
+    for n, k in enumerate(kernels(summaries)):
+        mine = [s for s in summaries if s.label == k]
+        for name, title, fn in ALL:
+            path = fn(mine, directory / name.replace(".png", f"-{n + 1}.png"))
+            if path:
+                out.append((f"{title}: {k}", path))
     return out

@@ -71,7 +71,7 @@ def test_summary_tables_come_first_and_figures_fit(tiny, tmp_path):
     assert "<td>null</td>" in null[: null.index("</table>")]
     # every figure, on disk and in the page, at most 1600 px wide
     pngs = sorted((tmp_path / "r-plots").glob("*.png"))
-    assert [x.name for x in pngs] == ["kernel-1.png", "memory_per_rank.png", "phase_times.png"]
+    assert [x.name for x in pngs] == ["kernel-1.png", "memory_per_rank-1.png", "phase_times-1.png"]
     for x in pngs:
         assert png_size(x.read_bytes())[0] <= MAX_PX, x.name
     embedded = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
