@@ -124,7 +124,7 @@ def compare(runs_a, runs_b, summarize):
             continue
         ratio = sb.bandwidth / sa.bandwidth if sa.bandwidth and sb.bandwidth else None
         if ratio is None:
-            mark = "n/a"
+            mark = "na"
         elif ratio > 1 + SAME_BAND:
             mark = "better"
         elif ratio < 1 - SAME_BAND:

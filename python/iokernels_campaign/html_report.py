@@ -329,7 +329,7 @@ def write_compare(runs_a, runs_b, html_path, name_a, name_b, summarize_fn=summar
         raise ReportError(f"{html_path} exists and was not written by iokernels-campaign")
     html_path.parent.mkdir(parents=True, exist_ok=True)
     df, only_a, only_b = frame.compare(runs_a, runs_b, summarize_fn)
-    words = {"better": "\u25b2 better", "worse": "\u25bc worse", "same": "= same", "n/a": "-"}
+    words = {"better": "\u25b2 better", "worse": "\u25bc worse", "same": "= same", "na": "-"}
     rows = [
         {
             "kernel": r["kernel"],
