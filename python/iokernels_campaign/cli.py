@@ -3,13 +3,15 @@
     iokernels-campaign run campaigns/default.toml [--db DB] [--out DIR] [--launcher L] [--dry-run]
     iokernels-campaign list DB [--kernel K] [--backend B] [--campaign C] [--failed]
     iokernels-campaign report DB [-o report.html] [--campaign C]
-    iokernels-campaign compare A.sqlite B.sqlite
+    iokernels-campaign compare A.sqlite B.sqlite [--html FILE] [--campaign-a C] [--campaign-b C]
+    iokernels-campaign export DB --csv FILE [--parquet FILE] [--campaign C]
     iokernels-campaign collect OUT/runs/SESSION --db DB     (after sbatch jobs end)
 
 Exit codes: 0 success, 1 some run failed (they are stored as failed), 2 bad
 campaign file, store or usage."""
 
 import argparse
+import importlib.util
 import shlex
 import shutil
 import sys
@@ -73,6 +75,15 @@ def _parser():
     c = sub.add_parser("compare", help="the cases two stores share, side by side")
     c.add_argument("a", help="results store taken as the reference")
     c.add_argument("b", help="results store compared with it (bandwidth ratios b / a)")
+    c.add_argument("--html", help="also write the compare page (B/A per case, better / worse)")
+    c.add_argument("--campaign-a", help="only this campaign (id or name) of A")
+    c.add_argument("--campaign-b", help="only this campaign (id or name) of B")
+
+    ex = sub.add_parser("export", help="runs, passes and phases as one table: a row per pass")
+    ex.add_argument("db", help="results store (SQLite file)")
+    ex.add_argument("--csv", help="CSV file to write")
+    ex.add_argument("--parquet", help="Parquet file to write (needs pyarrow)")
+    ex.add_argument("--campaign", help="campaign id or name (default: every run)")
 
     co = sub.add_parser("collect", help="store the finished runs of an sbatch campaign")
     co.add_argument("session", help="OUT/runs/SESSION directory written by run --launcher sbatch")
@@ -148,11 +159,37 @@ def cmd_report(a):
 
 
 def cmd_compare(a):
-    ra, rb = _open(a.a).runs(), _open(a.b).runs()
+    ra, rb = _open(a.a).runs(campaign=a.campaign_a), _open(a.b).runs(campaign=a.campaign_b)
+    name_a = a.a + (f" (campaign {a.campaign_a})" if a.campaign_a else "")
+    name_b = a.b + (f" (campaign {a.campaign_b})" if a.campaign_b else "")
     text, common = tables.compare_table(ra, rb, "A", "B")
-    print(f"A = {a.a}\nB = {a.b}")
+    print(f"A = {name_a}\nB = {name_b}")
     print(text)
+    if a.html:
+        path, _ = html_report.write_compare(ra, rb, a.html, name_a, name_b)
+        print(f"compare page: {path.resolve()}")
     return 0 if common else 1
+
+
+def cmd_export(a):
+    if not a.csv and not a.parquet:
+        raise UsageError("export needs --csv FILE or --parquet FILE")
+    if a.parquet and importlib.util.find_spec("pyarrow") is None:
+        raise UsageError("--parquet needs pyarrow, which is not installed: use --csv")
+    from . import frame
+
+    df, failed = frame.export(_open(a.db), campaign=a.campaign)
+    if df.empty:
+        raise UsageError(f"{a.db}: no successful runs to export")
+    for path, write in ((a.csv, df.to_csv), (a.parquet, df.to_parquet)):
+        if path:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            write(path, index=False)
+            runs = df["run_id"].nunique()
+            print(f"{path}: {len(df)} passes of {runs} runs, {df.shape[1]} columns")
+    if failed:
+        print(f"{failed} failed run(s) have no passes and are not exported (list --failed)")
+    return 0
 
 
 def cmd_collect(a):
@@ -165,6 +202,7 @@ COMMANDS = {
     "list": cmd_list,
     "report": cmd_report,
     "compare": cmd_compare,
+    "export": cmd_export,
     "collect": cmd_collect,
 }
 

@@ -1,31 +1,24 @@
-"""One self-contained HTML page (inline CSS, plots embedded as data URIs):
-what ran where, a table per case with the ceiling where measured, the plots,
-and the failed runs with their error lines. The PNGs are also kept next to
-the page, in REPORT-plots/."""
+"""One self-contained HTML page (templates/report.html, inline CSS, plots
+embedded as data URIs), question first: per kernel a table of backends x
+rank counts (write and read bandwidth, fraction of the ceiling, the fastest
+highlighted, page-cache reads marked), then one figure per kernel, the null
+backend apart as the suite's own overhead, the failed runs, and every case
+last, collapsed. The PNGs are also kept next to the page, in REPORT-plots/.
+The compare page (templates/compare.html) puts two campaigns side by side."""
 
 import base64
 import html
 import time
 from pathlib import Path
 
-from . import plots, rules
+import jinja2
+
+from . import frame, plots, rules
 from .aggregate import mislabelled_phases, summarize
 from .tables import MIB, fmt, source
 
 GENERATOR = '<meta name="generator" content="iokernels-campaign">'
 MARKER = ".iokernels-campaign"
-
-CSS = """
-body { font-family: DejaVu Sans, Arial, sans-serif; margin: 24px; color: #222; max-width: 1400px; }
-h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ccc; }
-table { border-collapse: collapse; font-size: 12px; margin: 8px 0; }
-th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; }
-th { background: #eef; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-tr.failed td { background: #fdd; } tr.cached td { background: #fff3c4; }
-tr.cached td:nth-child(10) { font-weight: bold; color: #a05a00; }
-.note { font-size: 12px; color: #555; max-width: 900px; }
-img { max-width: 100%; border: 1px solid #ddd; margin: 6px 0 18px; }
-"""
 
 
 class ReportError(Exception):
@@ -45,17 +38,15 @@ def _claim(html_path):
     return pdir
 
 
-def _table(headers, rows, numeric=(), row_class=None):
-    e = html.escape
-    out = ["<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in headers) + "</tr>"]
-    for i, row in enumerate(rows):
-        cls = f' class="{row_class[i]}"' if row_class and row_class[i] else ""
-        cells = "".join(
-            f'<td class="num">{e(str(c))}</td>' if h in numeric else f"<td>{e(str(c))}</td>"
-            for h, c in zip(headers, row, strict=True)
-        )
-        out.append(f"<tr{cls}>{cells}</tr>")
-    return "\n".join(out + ["</table>"])
+def _table(headers, rows, numeric=(), row_class=None, table_id=None):
+    """A table as the template's table macro takes it (cells escaped there)."""
+    return {
+        "headers": headers,
+        "rows": [[str(c) for c in row] for row in rows],
+        "numeric": set(numeric),
+        "classes": row_class,
+        "id": table_id,
+    }
 
 
 def _cases_html(summaries):
@@ -102,7 +93,7 @@ def _cases_html(summaries):
         )
         classes.append("failed" if s.ok < s.runs else "cached" if s.cached_read else "")
     numeric = {"ranks", "MiB/s", "ceiling MiB/s", "fraction of ceiling", "MiB moved"}
-    return _table(headers, rows, numeric, classes)
+    return _table(headers, rows, numeric, classes, "cases")
 
 
 def _sources_html(summaries):
@@ -124,7 +115,7 @@ def _sources_html(summaries):
         text += f"; <b>{len(cached)} from the page cache</b>: {names}"
     if unknown:
         text += f"; {unknown} unknown (no OS byte counts)"
-    return f'<p class="note">{text}.</p>'
+    return text + "."
 
 
 def _environment_html(store_campaigns, runs):
@@ -140,7 +131,7 @@ def _environment_html(store_campaigns, runs):
         ]
         for c in store_campaigns
     ]
-    out = _table(["campaign", "id", "host", "launcher", "started", "finished", "file"], camp)
+    camps = _table(["campaign", "id", "host", "launcher", "started", "finished", "file"], camp)
     env = {}
     for r in runs:
         if r["status"] == "ok":
@@ -154,16 +145,14 @@ def _environment_html(store_campaigns, runs):
             )
             env[key] = env.get(key, 0) + 1
     rows = [[*k, n] for k, n in env.items()]
-    out += _table(
+    envs = _table(
         ["host", "backend", "library", "MPI", "file system", "iokernels", "runs"], rows, {"runs"}
     )
-    return out
+    return camps, envs
 
 
 def _failed_html(runs):
     failed = [r for r in runs if r["status"] != "ok"]
-    if not failed:
-        return "<p>None.</p>"
     rows = [
         [
             r["id"],
@@ -184,9 +173,115 @@ def _failed_html(runs):
     )
 
 
-def _img(path):
-    data = base64.b64encode(Path(path).read_bytes()).decode()
-    return f'<img alt="{html.escape(Path(path).stem)}" src="data:image/png;base64,{data}">'
+ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("iokernels_campaign", "templates"),
+    autoescape=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    undefined=jinja2.StrictUndefined,
+)
+
+
+def _png(path):
+    return base64.b64encode(Path(path).read_bytes()).decode()
+
+
+def _mib(v):
+    return "-" if v is None or v != v else f"{v:.1f}"
+
+
+def _cell(st, key, best, what):
+    """One summary cell: the median (min-max), its classes and tooltip."""
+    if st is None:
+        return {"text": "-", "range": "", "cls": "", "title": ""}
+    cls, title = [], f"{what}: median of {st['n']} iteration(s)"
+    text = _mib(st["median"])
+    if st["cached"]:
+        cls.append("cached")
+        text += " \u2020"
+        title += "; served from the page cache, not storage"
+    if best.get(key) == st["series"]:
+        cls.append("best")
+        title += "; fastest at this rank count"
+    rng = f"({_mib(st['low'])}\u2013{_mib(st['high'])})" if st["n"] > 1 else ""
+    return {"text": text, "range": rng, "cls": " ".join(cls), "title": title}
+
+
+def _kernel_sections(stats, pdir):
+    """Per kernel (null backend left out): summary rows, the answer lines at
+    the largest rank count, and the figure."""
+    out = []
+    real = stats[~stats["null"]] if not stats.empty else stats
+    best = frame.best(real) if not real.empty else {}
+    labels = list(dict.fromkeys(stats["label"])) if not stats.empty else []
+    for n, label in enumerate(labels):
+        mine = real[real["label"] == label]
+        if mine.empty:
+            continue
+        ranks = sorted(set(mine["ranks"]))
+        idx = {(r.series, r.ranks, r.op): r._asdict() for r in mine.itertuples(index=False)}
+        rows = []
+        for series in dict.fromkeys(mine["series"]):
+            cells = []
+            for nr in ranks:
+                w, r = idx.get((series, nr, "write")), idx.get((series, nr, "read"))
+                cells.append(_cell(w, (label, nr, "write"), best, "write"))
+                frac = w["fraction"] if w else None
+                cells.append(
+                    {"text": fmt(None if frac != frac else frac, ".2f"), "range": "", "cls": ""}
+                    | {"title": "write bandwidth / ceiling"}
+                )
+                cells.append(_cell(r, (label, nr, "read"), best, "read"))
+            rows.append({"series": series, "cells": cells})
+        top = ranks[-1]
+        answers = []
+        for op in ("write", "read"):
+            who = best.get((label, top, op))
+            if who is None:
+                continue
+            st = idx[(who, top, op)]
+            text = f"Fastest {op} at {top} rank{'s' if top > 1 else ''}: <b>{html.escape(who)}</b>"
+            text += f", {_mib(st['median'])} MiB/s"
+            if op == "write" and st["fraction"] == st["fraction"] and st["fraction"] is not None:
+                text += f", {st['fraction']:.2f} of the ceiling"
+            if st["cached"]:
+                text += " (page cache: no read from storage to compare)"
+            answers.append(text + ".")
+        fig = plots.kernel_figure(stats, label, pdir / f"kernel-{n + 1}.png")
+        out.append(
+            {
+                "label": label,
+                "ranks": ranks,
+                "rows": rows,
+                "answers": answers,
+                "figure": _png(fig) if fig else None,
+                "png": fig,
+            }
+        )
+    return out
+
+
+def _null_table(stats):
+    nulls = stats[stats["null"]] if not stats.empty else stats
+    if nulls.empty:
+        return None
+    wide = nulls.pivot_table(
+        index=["label", "series", "ranks"],
+        columns="op",
+        values=["seconds", "median"],
+        aggfunc="first",
+        sort=False,
+    )
+    rows = []
+    for (label, series, ranks), r in wide.iterrows():
+        got = {(a, b): v for (a, b), v in r.items()}
+        rows.append(
+            [label, series, ranks]
+            + [fmt(got.get(("seconds", op)), ".3f", 1e-3) for op in ("write", "read")]
+            + [_mib(got.get(("median", op))) for op in ("write", "read")]
+        )
+    headers = ["kernel", "backend", "ranks", "write ms", "read ms", "write MiB/s", "read MiB/s"]
+    return _table(headers, rows, set(headers[2:]), table_id="null")
 
 
 def write(store, html_path, campaign=None, title=None):
@@ -195,57 +290,71 @@ def write(store, html_path, campaign=None, title=None):
     html_path = Path(html_path)
     html_path.parent.mkdir(parents=True, exist_ok=True)
     pdir = _claim(html_path)
+    for old in pdir.glob("*.png"):
+        old.unlink()
     runs = store.runs(campaign=campaign)
     camps = [c for c in store.campaigns() if campaign is None or campaign in (c["id"], c["name"])]
     summaries = summarize(runs, store.phases(r["id"] for r in runs if r["status"] == "ok"))
+    stats = frame.case_stats(frame.bandwidths(runs))
+    kernels = _kernel_sections(stats, pdir)
     figures = plots.draw_all(summaries, pdir)
-    nok = sum(r["status"] == "ok" for r in runs)
-    title = title or "iokernels campaign report"
-    body = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        GENERATOR,
-        f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-        f"<p>{len(runs)} runs: {nok} succeeded, {len(runs) - nok} failed; "
-        f"{len(summaries)} cases. Generated {time.strftime('%Y-%m-%d %H:%M:%S %Z')} "
-        f"from {html.escape(str(store.path))}.</p>",
-        '<p class="note">Bandwidth = bytes moved / I/O time (the open-to-close span, earliest '
-        "open to latest close over the ranks, less the suite's own work; barriers as each "
-        "kernel's original places them), the median over a case's successful "
-        "iterations. Ceiling = a contiguous MPI-IO write of the same bytes by the same ranks "
-        "in the same job, measured right after the kernel's write where the case asked for "
-        "it (--ceiling); fraction = kernel bandwidth / ceiling. Reads run after the writes "
-        "in the same directory; a read counts as <b>from storage</b> only when the OS "
-        "read_bytes (/proc/self/io, summed over ranks) reach half the bytes read, otherwise "
-        "it is marked <b>page cache</b> (rows shaded, hatched bars, hollow markers, "
-        "[page cache] in labels): its bandwidth is memory's, not the file system's. "
-        "Peak memory is each "
-        "rank's VmHWM over the pass. The null backend moves no data: it measures the suite "
-        "itself. Failed runs are listed apart and never counted as results.</p>",
-        "<h2>Cases</h2>",
-        _sources_html(summaries),
-        _cases_html(summaries),
-        "<h2>Plots</h2>",
+    camp_table, env_table = _environment_html(camps, runs)
+    page = ENV.get_template("report.html").render(
+        title=title or "iokernels campaign report",
+        nruns=len(runs),
+        nok=sum(r["status"] == "ok" for r in runs),
+        ncases=len(summaries),
+        generated=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        store=str(store.path),
+        kernels=kernels,
+        sources=_sources_html(summaries),
+        null=_null_table(stats),
+        failed=_failed_html(runs),
+        mislabelled=", ".join(mislabelled_phases(summaries)),
+        figures=[{"title": t, "data": _png(p)} for t, p in figures],
+        campaigns=camp_table,
+        environment=env_table,
+        cases=_cases_html(summaries),
+    )
+    html_path.write_text(page)
+    pngs = [k["png"] for k in kernels if k["png"]] + [p for _, p in figures]
+    return html_path, pngs, summaries
+
+
+def write_compare(runs_a, runs_b, html_path, name_a, name_b, summarize_fn=summarize):
+    """The compare page: per case in both, B/A with better / worse / same.
+    Returns (path, number of cases in both)."""
+    html_path = Path(html_path)
+    if html_path.exists() and GENERATOR not in html_path.read_text(errors="replace")[:2000]:
+        raise ReportError(f"{html_path} exists and was not written by iokernels-campaign")
+    html_path.parent.mkdir(parents=True, exist_ok=True)
+    df, only_a, only_b = frame.compare(runs_a, runs_b, summarize_fn)
+    words = {"better": "\u25b2 better", "worse": "\u25bc worse", "same": "= same", "na": "-"}
+    rows = [
+        {
+            "kernel": r["kernel"],
+            "series": r["series"],
+            "ranks": r["ranks"],
+            "mode": r["mode"],
+            "a": _mib(r["a_mib_s"]),
+            "b": _mib(r["b_mib_s"]),
+            "ratio": fmt(r["ratio"], ".2f"),
+            "mark": r["mark"],
+            "word": words[r["mark"]],
+            "cached": bool(r["cached"]),
+        }
+        for r in df.to_dict("records")
     ]
-    odd = mislabelled_phases(summaries)
-    if odd:
-        body.append(
-            f'<p class="note"><b>Warning:</b> the JSON records flag phase(s) {", ".join(odd)} as '
-            "I/O, which the README says are not: the records' phase names and I/O flags "
-            "disagree, so the phase labels below may name the wrong phases (names come from "
-            "iok_phase_names in src/core/timing.c, flags from enum iok_phase).</p>"
-        )
-    for fig_title, path in figures:
-        body += [f"<h3>{html.escape(fig_title)}</h3>", _img(path)]
-    if not figures:
-        body.append("<p>No successful run: nothing to plot.</p>")
-    body += [
-        "<h2>Failed runs</h2>",
-        _failed_html(runs),
-        "<h2>Where and with what</h2>",
-        _environment_html(camps, runs),
-        "</body></html>",
-    ]
-    html_path.write_text("\n".join(body) + "\n")
-    return html_path, [p for _, p in figures], summaries
+    counts = {m: sum(r["mark"] == m for r in rows) for m in ("better", "worse", "same")}
+    page = ENV.get_template("compare.html").render(
+        title="iokernels campaigns compared",
+        a=name_a,
+        b=name_b,
+        rows=rows,
+        counts=counts,
+        band=round(frame.SAME_BAND * 100),
+        only_a=only_a,
+        only_b=only_b,
+    )
+    html_path.write_text(page)
+    return html_path, len(rows)

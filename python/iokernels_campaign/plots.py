@@ -224,18 +224,82 @@ def memory_per_rank(summaries, path):
 
 
 ALL = (
-    ("bandwidth_by_backend.png", "Bandwidth per backend", bandwidth_by_backend),
-    ("bandwidth_vs_ranks.png", "Bandwidth vs ranks", bandwidth_vs_ranks),
     ("phase_times.png", "Time per phase", phase_times),
     ("memory_per_rank.png", "Peak memory per rank", memory_per_rank),
 )
 
+MAX_WIDTH_PX = 1600
+
+
+def kernel_figure(stats, label, path):
+    """One kernel's small multiples: write and read side by side, bars per
+    rank count and backend (null left out: it moves no data), the median
+    with error bars from the iterations' min to max; the ceiling as a black
+    tick over each write bar where measured; page-cache reads hatched.
+    `stats`: frame.case_stats rows. Returns path, or None."""
+    mine = stats[(stats["label"] == label) & ~stats["null"]]
+    if mine.empty:
+        return None
+    series = list(dict.fromkeys(mine["series"]))
+    ranks = sorted(set(mine["ranks"]))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    width_in = min(MAX_WIDTH_PX / DPI, 5.0 + 0.35 * len(series) * len(ranks))
+    fig, axes = plt.subplots(1, 2, figsize=(width_in, 3.8), squeeze=False)
+    step = 0.8 / len(series)
+    cached_any = ceiling_any = False
+    for ax, op in zip(axes[0], ("write", "read"), strict=True):
+        part = mine[mine["op"] == op]
+        for i, name in enumerate(series):
+            rows = part[part["series"] == name].set_index("ranks")
+            xs = [j - 0.4 + (i + 0.5) * step for j, n in enumerate(ranks) if n in rows.index]
+            if not xs:
+                continue
+            got = rows.loc[[n for n in ranks if n in rows.index]]
+            med = got["median"].to_numpy()
+            err = [med - got["low"].to_numpy(), got["high"].to_numpy() - med]
+            bars = ax.bar(
+                xs, med, step * 0.9, yerr=err, capsize=2, color=colors[i % len(colors)], label=name
+            )
+            for b, c in zip(bars, got["cached"], strict=True):
+                if c:
+                    b.set_hatch("xx")
+                    b.set_edgecolor("black")
+                    cached_any = True
+            if op == "write":
+                for x, c in zip(xs, got["ceiling"], strict=True):
+                    if c == c and c:  # not NaN
+                        ax.hlines(c, x - step / 2, x + step / 2, colors="black", linewidth=2)
+                        ceiling_any = True
+        ax.set_xticks(range(len(ranks)), [f"{n} rank{'s' if n > 1 else ''}" for n in ranks])
+        ax.set_ylabel(f"{op} MiB/s (median)")
+        ax.set_title(f"{label}: {op}")
+        ax.grid(axis="y", alpha=0.3)
+    handles, names = axes[0][0].get_legend_handles_labels()
+    if not handles:
+        handles, names = axes[0][1].get_legend_handles_labels()
+    notes = ["error bars: min..max over iterations"]
+    if ceiling_any:
+        notes.append("black tick: ceiling (contiguous MPI-IO write)")
+    if cached_any:
+        notes.append("hatched: read served from the page cache")
+    ncol = min(len(series), max(2, int(width_in / 1.9)))
+    lines = -(-len(series) // ncol)
+    fig.legend(handles, names, loc="upper center", ncol=ncol, fontsize=8)
+    fig.text(0.5, 0.01, "; ".join(notes), ha="center", fontsize=8)
+    fig.tight_layout(rect=(0, 0.04, 1, 0.96 - 0.045 * lines))
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
 
 def draw_all(summaries, directory):
-    """[(title, path)] of the figures drawn into directory."""
+    """[(title, path)] of the figures drawn into directory: per kernel, so
+    that one kernel's long phases do not flatten another's."""
     out = []
-    for name, title, fn in ALL:
-        path = fn(summaries, directory / name)
-        if path:
-            out.append((title, path))
+    for n, k in enumerate(kernels(summaries)):
+        mine = [s for s in summaries if s.label == k]
+        for name, title, fn in ALL:
+            path = fn(mine, directory / name.replace(".png", f"-{n + 1}.png"))
+            if path:
+                out.append((f"{title}: {k}", path))
     return out

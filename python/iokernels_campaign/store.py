@@ -210,6 +210,25 @@ class Store:
                 out.setdefault(r["run_id"], {})[r["phase"]] = (r["job"], bool(r["io"]))
         return out
 
+    def _rows(self, table, run_ids, order):
+        out, ids = [], list(run_ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            sql = (
+                f"SELECT * FROM {table} WHERE run_id IN ({', '.join('?' * len(chunk))}) "
+                f"ORDER BY {order}"
+            )
+            out += [dict(r) for r in self.db.execute(sql, chunk)]
+        return out
+
+    def passes(self, run_ids):
+        """The passes of these runs as dicts (store units: bytes/s, seconds)."""
+        return self._rows("passes", run_ids, "run_id, idx")
+
+    def phase_rows(self, run_ids):
+        """The phases of these runs, one dict per pass and phase."""
+        return self._rows("phases", run_ids, "run_id, pass_idx, rowid")
+
     def record(self, run_id):
         row = self.db.execute("SELECT record FROM runs WHERE id = ?", (run_id,)).fetchone()
         return json.loads(row[0]) if row and row[0] else None

@@ -48,10 +48,11 @@ def test_report_screenshot_shows_tables_and_plots(tiny, tmp_path):
     px = (image.imread(png)[:, :, :3] * 255).round().astype(int)
     assert px.shape[:2] == (HEIGHT, WIDTH)
     # the page is drawn: dark text on the light background in its first lines,
-    # and the plots' bars further down (matplotlib's blue for writes, orange
-    # for reads, as in bandwidth_by_backend.png)
+    # the summary's fastest backend highlighted (green) on the first screen,
+    # and the kernel's figure further down (matplotlib's first colour: mpiio)
     assert (px[10:80].max(axis=2) < 90).sum() > 200, "no text in the page's first lines"
+    first = {tuple(c) for c in (px[:900] // 4).reshape(-1, 3)}
+    assert (0xD4 // 4, 0xF5 // 4, 0xD4 // 4) in first, "no highlighted best cell up top"
     colours = {tuple(c) for c in (px // 8).reshape(-1, 3)}
-    assert (0x1F // 8, 0x77 // 8, 0xB4 // 8) in colours  # write bars
-    assert (0xFF // 8, 0x7F // 8, 0x0E // 8) in colours  # read bars
+    assert (0x1F // 8, 0x77 // 8, 0xB4 // 8) in colours  # mpiio's bars
     assert np.mean(px) > 180  # a light page, not a black or error screen

@@ -1,0 +1,193 @@
+"""The report question first (per-kernel summary tables before every case),
+figures within 1600 px, cached reads marked in the summary, the compare page's
+better / worse marks, and the export: one row per pass with the sweep columns."""
+
+import base64
+import csv
+import re
+import shutil
+import sqlite3
+import struct
+import subprocess
+from html.parser import HTMLParser
+
+from conftest import cli
+from test_report_screenshot import chromium
+
+MAX_PX = 1600
+
+
+def png_size(data):
+    """(width, height) from a PNG's IHDR chunk."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+class Order(HTMLParser):
+    """Start tags in document order, as (tag, attributes)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def order(page):
+    p = Order()
+    p.feed(page)
+    return p.tags
+
+
+def first(tags, pred):
+    return next(i for i, (t, a) in enumerate(tags) if pred(t, a))
+
+
+def _summary_first(page):
+    tags = order(page)
+    summary = first(tags, lambda t, a: t == "table" and a.get("class") == "summary")
+    details = first(tags, lambda t, a: t == "details" and a.get("id") == "all-cases")
+    cases = first(tags, lambda t, a: t == "table" and a.get("id") == "cases")
+    null = first(tags, lambda t, a: t == "table" and a.get("id") == "null")
+    assert summary < null < details < cases
+    # every case is the page's last section
+    assert not any(t == "table" and a.get("class") == "summary" for t, a in tags[details:])
+
+
+def test_summary_tables_come_first_and_figures_fit(tiny, tmp_path):
+    d, db, _ = tiny
+    page = tmp_path / "r.html"
+    p = cli("report", db, "-o", page, cwd=d)
+    assert p.returncode == 0, p.stderr
+    html = page.read_text()
+    _summary_first(html)
+    # the btio summary: mpiio at 1 rank, the null backend not in it
+    summary = html[html.index('<table class="summary">') : html.index("</table>")]
+    assert "<td>mpiio</td>" in summary and "null" not in summary
+    assert "Fastest write at 1 rank: <b>mpiio</b>" in html
+    # the null backend apart, with its times
+    null = html[html.index('<table id="null">') :]
+    assert "<td>null</td>" in null[: null.index("</table>")]
+    # every figure, on disk and in the page, at most 1600 px wide
+    pngs = sorted((tmp_path / "r-plots").glob("*.png"))
+    assert [x.name for x in pngs] == ["kernel-1.png", "memory_per_rank-1.png", "phase_times-1.png"]
+    for x in pngs:
+        assert png_size(x.read_bytes())[0] <= MAX_PX, x.name
+    embedded = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
+    assert len(embedded) == 3
+    for data in embedded:
+        assert png_size(base64.b64decode(data))[0] <= MAX_PX
+    if chromium():  # the DOM as the browser built it
+        cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu"]
+        cmd += [f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()]
+        dom = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert dom.returncode == 0, dom.stderr
+        _summary_first(dom.stdout)
+
+
+def _store_with(tiny, tmp_path, name, sql):
+    d, db, _ = tiny
+    copy = tmp_path / name
+    shutil.copy(db, copy)
+    con = sqlite3.connect(copy)
+    con.execute(sql)
+    con.commit()
+    con.close()
+    return copy
+
+
+def _read_cell(html):
+    """The summary's read cell of mpiio at 1 rank (its third cell)."""
+    summary = html[html.index('<table class="summary">') :]
+    row = summary[summary.index("<tr><td>mpiio</td>") :]
+    cells = re.findall(r"<td ([^>]*)>(.*?)</td>", row[: row.index("</tr>")])
+    return cells[2]
+
+
+def test_summary_marks_cached_reads(tiny, tmp_path):
+    d = tiny[0]
+    for value, marked in ((0, True), (1, False)):
+        db = _store_with(
+            tiny,
+            tmp_path,
+            f"c{value}.sqlite",
+            f"UPDATE runs SET read_from_storage = {value} WHERE backend='mpiio' AND mode='read'",
+        )
+        page = tmp_path / f"c{value}.html"
+        assert cli("report", db, "-o", page, cwd=d).returncode == 0
+        attrs, text = _read_cell(page.read_text())
+        assert ("cached" in attrs) is marked, attrs
+        assert ("\u2020" in text) is marked, text
+        assert ("page cache" in attrs) is marked
+
+
+def test_compare_page_marks_better_and_worse(tiny, tmp_path):
+    d, db, _ = tiny
+    b = _store_with(
+        tiny,
+        tmp_path,
+        "b.sqlite",
+        "UPDATE runs SET write_bandwidth = write_bandwidth / 2, read_bandwidth = read_bandwidth * 3"
+        " WHERE backend = 'mpiio'",
+    )
+    page = tmp_path / "cmp.html"
+    p = cli("compare", db, b, "--html", page, cwd=d)
+    assert p.returncode == 0, p.stderr
+    html = page.read_text()
+    rows = re.findall(r'<tr class="(\w+)"><td>btio</td><td>(\w+)</td>.*?<td>(\w+)', html, re.S)
+    assert ("worse", "mpiio", "write") in rows and ("better", "mpiio", "read") in rows
+    assert ("same", "null", "write") in rows
+    assert "\u25bc worse" in html and "\u25b2 better" in html
+    assert "1 better, 1 worse, 2 the same" in html
+
+
+SWEPT = """
+[campaign]
+name = "swept"
+ranks = [1]
+modes = ["write", "read"]
+timeout = 120
+
+[[kernel]]
+name = "btio"
+backends = ["null"]
+options = { grid = "8,8,8", dumps = 2 }
+sweep = { independent = [false, true] }
+"""
+
+
+def test_export_one_row_per_pass_with_sweep_columns(tmp_path):
+    (tmp_path / "s.toml").write_text(SWEPT)
+    p = cli("run", "s.toml", "--db", "s.sqlite", "--out", "out", "--no-report", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    p = cli("export", "s.sqlite", "--csv", "x.csv", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    rows = list(csv.DictReader((tmp_path / "x.csv").open()))
+    con = sqlite3.connect(tmp_path / "s.sqlite")
+    passes = con.execute(
+        "SELECT p.run_id, p.idx, p.op, r.variant FROM passes p JOIN runs r ON r.id = p.run_id"
+    ).fetchall()
+    assert len(passes) >= 4 and len(rows) == len(passes)
+    assert sorted((int(r["run_id"]), int(r["pass"]), r["op"]) for r in rows) == sorted(
+        (a, b, c) for a, b, c, _ in passes
+    )
+    want = {a: v for a, _, _, v in passes}
+    assert {r["independent"] for r in rows} == {"off", "on"}
+    for r in rows:
+        assert want[int(r["run_id"])] == f"independent={r['independent']}"
+        assert r["series"] == ("null coll" if r["independent"] == "off" else "null indep")
+        assert r["kernel"] == "btio" and r["ranks"] == "1" and r["mode"] in ("write", "read")
+        assert float(r["phase_requests_seconds"]) >= 0
+    p = cli("export", "s.sqlite", "--parquet", "x.parquet", cwd=tmp_path)
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        assert p.returncode == 2 and "needs pyarrow" in p.stderr
+    else:
+        assert p.returncode == 0 and (tmp_path / "x.parquet").exists()
