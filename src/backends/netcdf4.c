@@ -216,14 +216,17 @@ nc4_def_storage(struct nc4_file *f, int v)
     int deflate = f->opts.deflate > 0 ? f->opts.deflate : var->deflate;
     int fill = f->opts.fill || var->fill;
     if (var->ndims > 0) {
-        int chunked =
-            iok_var_is_record(f->s, v) || strcmp(f->opts.layout, "chunked") == 0 || deflate > 0;
+        int asked = iok_var_is_record(f->s, v) || strcmp(f->opts.layout, "chunked") == 0;
         for (int k = 0; k < var->ndims; k++)
-            chunked |= var->chunk[k] > 0;
+            asked |= var->chunk[k] > 0;
         size_t chunk[IOK_MAX_DIMS];
         nc4_chunks(f, v, chunk);
-        err = chunked ? nc_def_var_chunking(f->ncid, vid, NC_CHUNKED, chunk)
-                      : nc_def_var_chunking(f->ncid, vid, NC_CONTIGUOUS, NULL);
+        /* compression alone: the library's default chunks, as an application
+         * that asks for nothing but deflate gets them */
+        if (asked)
+            err = nc_def_var_chunking(f->ncid, vid, NC_CHUNKED, chunk);
+        else
+            err = deflate > 0 ? NC_NOERR : nc_def_var_chunking(f->ncid, vid, NC_CONTIGUOUS, NULL);
         if (err)
             return nc4_fail(f, "nc_def_var_chunking", "variable", var->name, err);
         /* --netcdf4-deflate shuffles; a schema's level shuffles when it asks */

@@ -233,3 +233,42 @@ def test_ceiling_measured_and_removed(tmp_path):
     assert c["bytes"] == expected_elems() * 8 and c["write_bandwidth_mib_s"] > 0
     assert not (tmp_path / "btio.mpi.ceiling").exists()
     assert "ceiling: contiguous MPI-IO write of the same bytes" in r.out
+
+
+EXT = {"pnetcdf": "nc", "hdf5": "h5", "netcdf4": "nc4", "adios2": "adios2", "mpiio": "mpi"}
+
+
+@pytest.mark.parametrize("backend", ["pnetcdf", "hdf5", "netcdf4", "adios2", "mpiio"])
+def test_read_with_another_grid_is_refused(tmp_path, built_backends, backend):
+    """A read with a smaller (or larger) --grid than the file's is refused on
+    open with one line (exit 2), not read as if it were corrupt. A raw MPI-IO
+    file carries no header: its size must fit the layout."""
+    if backend not in built_backends:
+        pytest.skip(f"{backend} not built")
+    be = ["--backend", backend]
+    r = run(1, ["btio", *be, *grid_args((16, 16, 16), 2), "--mode", "write"], tmp_path)
+    assert r.rc == 0, r.err
+    path = f"./btio.{EXT[backend]}"
+    cases = {
+        (8, 16, 16): "dimension X is 16 long in the file, 8 expected",
+        (16, 16, 32): "dimension Z is 16 long in the file, 32 expected",
+    }
+    if backend == "mpiio":
+        cases = {
+            (12, 16, 16): f"{path} is longer than its layout (327680 bytes found, 245760 expected",
+            (16, 16, 32): f"{path} is shorter than its layout needs (327680 bytes found, 655360",
+        }
+    for grid, msg in cases.items():
+        r = run_plain(1, ["btio", *be, *grid_args(grid, 2), "--mode", "read", "--verify"], tmp_path)
+        assert r.rc == 2, (grid, r.rc, r.err)
+        (line,) = r.error_lines()
+        assert msg in line, line
+        if backend != "mpiio":
+            assert "variable var" in line and "btio." in line
+    # more records than read: fine (the record dimension holds at least those read)
+    r = run(1, ["btio", *be, *grid_args((16, 16, 16), 1), "--mode", "read", "--verify"], tmp_path)
+    assert r.rc == 0 and r.record["verify"]["ok"], r.err
+    if backend != "mpiio":  # fewer records than read: refused
+        r = run_plain(1, ["btio", *be, *grid_args((16, 16, 16), 3), "--mode", "read"], tmp_path)
+        assert r.rc == 2, r.err
+        assert "is 2 long in the file, at least 3 expected" in r.error_lines()[0]

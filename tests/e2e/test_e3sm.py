@@ -495,11 +495,13 @@ def test_the_originals_j_u_q(tmp_path, built_backends):
     map_i = str(SCHEMAS / "map_i_case_16p.nc")
     r = run(2, ["e3sm", *base, "--missing", "skip", "-o", "s.nc", "--verify", map_i], tmp_path)
     assert r.rc == 0 and r.record["verify"]["ok"], r.err
+    assert "Fill mode                          = disabled" in r.out
     skip = r.record["passes"][0]
     r = run(2, ["e3sm", *base, "-u", "-o", "u.nc", map_i], tmp_path)
     assert r.rc == 0, r.err
     fill = r.record["passes"][0]
     assert skip["bytes"] < fill["bytes"] and skip["requests"] < fill["requests"]
+    assert "Fill mode                          = enabled" in r.out
 
 
 def run_bytes(cwd, name):

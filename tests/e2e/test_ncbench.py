@@ -317,6 +317,25 @@ def test_the_originals_spellings_of_compression_and_file_per_process(tmp_path):
     assert r.record["verify"]["ok"]
 
 
+def test_deflate_without_chunks_takes_the_librarys_chunks(tmp_path):
+    """-z without -c: the original asks NetCDF-4 for nothing but deflate, so
+    the library picks the chunks; ours must too (ncdump -hs equal to a file
+    ncgen makes with deflate alone)."""
+    geom = "20:100:200:10"
+    r = nc(2, ["-d", geom, "-w", "-z=1", "-t=coll", "-f=z.nc"], tmp_path)
+    assert r.rc == 0, r.err
+    (tmp_path / "ref.cdl").write_text(
+        "netcdf ref {\ndimensions:\n time = 20 ; dim_1 = 100 ; dim_2 = 200 ; dim_3 = 10 ;\n"
+        "variables:\n int v(time, dim_1, dim_2, dim_3) ;\n v:_DeflateLevel = 1 ;\n}\n"
+    )
+    subprocess.run(["ncgen", "-k", "nc4", "-o", "ref.nc", "ref.cdl"], cwd=tmp_path, check=True)
+    chunks = [
+        ln.split("=")[1] for ln in header("ref.nc", tmp_path).splitlines() if "_ChunkSizes" in ln
+    ]
+    ours = [ln.split("=")[1] for ln in header("z.nc", tmp_path).splitlines() if "_ChunkSizes" in ln]
+    assert ours == chunks and len(chunks) == 1, (ours, chunks)
+
+
 def test_slurm_environment_sets_the_layout(tmp_path):
     def go(env_extra, args):
         env = dict(os.environ, **env_extra)

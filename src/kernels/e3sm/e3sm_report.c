@@ -47,6 +47,9 @@ pass_block(const struct e3sm_opts *o, const struct iok_run *run, const struct io
             w          ? o->out
             : o->in[0] ? o->in
                        : o->out);
+    if (w) /* the original's -u; it prints the line for writes only */
+        fprintf(out, "Fill mode                          = %s\n",
+                strcmp(o->missing, "skip") ? "enabled" : "disabled");
     fprintf(out, "Using noncontiguous %s buffer   = no\n", w ? "write" : "read ");
     fprintf(out, "Variable %s order: %s\n", rw,
             o->two_d_first ? "2D variables then 3D variables" : "same as variables are defined");
