@@ -419,7 +419,7 @@ close:
     if (writing && !(be->caps & IOK_CAP_NOIO)) {
         int mine = fp->per_rank || run->rank == 0;
         rc = iok_agree(run->comm, iok_check_written(run->comm, path, mine, s,
-                                                     fp->per_rank ? bytes : out->bytes));
+                                                    fp->per_rank ? bytes : out->bytes));
         if (rc)
             goto done;
     }
