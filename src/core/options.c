@@ -46,6 +46,8 @@ parse_int64(const char *s, int64_t *out, int allow_suffix)
         end++;
         if (*end == 'b' || *end == 'B')
             end++;
+        if (v > (INT64_MAX >> shift) || v < (INT64_MIN >> shift))
+            return -1; /* out of range: refused like any malformed number */
         v *= 1LL << shift;
     }
     while (isspace((unsigned char)*end))

@@ -126,7 +126,7 @@ e3sm_dat_parse(const char *text, struct e3sm_dat *d, char *err, size_t errlen)
                  (long long)fdims[k]);
     }
     snprintf(dimtext + strlen(dimtext), sizeof dimtext - strlen(dimtext), " on line %d", dl);
-    int64_t dimx = fdims[0], ocap = 0, lcap = 0, rcap = 0, tcap = 0, *tmp = NULL;
+    int64_t dimx = fdims[0], ocap = 0, lcap = 0, rcap = 0, tcap = 0, *tmp = NULL, covered = 0;
     d->nreqs = calloc((size_t)npes, sizeof *d->nreqs);
     d->raw_nreqs = calloc((size_t)npes, sizeof *d->raw_nreqs);
     unsigned char *map = calloc((size_t)d->total, 1);
@@ -196,6 +196,7 @@ e3sm_dat_parse(const char *text, struct e3sm_dat *d, char *err, size_t errlen)
             if (o == 0)
                 continue;
             o--;
+            covered += !map[o];
             map[o] = 1;
             d->raw[d->nraw++] = o + 1; /* PIO numbering, as Dn.raw_offsets */
             d->raw_nreqs[rank]++;
@@ -212,10 +213,8 @@ e3sm_dat_parse(const char *text, struct e3sm_dat *d, char *err, size_t errlen)
     }
     free(tmp);
     if (rc == 0) {
-        d->fully_covered = 1;
-        for (int64_t e = 0; e < d->total; e++)
-            if (!map[e])
-                d->fully_covered = 0;
+        /* counted as they come: a scan of the whole array would cost its size */
+        d->fully_covered = covered == d->total;
         d->max_nreqs = d->min_nreqs = d->nreqs[0];
         for (int64_t r = 1; r < npes; r++) {
             d->max_nreqs = d->nreqs[r] > d->max_nreqs ? d->nreqs[r] : d->max_nreqs;

@@ -120,6 +120,11 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, const struct e3sm_read_opt
         return iok_error(IOK_EUSAGE, "%s: D%d.nreqs has %lld entries: no decomposition rank", path,
                          id, (long long)n);
 
+    if (src->max_values > 0 && (n > src->max_values || noff > src->max_values / 2))
+        return iok_error(IOK_EUSAGE,
+                         "%s: D%d claims %lld ranks and %lld requests, more than the file's size "
+                         "can hold: a damaged file",
+                         path, id, (long long)n, (long long)noff);
     /* per decomposition rank: requests, where the fill requests start, raw counts */
     int64_t *nreqs = calloc((size_t)(3 * n + 1), sizeof *nreqs), *fill = nreqs + n,
             *raw = nreqs + 2 * n;

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "iokernels/error.h"
@@ -136,6 +137,8 @@ int
 e3sm_src_open_h5(struct e3sm_src *s, const char *path, MPI_Comm comm)
 {
     snprintf(s->path, sizeof s->path, "%s", path);
+    struct stat st; /* HDF5 may compress: a generous bound (1024 values a byte) */
+    s->max_values = stat(path, &st) == 0 ? (int64_t)st.st_size * 1024 : 0;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);

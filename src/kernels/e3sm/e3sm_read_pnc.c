@@ -147,6 +147,8 @@ int
 e3sm_src_open_pnc(struct e3sm_src *s, const char *path, MPI_Comm comm)
 {
     snprintf(s->path, sizeof s->path, "%s", path);
+    struct stat st; /* NetCDF classic stores values uncompressed, 4 bytes at least */
+    s->max_values = stat(path, &st) == 0 ? (int64_t)st.st_size / 4 : 0;
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "romio_cb_read", "disable"); /* small reads: independent is faster */

@@ -16,6 +16,9 @@
 struct e3sm_src {
     char path[1024];
     void *h;
+    /* the most integer values the file's bytes can hold (0: unknown): a
+     * damaged header claiming more is refused before anything is allocated */
+    int64_t max_values;
     /* 1 and *len if the 1-D variable exists, 0 if not; <0: error recorded */
     int (*var_len)(struct e3sm_src *s, const char *name, int64_t *len);
     /* reads count integers from start of a 1-D integer variable */
