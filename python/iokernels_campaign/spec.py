@@ -45,7 +45,13 @@ BLOCK_KEYS |= {"options", "sweep", "backend", "input"}
 
 
 class CampaignError(Exception):
-    """A campaign file that cannot run, with the reason."""
+    """A campaign file that cannot run, with the reason: one printable line
+    (the file's own characters that are not printable are escaped, a long
+    quoted value cut), whatever the file holds."""
+
+    def __init__(self, msg):
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in msg)
+        super().__init__(text if len(text) <= 600 else text[:580] + "...")
 
 
 @dataclass(frozen=True)
@@ -312,15 +318,33 @@ def _table(where, key, value):
     return value
 
 
+def _short(path):
+    """A path for a one-line message: long ones keep their head and tail."""
+    s = str(path).encode("unicode_escape").decode("ascii")
+    return s if len(s) <= 80 else f"{s[:38]}...{s[-38:]}"
+
+
 def load(path, inventory):
     """Reads and checks a campaign file against the binary's inventory."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
+        raw = path.read_bytes()
     except FileNotFoundError:
-        raise CampaignError(f"campaign file {path} not found") from None
+        raise CampaignError(f"campaign file {_short(path)} not found") from None
+    except OSError as e:  # a directory, no permission, a name too long
+        raise CampaignError(f"cannot read campaign file {_short(path)}: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise CampaignError(
+            f"{_short(path)} line {line}: byte 0x{raw[e.start]:02x} is not UTF-8 "
+            "(TOML files are UTF-8 text)"
+        ) from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise CampaignError(f"{path}: not valid TOML: {e}") from None
+        raise CampaignError(f"{_short(path)}: not valid TOML: {e}") from None
     where = str(path)
     unknown = set(data) - TOP_KEYS
     if unknown:
