@@ -96,8 +96,10 @@ e3sm_dat_parse(const char *text, struct e3sm_dat *d, char *err, size_t errlen)
         snprintf(err, errlen, "line %d: expected 'version V npes N ndims K'", c.line);
         return -1;
     }
-    if (npes < 1 || ndims < 1 || ndims > E3SM_MAX_DDIMS) {
-        snprintf(err, errlen, "line %d: npes %lld, ndims %lld: need npes >= 1, 1 <= ndims <= %d",
+    /* more than ten million ranks is no run PIO has written: a damaged file */
+    if (npes < 1 || npes > 10000000 || ndims < 1 || ndims > E3SM_MAX_DDIMS) {
+        snprintf(err, errlen,
+                 "line %d: npes %lld, ndims %lld: need 1 <= npes <= 10000000, 1 <= ndims <= %d",
                  c.line, npes, ndims, E3SM_MAX_DDIMS);
         return -1;
     }
