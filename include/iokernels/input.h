@@ -14,6 +14,11 @@
 int iok_read_shared_text(const char *path, const char *what, MPI_Comm comm, int optional,
                          char **text);
 
+/* This rank alone reads a whole text file (NUL-terminated, the caller
+ * frees it). A missing or unreadable file is IOK_EUSAGE with a message
+ * naming `what` and the path. */
+int iok_read_text(const char *path, const char *what, char **text);
+
 /* The directory of the data the suite ships, laid out as in the source tree
  * (data/e3sm/, grids/, campaigns/): $IOKERNELS_DATA when set, else
  * PREFIX/share/iokernels beside an installed binary, else the source tree

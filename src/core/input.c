@@ -43,6 +43,13 @@ read_local(const char *path, const char *what, int optional, char **text)
 }
 
 int
+iok_read_text(const char *path, const char *what, char **text)
+{
+    *text = NULL;
+    return read_local(path, what, 0, text) >= 0 ? IOK_OK : IOK_EUSAGE;
+}
+
+int
 iok_read_shared_text(const char *path, const char *what, MPI_Comm comm, int optional, char **text)
 {
     int rank;

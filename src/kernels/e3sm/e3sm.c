@@ -217,41 +217,16 @@ history_path(const char *base, const char *tag, char *out, size_t len)
 
 /* Rank 0 reads a (small) schema file; every rank gets its text. */
 static char *
-shared_text(const char *dir, const char *name, MPI_Comm comm, int rank)
+shared_text(const char *dir, const char *name, MPI_Comm comm)
 {
     char path[IOK_OPT_STRLEN + 4160];
     if (dir[0])
         snprintf(path, sizeof path, "%s/%s", dir, name);
     else /* the shipped schemas */
         snprintf(path, sizeof path, "%s/data/e3sm/%s", iok_data_root(), name);
-    long len = -1;
     char *text = NULL;
-    if (rank == 0) {
-        FILE *f = fopen(path, "rb");
-        if (f) {
-            fseek(f, 0, SEEK_END);
-            len = ftell(f);
-            fseek(f, 0, SEEK_SET);
-            text = malloc((size_t)len + 1);
-            if (fread(text, 1, (size_t)len, f) != (size_t)len)
-                len = -1;
-            fclose(f);
-        }
-        if (len < 0)
-            iok_error(IOK_EUSAGE,
-                      "cannot read %s: the E3SM schemas live in data/e3sm of the "
-                      "suite's data (PREFIX/share/iokernels or the source tree; --schema-dir)",
-                      path);
-    }
-    MPI_Bcast(&len, 1, MPI_LONG, 0, comm);
-    if (len < 0) {
-        free(text);
-        return NULL;
-    }
-    if (rank != 0)
-        text = malloc((size_t)len + 1);
-    MPI_Bcast(text, (int)len, MPI_CHAR, 0, comm);
-    text[len] = '\0';
+    iok_read_shared_text(path, "E3SM schema file (data/e3sm of the suite's data, or --schema-dir)",
+                         comm, 0, &text);
     return text;
 }
 
@@ -461,7 +436,7 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     if (o->verbose)
         verbose_share(st, run);
 
-    char *tsv = shared_text(o->schema_dir, "variables.tsv", run->comm, run->rank);
+    char *tsv = shared_text(o->schema_dir, "variables.tsv", run->comm);
     IOK_TRY(agree_msg(run->comm, tsv ? IOK_OK : IOK_EUSAGE));
     const char *base = o->out[0] ? o->out : o->in;
     int ngroups = 1;
@@ -478,7 +453,7 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     for (int h = 0; h < nhist && rc == IOK_OK; h++) {
         if (nhist == 2 && o->hx != -1 && o->hx != h)
             continue;
-        char *cdl = shared_text(o->schema_dir, hist[h].cdl, run->comm, run->rank);
+        char *cdl = shared_text(o->schema_dir, hist[h].cdl, run->comm);
         rc = agree_msg(run->comm, cdl ? IOK_OK : IOK_EUSAGE);
         for (int g = 0; g < ngroups && rc == IOK_OK; g++) {
             int f = plan->nfiles++;

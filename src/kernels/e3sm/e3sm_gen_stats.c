@@ -13,6 +13,7 @@
 
 #include "e3sm_schema.h"
 #include "iokernels/error.h"
+#include "iokernels/input.h"
 
 static int
 cmp64(const void *a, const void *b)
@@ -44,26 +45,9 @@ mmm(const int64_t *v, int64_t n)
 static char *
 slurp(const char *dir, const char *name)
 {
-    char path[4096];
+    char path[4096], *t = NULL;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        iok_error(IOK_EUSAGE, "cannot read %s: the E3SM schemas live in data/e3sm", path);
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *t = malloc((size_t)n + 1);
-    if (t && fread(t, 1, (size_t)n, f) != (size_t)n) {
-        free(t);
-        t = NULL;
-    }
-    if (t)
-        t[n] = '\0';
-    fclose(f);
-    if (!t)
-        iok_error(IOK_EIO, "cannot read %s", path);
+    iok_read_text(path, "E3SM schema file (data/e3sm of the suite's data)", &t);
     return t;
 }
 

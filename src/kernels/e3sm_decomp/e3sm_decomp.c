@@ -174,26 +174,6 @@ dc_free(void *p)
     free(d);
 }
 
-static char *
-slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *t = malloc((size_t)n + 1);
-    if (t && fread(t, 1, (size_t)n, f) != (size_t)n) {
-        free(t);
-        t = NULL;
-    }
-    if (t)
-        t[n] = '\0';
-    fclose(f);
-    return t;
-}
-
 /* Rank 0: generate every decomposition (--generate) in the .dat form. */
 static int
 generate_all(const struct dc_opts *o, struct dc_priv *p)
@@ -214,9 +194,8 @@ generate_all(const struct dc_opts *o, struct dc_priv *p)
 static int
 read_dat(const char *path, struct e3sm_dat *d)
 {
-    char *text = slurp(path), why[512];
-    if (!text)
-        return iok_error(IOK_EUSAGE, "cannot read decomposition file %s: check the path", path);
+    char *text, why[512];
+    IOK_TRY(iok_read_text(path, "decomposition file", &text));
     int bad = e3sm_dat_parse(text, d, why, sizeof why);
     free(text);
     return bad ? iok_error(IOK_EUSAGE, "%s %s", path, why) : IOK_OK;
