@@ -46,7 +46,14 @@ int
 iok_read_text(const char *path, const char *what, char **text)
 {
     *text = NULL;
-    return read_local(path, what, 0, text) >= 0 ? IOK_OK : IOK_EUSAGE;
+    long len = read_local(path, what, 0, text);
+    if (len < 0) {
+        free(*text);
+        *text = NULL;
+        return IOK_EUSAGE;
+    }
+    (*text)[len] = '\0';
+    return IOK_OK;
 }
 
 int
