@@ -37,14 +37,14 @@ def test_generated_write_then_verify(tmp_path, built_backends, cfg):
         pytest.skip(f"backend {backend} not built")
     r = run(
         4,
-        ["e3sm", "-a", backend, "--generate", spec, "-o", "out.nc", *extra, "--verify"],
+        ["e3sm", "--backend", backend, "--generate", spec, "-o", "out.nc", *extra, "--verify"],
         tmp_path,
         timeout=300,
     )
     assert r.rc == 0, r.err
     rec = r.record
-    assert rec["verify"]["ok"] is True and rec["verify"]["mismatches"] == 0
-    assert rec["verify"]["checked"] > 0
+    assert rec["verify"]["ok"] is True and rec["verify"]["values_mismatched"] == 0
+    assert rec["verify"]["values_checked"] > 0
     assert f"Input decomposition file           = generated {spec[:2]}" in r.out
     assert f"==== Benchmarking {spec[0].upper()} case" in r.out
 
