@@ -52,15 +52,15 @@ static const struct iok_option e3sm_options[] = {
     {"verbose", 'v', IOK_OPT_BOOL, offsetof(struct e3sm_opts, verbose), NULL,
      "print each rank's decomposition share"},
     {"float", 'j', IOK_OPT_BOOL, offsetof(struct e3sm_opts, float_j), NULL,
-     "the header's float variables are NC_FLOAT in the file (the original's -j; the default "
-     "here, = --xtype float)"},
+     "the original's -j: the header's float variables are NC_FLOAT in the file, as --xtype "
+     "float (this suite's behaviour without it too)"},
     {"xtype", 0, IOK_OPT_CHOICE, offsetof(struct e3sm_opts, xtype), "float",
      "external type of the header's float variables: float (the original's -j) or double (the "
      "original's default); the G case's are double either way",
      "float|double"},
     {"fill-missing", 'u', IOK_OPT_BOOL, offsetof(struct e3sm_opts, fill_u), NULL,
-     "write the maps' gap fillers (pairs after Dn.fill_starts) too (the original's -u; the "
-     "default here, = --missing fill)"},
+     "the original's -u: write the maps' gap fillers (pairs after Dn.fill_starts) too, as "
+     "--missing fill (this suite's behaviour without it too)"},
     {"missing", 0, IOK_OPT_CHOICE, offsetof(struct e3sm_opts, missing), "fill",
      "the maps' gap fillers (pairs after Dn.fill_starts): fill (written, the original's -u) or "
      "skip (the original's default)",
