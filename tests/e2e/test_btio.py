@@ -112,7 +112,7 @@ def test_mpiio_layout_does_not_depend_on_the_decomposition(tmp_path, writer, rea
     )
     assert r.rc == 0, r.err
     assert r.record["verify"]["ok"] is True
-    assert r.record["verify"]["checked"] == expected_elems()
+    assert r.record["verify"]["values_checked"] == expected_elems()
 
 
 def test_mpiio_overwrite_truncates_a_longer_file(tmp_path):
