@@ -66,7 +66,8 @@ test-sanitize: deps venv
 	$(SAN_ENV) IOK_BIN=$(CURDIR)/$(SAN_BUILD)/iokernels $(VENV)/bin/pytest -q -p no:cacheprovider \
 	  tests/e2e -k "$(SAN_E2E)"
 
-# libFuzzer (clang) on every parser the suite owns, FUZZ_SECONDS each.
+# libFuzzer (clang) on every parser the suite owns, FUZZ_SECONDS each
+# (FUZZ_SKIP: targets left out, default decomp; FUZZ_SKIP= runs them all).
 fuzz: deps
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIOK_FUZZ=ON \
 	  > $(FUZZ_BUILD).cmake.log 2>&1 || { cat $(FUZZ_BUILD).cmake.log; exit 1; }
