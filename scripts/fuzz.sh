@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of BUILD (make fuzz) for SECONDS each, two at a
-# time (one per core), from the committed corpus tests/fuzz/corpus/TARGET/;
+# time (one per core), from the committed corpus tests/fuzz/corpus/TARGET/
+# (8 GiB of memory each at most: the .dat and map parsers allocate what a
+# file declares, lazily, and ASan shadows it);
 # new inputs go to BUILD/corpus/TARGET/, crashes to BUILD/crash-*. Prints one
 # line per target (runs, coverage) and exits non-zero if any target failed.
 # Usage: scripts/fuzz.sh BUILD SECONDS
@@ -29,7 +31,7 @@ run_one() {
   local t=$1 name=${1#fuzz_}
   mkdir -p "$build/corpus/$name"
   (cd "$build" && "tests/fuzz/$t" "corpus/$name" "$top/tests/fuzz/corpus/$name" \
-     -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -malloc_limit_mb=65536 -max_len=65536 \
+     -max_total_time="$seconds" -timeout=20 -rss_limit_mb=8192 -malloc_limit_mb=65536 -max_len=65536 \
      -print_final_stats=1 > "fuzz-$name.log" 2>&1)
   local rc=$?
   local stats
