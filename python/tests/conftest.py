@@ -3,6 +3,7 @@ line tool run as a subprocess, and one tiny real campaign shared by the
 tests that read its results."""
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -64,3 +65,10 @@ def tiny(tmp_path_factory):
     (d / "tiny.toml").write_text(TINY)
     p = cli("run", "tiny.toml", "--db", "tiny.sqlite", "--out", "out", cwd=d)
     return d, d / "tiny.sqlite", p
+
+
+def rows(db, sql, *args):
+    """The rows of a query on a store, as dicts."""
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    return [dict(r) for r in con.execute(sql, args)]

@@ -6,17 +6,11 @@ import json
 import shutil
 import sqlite3
 
-from conftest import cli
+from conftest import cli, rows
 from iokernels_campaign import plots, tables
 from iokernels_campaign.aggregate import CaseSummary, summarize
 
 MIB = 1048576.0
-
-
-def rows(db, sql, *args):
-    con = sqlite3.connect(db)
-    con.row_factory = sqlite3.Row
-    return [dict(r) for r in con.execute(sql, args)]
 
 
 def test_store_columns_follow_the_record(tiny):

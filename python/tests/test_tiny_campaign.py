@@ -5,16 +5,10 @@ import json
 import shutil
 import sqlite3
 
-from conftest import cli
+from conftest import cli, rows
 
 GRID_BYTES = 16**3 * 5 * 2 * 8  # grid, five doubles per point, 2 dumps
 MIB = 1048576.0
-
-
-def rows(db, sql, *args):
-    con = sqlite3.connect(db)
-    con.row_factory = sqlite3.Row
-    return [dict(r) for r in con.execute(sql, args)]
 
 
 def test_run_stores_results_and_failures(tiny):
