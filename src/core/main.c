@@ -409,7 +409,14 @@ main(int argc, char **argv)
         /* After an I/O error a library may be left in a state it cannot
          * finalize from (HDF5 1.10 crashes in MPI_Finalize closing a file
          * whose H5Fclose failed on a full disk): every rank agreed on the
-         * error already, so the job ends here with it, unfinalized. */
+         * error already, so the job ends here with it, unfinalized.
+         * One more (timed) agreement first: the rank that prints the error
+         * line does so after the agreement returns, and mpiexec kills the
+         * job as soon as any rank exits non-zero, so a rank leaving early
+         * could take the printer down before its line is written. */
+        fflush(stdout);
+        fflush(stderr);
+        iok_agree(MPI_COMM_WORLD, rc);
         fflush(stdout);
         fflush(stderr);
         _exit(rc);
