@@ -102,9 +102,17 @@ iok_params_info(const struct iok_backend_params *p)
     return p->info ? p->info : MPI_INFO_NULL;
 }
 
-/* The registry, generated at configure time from the backends built. */
+/* The registry, generated at configure time from the backends built.
+ * Backends other than null and mpiio are modules loaded on first use
+ * (iokernels/module.h): iok_backend_find and iok_backend_at load them and
+ * return NULL, the reason recorded by iok_error, when the load fails;
+ * iok_backend_known, iok_backend_name_at and iok_backend_loaded_at never
+ * load anything. */
 const struct iok_backend *iok_backend_find(const char *name);
+int iok_backend_known(const char *name);
 int iok_backend_count(void);
+const char *iok_backend_name_at(int i);
 const struct iok_backend *iok_backend_at(int i);
+const struct iok_backend *iok_backend_loaded_at(int i);
 
 #endif

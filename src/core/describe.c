@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "core.h"
+#include "iokernels/error.h"
 #include "iokernels/input.h"
 
 const struct iok_cap_word iok_cap_words[] = {{IOK_CAP_COLLECTIVE, "collective"},
@@ -64,6 +65,11 @@ iok_describe_list(FILE *out)
     }
     for (int i = 0; i < iok_backend_count(); i++) {
         const struct iok_backend *b = iok_backend_at(i);
+        if (!b) { /* its module did not load */
+            json_array_append_new(backends, json_pack("{s:s, s:s}", "name", iok_backend_name_at(i),
+                                                      "error", iok_errmsg()));
+            continue;
+        }
         json_t *caps = json_array();
         for (const struct iok_cap_word *w = iok_cap_words; w->word; w++)
             if (b->caps & w->cap)

@@ -147,8 +147,11 @@ libraries_json(void)
     if (nl)
         *nl = '\0';
     json_object_set_new(l, "mpi", json_string(mpi));
-    for (int i = 0; i < iok_backend_count(); i++)
-        json_object_set_new(l, iok_backend_at(i)->name, json_string(iok_backend_at(i)->version()));
+    for (int i = 0; i < iok_backend_count(); i++) { /* those this run loaded */
+        const struct iok_backend *b = iok_backend_loaded_at(i);
+        if (b)
+            json_object_set_new(l, b->name, json_string(b->version()));
+    }
     char jv[32];
     snprintf(jv, sizeof jv, "Jansson %s", JANSSON_VERSION);
     json_object_set_new(l, "jansson", json_string(jv));

@@ -51,12 +51,17 @@ list_backends(FILE *out)
     fprintf(out, "backends:\n");
     for (int i = 0; i < iok_backend_count(); i++) {
         const struct iok_backend *b = iok_backend_at(i);
-        fprintf(out, "  %-10s %s [%s]\n", b->name, b->summary, b->version());
+        if (b)
+            fprintf(out, "  %-10s %s [%s]\n", b->name, b->summary, b->version());
+        else
+            fprintf(out, "  %-10s not loaded: %s\n", iok_backend_name_at(i), iok_errmsg());
     }
     /* the capability flags of backend.h, for tools that check a sweep first */
     fprintf(out, "capabilities:\n");
     for (int i = 0; i < iok_backend_count(); i++) {
         const struct iok_backend *b = iok_backend_at(i);
+        if (!b)
+            continue;
         fprintf(out, "  %-10s", b->name);
         for (const struct iok_cap_word *w = iok_cap_words; w->word; w++)
             if (b->caps & w->cap)
@@ -91,7 +96,7 @@ settle_core(struct core_flags *cf, struct iok_run *run)
     if (cf->collective && cf->independent)
         return iok_error(IOK_EUSAGE, "--collective and --independent exclude each other");
     if (!o->backend[0])
-        strcpy(o->backend, iok_backend_find("pnetcdf") ? "pnetcdf" : "mpiio");
+        strcpy(o->backend, iok_backend_known("pnetcdf") ? "pnetcdf" : "mpiio");
     if (!o->mode[0])
         strcpy(o->mode, "write");
     if (!o->api[0])
@@ -99,10 +104,12 @@ settle_core(struct core_flags *cf, struct iok_run *run)
     if (!o->io[0])
         strcpy(o->io, cf->independent ? "indep" : "coll");
     run->backend = iok_backend_find(o->backend);
+    if (!run->backend && iok_backend_known(o->backend))
+        return IOK_EUSAGE; /* its module did not load: the reason is recorded */
     if (!run->backend) {
         char names[512] = "";
         for (int i = 0; i < iok_backend_count(); i++)
-            strcat(strcat(names, i ? ", " : ""), iok_backend_at(i)->name);
+            strcat(strcat(names, i ? ", " : ""), iok_backend_name_at(i));
         return iok_error(IOK_EUSAGE, "unknown backend '%s': this build has %s", o->backend, names);
     }
     unsigned caps = run->backend->caps;
@@ -243,6 +250,38 @@ help_as_json(int *argc, char **argv)
 }
 
 static int
+wants_help(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return 1;
+    return 0;
+}
+
+/* Whether an argument is one of backend NAME's options (--NAME-...). */
+static int
+names_backend_option(const char *name, int argc, char **argv)
+{
+    size_t n = strlen(name);
+    for (int i = 0; i < argc; i++)
+        if (!strncmp(argv[i], "--", 2) && !strncmp(argv[i] + 2, name, n) && argv[i][2 + n] == '-')
+            return 1;
+    return 0;
+}
+
+/* Adds backend B's option set (B NULL: its module failed to load; the
+ * reason is recorded and reported when the backend is chosen). */
+static void
+add_backend_options(const struct iok_backend *b, void **bopts)
+{
+    if (!b || !b->options || nsets >= MAX_SETS)
+        return;
+    bopts[nsets] = calloc(1, b->opts_size);
+    sets[nsets] = (struct iok_optset){b->name, b->options, bopts[nsets]};
+    nsets++;
+}
+
+static int
 run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
 {
     struct iok_run run = {.comm = MPI_COMM_WORLD, .hints = MPI_INFO_NULL};
@@ -259,14 +298,12 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     nsets = 0;
     sets[nsets++] = (struct iok_optset){"core", iok_core_options, &cf};
     sets[nsets++] = (struct iok_optset){k->name, k->options, kopts};
-    for (int i = 0; i < iok_backend_count() && nsets < MAX_SETS; i++) {
-        const struct iok_backend *b = iok_backend_at(i);
-        if (!b->options)
-            continue;
-        bopts[nsets] = calloc(1, b->opts_size);
-        sets[nsets] = (struct iok_optset){b->name, b->options, bopts[nsets]};
-        nsets++;
-    }
+    /* A backend's options (--NAME-...) are known once its module is loaded:
+     * those of the backends the command line names, or all for the help. */
+    int all_backends = wants_help(argc, argv);
+    for (int i = 0; i < iok_backend_count() && nsets < MAX_SETS; i++)
+        if (all_backends || names_backend_option(iok_backend_name_at(i), argc, argv))
+            add_backend_options(iok_backend_at(i), bopts);
     for (int i = 0; i < nsets; i++)
         iok_opts_defaults(&sets[i]);
 
@@ -323,6 +360,11 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     for (int i = 0; i < nsets; i++)
         if (!strcmp(sets[i].title, run.backend->name))
             run.backend_opts = bopts[i];
+    if (!run.backend_opts && run.backend->options) { /* chosen, none of its options given */
+        add_backend_options(run.backend, bopts);
+        iok_opts_defaults(&sets[nsets - 1]);
+        run.backend_opts = bopts[nsets - 1];
+    }
 
     rc = k->plan(kopts, &run, &plan);
     if ((rc = iok_agree(run.comm, rc)))

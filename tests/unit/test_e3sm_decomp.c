@@ -69,7 +69,7 @@ static void
 coverage(const char *file)
 {
     struct e3sm_src src = {0};
-    int rc = e3sm_src_open_pnc(&src, file, MPI_COMM_SELF);
+    int rc = e3sm_src_open(&src, file, MPI_COMM_SELF);
     CHECK(rc == IOK_OK, "%s: %s", file, iok_errmsg());
     if (rc)
         return;

@@ -156,7 +156,7 @@ chombo_configure(void *kopts, struct iok_core_opts *core, int (*given)(const cha
                              o->replicate[0], o->replicate[1], o->replicate[2]);
     if (!o->grids[0])
         return iok_error(IOK_EUSAGE, "grids_file is empty: name an ABR grid file");
-    if (!given("backend") && iok_backend_find("hdf5"))
+    if (!given("backend") && iok_backend_known("hdf5"))
         strcpy(core->backend, "hdf5"); /* the original's library */
     if (!given("collective") && !given("independent"))
         strcpy(core->io, strcmp(o->transfer, "collective") ? "indep" : "coll");

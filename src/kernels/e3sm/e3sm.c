@@ -149,24 +149,24 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
     if (o->api[0]) {
         if (given("backend"))
             return iok_error(IOK_EUSAGE, "-a and --backend both choose the library: give one");
-        if (!strncmp(o->api, "adios", 5) && iok_backend_find("adios2"))
+        if (!strncmp(o->api, "adios", 5) && iok_backend_known("adios2"))
             return iok_error(IOK_EUSAGE,
                              "-a %s: the original's ADIOS2 output (-a adios) is its own BP "
                              "layout, not reproduced here; --backend adios2 writes the "
                              "canonical history files through ADIOS2",
                              o->api);
-        if (!iok_backend_find(o->api)) {
+        if (!iok_backend_known(o->api)) {
             char names[256] = "";
             for (int i = 0; i < iok_backend_count(); i++)
-                if (strcmp(iok_backend_at(i)->name, "null"))
-                    strcat(strcat(names, names[0] ? ", " : ""), iok_backend_at(i)->name);
+                if (strcmp(iok_backend_name_at(i), "null"))
+                    strcat(strcat(names, names[0] ? ", " : ""), iok_backend_name_at(i));
             return iok_error(IOK_EUSAGE, "-a %s: this build has no %s backend (it has %s)", o->api,
                              o->api, names);
         }
         strcpy(core->backend, o->api);
     }
     if (!core->backend[0])
-        strcpy(core->backend, iok_backend_find("pnetcdf") ? "pnetcdf" : "mpiio");
+        strcpy(core->backend, iok_backend_known("pnetcdf") ? "pnetcdf" : "mpiio");
     /* Ranks list different numbers of subarrays per variable (one run here,
      * none there): PnetCDF 1.12's collective put_varn_all with one subarray
      * takes the put_vara_all path and with several the iput + wait_all path,

@@ -9,6 +9,7 @@
 #include "e3sm_decomp.h"
 #include "e3sm_source.h"
 #include "iokernels/error.h"
+#include "iokernels/module.h"
 
 enum kind { K_NONE, K_CDF, K_HDF5, K_BP, K_UNKNOWN };
 
@@ -251,15 +252,41 @@ read_all(struct e3sm_src *src, MPI_Comm comm, const struct e3sm_read_opts *ro,
     return IOK_OK;
 }
 
+/* The readers of the two formats are modules (iokernels/module.h): a run
+ * whose map is a .dat file or generated loads neither library. */
+static int
+open_by_module(enum kind k, struct e3sm_src *s, const char *path, MPI_Comm comm)
+{
+#ifndef IOK_HAVE_PNETCDF
+    if (k == K_CDF)
+        return iok_error(IOK_EUSAGE,
+                         "%s is a NetCDF classic file but this build has no PnetCDF: use the "
+                         "NetCDF-4 (.nc4) or HDF5 (.h5) form of the decomposition",
+                         path);
+#endif
+#ifndef IOK_HAVE_HDF5
+    if (k == K_HDF5)
+        return iok_error(IOK_EUSAGE,
+                         "%s is an HDF5 (or NetCDF-4) file but this build has no parallel HDF5: "
+                         "use the NetCDF classic (.nc) form of the decomposition",
+                         path);
+#endif
+    int (*open)(struct e3sm_src *, const char *, MPI_Comm);
+    void *sym = k == K_CDF ? iok_module_symbol("e3sm_read_pnc", "e3sm_src_open_pnc")
+                           : iok_module_symbol("e3sm_read_h5", "e3sm_src_open_h5");
+    if (!sym)
+        return IOK_EUSAGE; /* the reason is recorded */
+    *(void **)&open = sym; /* POSIX: a function's address from dlsym */
+    return open(s, path, comm);
+}
+
 int
 e3sm_src_open(struct e3sm_src *s, const char *path, MPI_Comm comm)
 {
     char format[32];
     enum kind k = detect(path, comm, format, sizeof format);
-    if (k == K_CDF)
-        return e3sm_src_open_pnc(s, path, comm);
-    if (k == K_HDF5)
-        return e3sm_src_open_h5(s, path, comm);
+    if (k == K_CDF || k == K_HDF5)
+        return open_by_module(k, s, path, comm);
     return iok_error(IOK_EUSAGE, "%s: %s", path,
                      k == K_NONE ? "cannot open it" : "neither NetCDF classic nor HDF5");
 }
@@ -301,7 +328,7 @@ e3sm_decomp_read_opts(const char *path, MPI_Comm comm, const struct e3sm_read_op
         break;
     }
     struct e3sm_src src = {0};
-    IOK_TRY(k == K_CDF ? e3sm_src_open_pnc(&src, path, comm) : e3sm_src_open_h5(&src, path, comm));
+    IOK_TRY(open_by_module(k, &src, path, comm));
     int rc = read_all(&src, comm, ro, out);
     int crc = src.close(&src);
     if (rc == IOK_OK)

@@ -156,7 +156,7 @@ dc_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *n
     if (!core->backend[0]) {
         const char *pick[] = {"pnetcdf", "hdf5", "netcdf4", "mpiio"};
         for (int i = 3; i >= 0; i--)
-            if (iok_backend_find(pick[i]))
+            if (iok_backend_known(pick[i]))
                 strcpy(core->backend, pick[i]);
     }
     if (!given("api") && !strcmp(core->backend, "pnetcdf"))

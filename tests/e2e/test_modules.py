@@ -1,0 +1,61 @@
+"""Backends other than null and mpiio, and E3SM's map readers, are modules
+loaded on first use: a run loads only the I/O libraries it uses."""
+
+from conftest import run
+
+SMALL = ["btio", "--grid", "16,16,16", "--dumps", "1"]
+NOWHERE = {"IOKERNELS_MODULES": "/nonexistent/iokernels-modules"}
+
+
+def test_mpiio_run_needs_no_module(tmp_path, built_backends):
+    r = run(4, [*SMALL, "--backend", "mpiio", "--verify"], tmp_path, env=NOWHERE)
+    assert r.rc == 0, r.err
+    libs = r.record["libraries"]
+    assert "mpiio" in libs and "mpi" in libs, libs
+    for other in ("pnetcdf", "hdf5", "netcdf4", "adios2"):
+        assert other not in libs, libs
+
+
+def test_record_names_the_library_loaded(tmp_path, built_backends):
+    for b in ("pnetcdf", "hdf5"):
+        if b not in built_backends:
+            continue
+        r = run(1, [*SMALL, "--backend", b], tmp_path)
+        assert r.rc == 0, r.err
+        loaded = set(r.record["libraries"]) & {"pnetcdf", "hdf5", "netcdf4", "adios2"}
+        assert loaded == {b}, r.record["libraries"]
+
+
+def test_missing_module_is_one_line_naming_it(tmp_path, built_backends):
+    if "pnetcdf" not in built_backends:
+        return
+    r = run(4, [*SMALL, "--backend", "pnetcdf"], tmp_path, env=NOWHERE)
+    assert r.rc == 2, (r.rc, r.err)
+    errs = r.error_lines()
+    assert len(errs) == 1, r.err
+    assert "/nonexistent/iokernels-modules/iok-backend-pnetcdf.so" in errs[0], errs[0]
+    assert "IOKERNELS_MODULES" in errs[0], errs[0]
+
+
+def test_backend_option_loads_its_backend(tmp_path, built_backends):
+    """--hdf5-layout is known once the hdf5 module is loaded: named on the
+    command line, it is accepted; a misspelt one is still refused."""
+    if "hdf5" not in built_backends:
+        return
+    args = [*SMALL, "--backend", "hdf5", "--hdf5-layout", "chunked", "--verify"]
+    r = run(1, args, tmp_path)
+    assert r.rc == 0, r.err
+    r = run(1, [*SMALL, "--backend", "hdf5", "--hdf5-layot", "chunked"], tmp_path)
+    assert r.rc == 2 and "hdf5-layot" in r.err, r.err
+
+
+def test_map_reader_module_missing_is_named(tmp_path, built_backends):
+    """An E3SM map in NetCDF classic form is read by the e3sm_read_pnc module."""
+    if "pnetcdf" not in built_backends:
+        return
+    from conftest import REPO
+
+    m = REPO / "data" / "e3sm" / "map_g_case_16p.nc"
+    r = run(1, ["e3sm", str(m), "--backend", "mpiio", "-o", "g.nc"], tmp_path, env=NOWHERE)
+    assert r.rc == 2, (r.rc, r.err)
+    assert "iok-e3sm_read_pnc.so" in r.err, r.err
