@@ -32,8 +32,8 @@ class LustreError(ValueError):
 
 
 def check(table, where_key):
-    """{"stripe_count": int or None, "stripe_size": bytes or None, "required":
-    bool} from the table; where_key names it in messages."""
+    """{"stripe_count": int, "stripe_size": bytes, "required": bool}, each
+    only when the table gives it; where_key names the table in messages."""
     if not isinstance(table, dict):
         raise LustreError(f"{where_key} must be a table (stripe_count, stripe_size), got {table!r}")
     for key in table:
@@ -53,10 +53,12 @@ def check(table, where_key):
     size = table.get("stripe_size")
     if size is not None:
         out["stripe_size"] = _size(size, where_key)
-    required = table.get("required", False)
-    if not isinstance(required, bool):
-        raise LustreError(f"{where_key}: required must be true or false, got {required!r}")
-    out["required"] = required
+    if "required" in table:
+        if not isinstance(table["required"], bool):
+            raise LustreError(
+                f"{where_key}: required must be true or false, got {table['required']!r}"
+            )
+        out["required"] = table["required"]
     return out
 
 

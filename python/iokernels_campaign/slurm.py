@@ -73,7 +73,7 @@ def _unknown(key, known, where):
     hint = f"did you mean {near[0]}? " if near else ""
     return SlurmError(
         f"{where}: unknown key {key!r} ({hint}known: {', '.join(known)}; "
-        "any other #SBATCH option goes in sbatch = {{ ... }})"
+        "any other #SBATCH option goes in sbatch = { ... })"
     )
 
 
