@@ -200,9 +200,9 @@ def script(name, session_dir, slurm, cases, max_ranks):
     shape = job_shape(slurm, max_ranks)
     options = {**shape, **slurm.options} if "ntasks" in shape else {**slurm.options, **shape}
     lines += [f"#SBATCH --{k}={q(v)}" for k, v in options.items()]
-    lines += ["set -u"]
-    if slurm.prelude:
+    if slurm.prelude:  # before set -u: module scripts read unset variables
         lines += ["", "# [slurm] prelude", *slurm.prelude]
+    lines += ["", "set -u"]
     session = '"$R"'
     lines += [
         "",

@@ -192,6 +192,13 @@ def test_submit_run_collect_with_env_lustre_and_nodes(tmp_path):
         record = json.loads(r["record"])
         assert record["hints"]["environment"]["ROMIO_HINTS"] == env["ROMIO_HINTS"]
     assert sorted(r["slurm_step_id"] for r in got) == [0, 1, 2, 3]  # a step per run
+    # the report says where and how they ran
+    p = cli("report", "x.sqlite", "-o", "r.html", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    page = (tmp_path / "r.html").read_text()
+    for text in (f"{host} x 4 ranks", "4 OSTs x 1024 KiB applied", f"<td>{fakeslurm.JOB_ID}</td>"):
+        assert text in page, text
+    assert "ROMIO_HINTS, DARSHAN_LOGFILE, DARSHAN_EXCLUDE_DIRS, IOK_TEST_API_TOKEN" in page
 
 
 # the second case outlasts its own timeout; the third outlasts the job's limit
