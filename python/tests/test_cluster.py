@@ -109,6 +109,10 @@ def test_the_cluster_example_loads_and_its_script_passes_bash(tmp_path, inv):
     check = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
     assert "#SBATCH --ntasks-per-node=32\n" in script.read_text()
+    # the README shows the same file, whole
+    example = (REPO / "campaigns" / "cluster-example.toml").read_text().rstrip("\n")
+    shown = "\n".join(("    " + x) if x else "" for x in example.split("\n"))
+    assert shown in (REPO / "README.md").read_text()
 
 
 def test_the_sbatch_script_has_the_allocation_the_prelude_striping_and_env(tmp_path):
