@@ -48,7 +48,7 @@ def _parser():
     r.add_argument(
         "--dry-run",
         action="store_true",
-        help="print the commands (sbatch: write and print the scripts); run nothing",
+        help="print the commands (sbatch: write and print the batch script); run nothing",
     )
     r.add_argument(
         "--binary",

@@ -47,6 +47,8 @@ def check(table, where_key):
                 f'{where_key}: {name} must be a string such as "1" or "/path", got {value!r}'
             )
         value = str(value)
+        if not value.isprintable():
+            raise EnvError(f"{where_key}: {name} must be one line of printable characters")
         try:
             fields = [f for _, f, _, _ in string.Formatter().parse(value) if f is not None]
         except ValueError as e:

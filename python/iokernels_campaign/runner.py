@@ -171,6 +171,8 @@ def run_cases(campaign, inventory, store, launcher, out_dir, echo=print):
         f"launcher {launcher}, in {session.directory}"
     )
     said = set()
+    # inside an allocation: the job of a run that fails before its record
+    job_id = os.environ.get("SLURM_JOB_ID") if launcher == "srun" else None
     for case in campaign.cases:
         cdir = _case_dir(session, case)
         striping = _stripe(case, cdir, echo, said)
@@ -200,7 +202,7 @@ def run_cases(campaign, inventory, store, launcher, out_dir, echo=print):
                 if res.status != "ok":
                     session.failed += 1
                     broke = broke or mode
-                extra = run_extra(env, striping)
+                extra = run_extra(env, striping, job_id)
                 session.run_ids.append(store.add_run(session.id, case, mode, it, res, extra))
                 echo(progress_line(session, case, mode, it, res))
     store.finish_campaign(session.id, now_iso())

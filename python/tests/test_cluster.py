@@ -454,6 +454,7 @@ BAD = [
         '[campaign.env]\n"BAD-NAME" = "1"\n',
         "[campaign.env]: 'BAD-NAME' is not an environment variable name",
     ),
+    ('[campaign.env]\nA = "x\\ny"\n', "[campaign.env]: A must be one line of printable"),
     (
         "[campaign.env]\nA = true\n",
         '[campaign.env]: A must be a string such as "1" or "/path", got True',
