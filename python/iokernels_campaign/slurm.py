@@ -33,6 +33,7 @@ OWNED = {
     "ntasks": "each step asks for its case's ranks; use nodes and ntasks-per-node",
     "array": "the campaign is one job whose steps are the runs",
 }
+OPTION = re.compile(r"[a-z][a-z0-9-]*")
 TIME = re.compile(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?")
 # sacct states of a job that has not ended
 LIVE = {"PENDING", "RUNNING", "REQUEUED", "RESIZING", "SUSPENDED", "CONFIGURING", "COMPLETING"}
@@ -105,16 +106,19 @@ def check(table, where="[slurm]"):
                     f'or "1-00:00:00", got {value!r}'
                 )
             s.time_seconds = time_seconds(value)
-        elif not isinstance(value, str) or not value.strip() or "\n" in value:
+        elif not isinstance(value, str) or not value.strip() or not value.isprintable():
             raise SlurmError(f"{where}: {key} must be a non-empty string, got {value!r}")
         s.options[key] = str(value)
-    s.nodes, s.ntasks_per_node = s.options.get("nodes"), s.options.get("ntasks-per-node")
-    s.nodes = int(s.nodes) if s.nodes else None
-    s.ntasks_per_node = int(s.ntasks_per_node) if s.ntasks_per_node else None
+    s.nodes = table.get("nodes")
+    s.ntasks_per_node = table.get("ntasks-per-node")
     extra = table.get("sbatch", {})
     if not isinstance(extra, dict):
         raise SlurmError(f"{where}: sbatch must be a table of option = value, got {extra!r}")
     for key, value in extra.items():
+        if not OPTION.fullmatch(key):
+            raise SlurmError(
+                f"{where}: sbatch.{key!r} is not an sbatch option name (such as mail-type)"
+            )
         if key in OPTIONS:
             if key in table:
                 raise SlurmError(f"{where}: {key} is given twice, as {key} and in sbatch")
@@ -123,8 +127,8 @@ def check(table, where="[slurm]"):
             raise SlurmError(f"{where}: sbatch.{key} is not allowed: {OWNED[key]}")
         if isinstance(value, bool) or not isinstance(value, str | int | float) or not str(value):
             raise SlurmError(f"{where}: sbatch.{key} must be a value, got {value!r}")
-        if "\n" in str(value):
-            raise SlurmError(f"{where}: sbatch.{key} must be one line")
+        if not str(value).isprintable():
+            raise SlurmError(f"{where}: sbatch.{key} must be one line of printable characters")
         s.options[key] = str(value)
     prelude = table.get("prelude", [])
     if isinstance(prelude, str):

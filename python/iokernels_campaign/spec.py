@@ -270,6 +270,8 @@ def _block_cases(where, block, defaults, inventory):
     except (envvars.EnvError, lustre.LustreError) as e:
         _fail(where, str(e))
     striping = tuple(lustre.merge(defaults["lustre"], block_lustre).items())
+    if "lustre" in block and not striping:
+        _fail(where, "[kernel.lustre]: give stripe_count, stripe_size or both")
 
     base = {}
     for key, value in _table(where, "options", block.get("options", {})).items():
