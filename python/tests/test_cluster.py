@@ -196,7 +196,12 @@ def test_submit_run_collect_with_env_lustre_and_nodes(tmp_path):
         record = json.loads(r["record"])
         assert record["hints"]["environment"]["ROMIO_HINTS"] == env["ROMIO_HINTS"]
     assert sorted(r["slurm_step_id"] for r in got) == [0, 1, 2, 3]  # a step per run
-    # the report says where and how they ran
+    # list and the report say where and how they ran
+    p = cli("list", "x.sqlite", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    listed = [x.split() for x in p.stdout.splitlines()[2:]]
+    assert sorted(x[-1] for x in listed) == [f"{fakeslurm.JOB_ID}.{i}" for i in range(4)]
+    assert all(x[-2] == "1" for x in listed)  # nodes
     p = cli("report", "x.sqlite", "-o", "r.html", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     page = (tmp_path / "r.html").read_text()
