@@ -10,7 +10,7 @@ a job step), and what became of a job that left runs without a status.
     constraint = "cpu"              # #SBATCH --constraint
     time = "01:00:00"               # #SBATCH --time: the whole campaign's limit
     prelude = ["module load cray-hdf5-parallel darshan"]   # shell lines before the steps
-    sbatch = { mail-type = "END" }  # any other #SBATCH option
+    sbatch = { mail-type = "END", exclusive = true }   # any other #SBATCH option; true: a flag
     srun = ["--cpu-bind=cores"]     # extra arguments of every srun
 """
 
@@ -125,8 +125,14 @@ def check(table, where="[slurm]"):
             raise SlurmError(f"{where}: sbatch.{key}: write {key} = ... in [slurm] itself")
         if key in OWNED:
             raise SlurmError(f"{where}: sbatch.{key} is not allowed: {OWNED[key]}")
-        if isinstance(value, bool) or not isinstance(value, str | int | float) or not str(value):
-            raise SlurmError(f"{where}: sbatch.{key} must be a value, got {value!r}")
+        if isinstance(value, bool):  # a flag: exclusive = true is #SBATCH --exclusive
+            if value:
+                s.options[key] = True
+            continue
+        if not isinstance(value, str | int | float) or not str(value):
+            raise SlurmError(
+                f"{where}: sbatch.{key} must be a value, or true for a flag, got {value!r}"
+            )
         if not str(value).isprintable():
             raise SlurmError(f"{where}: sbatch.{key} must be one line of printable characters")
         s.options[key] = str(value)
@@ -203,7 +209,7 @@ def script(name, session_dir, slurm, cases, max_ranks):
     ]
     shape = job_shape(slurm, max_ranks)
     options = {**shape, **slurm.options} if "ntasks" in shape else {**slurm.options, **shape}
-    lines += [f"#SBATCH --{k}={q(v)}" for k, v in options.items()]
+    lines += [f"#SBATCH --{k}" + ("" if v is True else f"={q(v)}") for k, v in options.items()]
     if slurm.prelude:  # before set -u: module scripts read unset variables
         lines += ["", "# [slurm] prelude", *slurm.prelude]
     lines += ["", "set -u"]

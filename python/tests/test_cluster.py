@@ -108,7 +108,9 @@ def test_the_cluster_example_loads_and_its_script_passes_bash(tmp_path, inv):
     (script,) = (tmp_path / "out" / "runs").glob("*/job.sbatch")
     check = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
-    assert "#SBATCH --ntasks-per-node=32\n" in script.read_text()
+    text = script.read_text()
+    assert "#SBATCH --ntasks-per-node=32\n" in text
+    assert "#SBATCH --exclusive\n#SBATCH --mail-type=END\n" in text
     # the README shows the same file, whole
     example = (REPO / "campaigns" / "cluster-example.toml").read_text().rstrip("\n")
     shown = "\n".join(("    " + x) if x else "" for x in example.split("\n"))
