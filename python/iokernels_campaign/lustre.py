@@ -11,7 +11,8 @@ a file system that is not Lustre) the runs go on, a line says striping was
 skipped, and every run of the case is stored with that outcome; required =
 true turns that into an error instead. The outcome is CASEDIR/lustre.json:
 {"stripe_count", "stripe_size_bytes", "status": applied|skipped|failed,
-"message"}, written by the runner or, under sbatch, by the batch script."""
+"message"} (applied: with the layout `lfs getstripe -d` reads back),
+written by the runner or, under sbatch, by the batch script."""
 
 import difflib
 import json
@@ -136,9 +137,23 @@ def apply(directory, settings):
         message = "lfs setstripe " + " ".join(lfs_args(settings))
         if not ok:
             message += ": " + (" ".join(text.split()) or f"exit code {p.returncode}")
+        else:
+            message += "; lfs getstripe -d: " + _layout(lfs, directory)
         res = outcome(settings, status, message)
     (directory / FILE).write_text(json.dumps(res) + "\n")
     return res
+
+
+def _layout(lfs, directory):
+    """The directory's layout as Lustre has it now (a count of -1 becomes the
+    OSTs there are), on one line."""
+    try:
+        p = subprocess.run(
+            [lfs, "getstripe", "-d", str(directory)], capture_output=True, text=True, timeout=120
+        )
+        return " ".join((p.stdout or p.stderr).split()) or f"exit code {p.returncode}"
+    except subprocess.TimeoutExpired:
+        return "still running after 120 s"
 
 
 def read(casedir):
@@ -155,14 +170,15 @@ def read(casedir):
 # The batch script's version of apply(): DIR COUNT SIZE REQUIRED ("-" for
 # unset); returns non-zero only when required and not applied.
 SHELL_FUNCTION = r"""iok_stripe() {  # DIR COUNT SIZE REQUIRED: lfs setstripe, DIR/lustre.json
-  local dir=$1 count=$2 size=$3 required=$4 status msg args=()
+  local dir=$1 count=$2 size=$3 required=$4 status msg layout args=()
   [ "$count" != - ] && args+=(-c "$count")
   [ "$size" != - ] && args+=(-S "$size")
   if ! command -v lfs > /dev/null 2>&1; then
     status=skipped
     msg="lfs not found on $(hostname): the directory keeps the file system's default layout"
   elif msg=$(lfs setstripe "${args[@]}" "$dir" 2>&1); then
-    status=applied msg="lfs setstripe ${args[*]}"
+    status=applied layout=$(lfs getstripe -d "$dir" 2>&1 | tr -s ' \n\t"\\' ' ')
+    msg="lfs setstripe ${args[*]}; lfs getstripe -d: ${layout% }"
   else
     status=failed msg="lfs setstripe ${args[*]}: $(printf '%s' "$msg" | tr '"\\\n\t' '    ')"
   fi

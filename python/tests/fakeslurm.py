@@ -10,7 +10,8 @@ submit -> run -> collect path runs on a machine without Slurm or Lustre.
   that outlasts its limits), then runs CMD with scripts/mpiexec.sh;
 - sacct prints the state the fake sbatch left;
 - lfs setstripe logs its arguments and succeeds, or fails as on a file
-  system that is not Lustre when FAKE_LFS_FAIL is set.
+  system that is not Lustre when FAKE_LFS_FAIL is set; lfs getstripe -d
+  prints the layout the last setstripe asked for.
 """
 
 import os
@@ -69,6 +70,16 @@ cat "$LOG/sacct" 2> /dev/null
 """
 
 LFS = r"""#!/bin/bash
+if [ "$1" = getstripe ]; then  # the layout of the last setstripe (1 x 1 MiB by default)
+  c=1 size=1048576
+  set -- $(grep ^setstripe "$LOG/lfs" | tail -1)
+  while [ $# -gt 0 ]; do
+    case $1 in -c) c=$2; shift ;; -S) size=$2; shift ;; esac
+    shift
+  done
+  printf 'stripe_count:  %s stripe_size:   %s pattern:       raid0 stripe_offset: -1\n' "$c" "$size"
+  exit 0
+fi
 echo "$*" >> "$LOG/lfs"
 if [ -n "${FAKE_LFS_FAIL:-}" ]; then
   echo "error on ioctl 0x4008669a for '${@: -1}' (3): Inappropriate ioctl for device" >&2

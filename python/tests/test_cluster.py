@@ -194,6 +194,10 @@ def test_submit_run_collect_with_env_lustre_and_nodes(tmp_path):
             4,
             1048576,
         )
+        assert r["lustre_message"] == (
+            "lfs setstripe -c 4 -S 1048576; lfs getstripe -d: stripe_count: 4 "
+            "stripe_size: 1048576 pattern: raid0 stripe_offset: -1"
+        )
         # the ranks had the variable: the record lists ROMIO_HINTS as set
         record = json.loads(r["record"])
         assert record["hints"]["environment"]["ROMIO_HINTS"] == env["ROMIO_HINTS"]
@@ -362,6 +366,34 @@ def test_mpiexec_runs_get_the_env_and_a_missing_lfs_is_said_once(tmp_path):
         "striping (lustre required = true): run on a Lustre client, or set required = false"
     )
     assert not (tmp_path / "r").exists()
+
+
+def test_mpiexec_runs_stripe_each_case_directory_first(tmp_path):
+    fake = fakeslurm.install(tmp_path, tools=("lfs",))
+    (tmp_path / "c.toml").write_text(MPIEXEC)
+    p = cli(
+        "run",
+        "c.toml",
+        "--db",
+        "x.sqlite",
+        "--out",
+        "out",
+        "--no-report",
+        cwd=tmp_path,
+        extra_env=fake,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert not [x for x in p.stdout.splitlines() if x.startswith("lustre:")]  # nothing to say
+    got = rows(tmp_path / "x.sqlite", "SELECT * FROM runs")
+    assert sorted((tmp_path / "log" / "lfs").read_text().splitlines()) == sorted(
+        f"setstripe -c 2 {Path(r['case_dir']).parent}" for r in got
+    )
+    for r in got:
+        assert (r["status"], r["lustre_status"]) == ("ok", "applied")
+        assert r["lustre_message"] == (
+            "lfs setstripe -c 2; lfs getstripe -d: stripe_count: 2 stripe_size: 1048576 "
+            "pattern: raid0 stripe_offset: -1"
+        )
 
 
 def test_required_striping_that_fails_runs_nothing_of_the_case(tmp_path):
