@@ -56,7 +56,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-step=$(cat "$LOG/step"); echo $((step + 1)) > "$LOG/step"
+step=$(cat "$LOG/step" 2> /dev/null || echo 0); echo $((step + 1)) > "$LOG/step"
 export SLURM_STEP_ID=$step
 echo "step $step: $*" >> "$LOG/steps"
 env | grep -E '^(DARSHAN|ROMIO|PNETCDF|IOK_TEST)_' | sort > "$LOG/step$step.env"
