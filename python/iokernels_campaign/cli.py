@@ -5,7 +5,7 @@
     iokernels-campaign report DB [-o report.html] [--campaign C]
     iokernels-campaign compare A.sqlite B.sqlite [--html FILE] [--campaign-a C] [--campaign-b C]
     iokernels-campaign export DB --csv FILE [--parquet FILE] [--campaign C]
-    iokernels-campaign collect OUT/runs/SESSION --db DB     (after sbatch jobs end)
+    iokernels-campaign collect OUT/runs/SESSION --db DB [--job-ended]   (after the sbatch job)
 
 Exit codes: 0 success, 1 some run failed (they are stored as failed), 2 bad
 campaign file, store or usage."""
@@ -17,7 +17,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import html_report, inventory, launch, runner, spec, tables
+from . import html_report, inventory, launch, lustre, runner, spec, tables
 from .aggregate import summarize
 from .store import Store, StoreError
 
@@ -42,12 +42,13 @@ def _parser():
         "--launcher",
         choices=launch.LAUNCHERS,
         default="mpiexec",
-        help="how each case is launched (default mpiexec; sbatch writes one script per case)",
+        help="how each run is launched (default mpiexec; sbatch writes one batch script for "
+        "the campaign, a job step per run)",
     )
     r.add_argument(
         "--dry-run",
         action="store_true",
-        help="print the commands (sbatch: write and print the scripts); run nothing",
+        help="print the commands (sbatch: write and print the batch script); run nothing",
     )
     r.add_argument(
         "--binary",
@@ -88,6 +89,12 @@ def _parser():
     co = sub.add_parser("collect", help="store the finished runs of an sbatch campaign")
     co.add_argument("session", help="OUT/runs/SESSION directory written by run --launcher sbatch")
     co.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
+    co.add_argument(
+        "--job-ended",
+        action="store_true",
+        help="the job is over (where neither sacct nor squeue can say): store the runs "
+        "without a status as failed",
+    )
     return ap
 
 
@@ -101,11 +108,22 @@ def cmd_run(a):
     out = Path(a.out or Path("results") / campaign.name).resolve()
     if a.dry_run and a.launcher != "sbatch":
         for case in campaign.cases:
+            if case.lustre:
+                args = " ".join(lustre.lfs_args(case.lustre_settings))
+                print(f"# {case.name}: lfs setstripe {args} CASEDIR")
             for mode in case.modes:
                 argv = [str(inv.binary), *case.argv(mode), "--json", f"{mode}.jsonl"]
-                cmd = launch.command(a.launcher, case.ranks, argv, campaign.srun)
+                env = case.environment("CASEDIR", "CASEDIR/iter1", mode, 1)
+                cmd, launcher_env = launch.command(
+                    a.launcher,
+                    case.ranks,
+                    argv,
+                    campaign.slurm.srun,
+                    env,
+                    campaign.slurm.ntasks_per_node,
+                )
                 print(f"# {case.name} {mode} x{case.iterations}")
-                print(shlex.join(cmd))
+                print(shlex.join(launch.with_env(cmd, launcher_env)))
         print(f"# dry run: {len(campaign.cases)} cases, nothing run or stored")
         return 0
     needs = "sbatch" if a.launcher == "sbatch" else a.launcher
@@ -193,7 +211,12 @@ def cmd_export(a):
 
 
 def cmd_collect(a):
-    runner.collect(a.session, _open(a.db))
+    session = Path(a.session)
+    if not (session / "campaign.json").exists():
+        raise UsageError(
+            f"{a.session}: not a session directory (OUT/runs/SESSION of run --launcher sbatch)"
+        )
+    runner.collect(session, _open(a.db), job_ended=a.job_ended)
     return 0
 
 

@@ -151,7 +151,8 @@ def compare(runs_a, runs_b, summarize):
 RUN_EXPORT = (
     "campaign campaign_id run_id case_hash kernel label backend ranks variant mode iteration "
     "io api nprocs host nodes date fs_type fsync iokernels_version backend_version mpi_version "
-    "read_from_storage verify_ok"
+    "read_from_storage verify_ok hostnames ranks_per_node slurm_job_id slurm_step_id "
+    "lustre_stripe_count lustre_stripe_size_bytes lustre_status env"
 ).split()
 
 

@@ -8,6 +8,7 @@ The compare page (templates/compare.html) puts two campaigns side by side."""
 
 import base64
 import html
+import json
 import time
 from pathlib import Path
 
@@ -136,19 +137,41 @@ def _environment_html(store_campaigns, runs):
     for r in runs:
         if r["status"] == "ok":
             key = (
-                r["host"],
+                _nodes(r),
                 r["backend"],
                 r["backend_version"],
                 r["mpi_version"],
                 r["fs_type"],
+                _striping(r),
+                ", ".join(json.loads(r.get("env") or "{}")) or "-",
+                r.get("slurm_job_id") or "-",
                 r["iokernels_version"],
             )
             env[key] = env.get(key, 0) + 1
     rows = [[*k, n] for k, n in env.items()]
-    envs = _table(
-        ["host", "backend", "library", "MPI", "file system", "iokernels", "runs"], rows, {"runs"}
-    )
+    head = ["nodes", "backend", "library", "MPI", "file system", "striping", "env set"]
+    envs = _table([*head, "Slurm job", "iokernels", "runs"], rows, {"runs"})
     return camps, envs
+
+
+def _nodes(r):
+    """The nodes a run ran on (its hostnames), with ranks per node."""
+    names = json.loads(r["hostnames"]) if r.get("hostnames") else [r["host"]]
+    shown = ", ".join(names[:4]) + (f" (+{len(names) - 4})" if len(names) > 4 else "")
+    per = r.get("ranks_per_node")
+    return shown + (f" x {per} ranks" if per else "")
+
+
+def _striping(r):
+    """The case directory's Lustre striping and whether it was applied."""
+    if not r.get("lustre_status"):
+        return "-"
+    parts = []
+    if r.get("lustre_stripe_count") is not None:
+        parts.append(f"{r['lustre_stripe_count']} OSTs")
+    if r.get("lustre_stripe_size_bytes"):
+        parts.append(f"{r['lustre_stripe_size_bytes'] // 1024} KiB")
+    return f"{' x '.join(parts)} {r['lustre_status']}"
 
 
 def _failed_html(runs):

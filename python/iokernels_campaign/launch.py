@@ -3,9 +3,10 @@ own launchers (mpiexec, srun, sbatch); nothing here starts ranks itself."""
 
 import functools
 import os
-import shlex
 import shutil
 import subprocess
+
+from . import slurm
 
 LAUNCHERS = ("mpiexec", "srun", "sbatch")
 
@@ -40,59 +41,43 @@ def mpiexec_flags(ranks, openmpi, root, ncores):
     return flags
 
 
-def mpiexec_command(ranks, argv, mpiexec="mpiexec"):
+def mpiexec_command(ranks, argv, env=None, mpiexec="mpiexec"):
+    """(command, variables for the launcher's own environment): OpenMPI
+    exports env to the ranks with -x NAME=value (the launcher itself does not
+    get LD_PRELOAD); other MPIs pass on the launcher's environment."""
     path = shutil.which(mpiexec) or mpiexec
-    flags = mpiexec_flags(ranks, _is_openmpi(path), os.geteuid() == 0, cores())
-    return [mpiexec, *flags, "-n", str(ranks), *argv]
+    openmpi = _is_openmpi(path)
+    flags = mpiexec_flags(ranks, openmpi, os.geteuid() == 0, cores())
+    env = env or {}
+    if openmpi:
+        flags += [a for k, v in env.items() for a in ("-x", f"{k}={v}")]
+    return [mpiexec, *flags, "-n", str(ranks), *argv], ({} if openmpi else dict(env))
 
 
-def srun_command(ranks, argv, extra=()):
-    return ["srun", "-n", str(ranks), *extra, *argv]
+def srun_command(ranks, argv, extra=(), env=None, ntasks_per_node=None):
+    """(command, variables for srun's own environment): env goes to the
+    step as --export=ALL,NAME=value,... except values holding a comma (which
+    --export cannot carry), set in srun's environment (passed on by ALL)."""
+    env = env or {}
+    exported = {k: v for k, v in env.items() if "," not in v}
+    cmd = ["srun", *slurm.step_shape(ranks, ntasks_per_node)]
+    if exported:
+        cmd.append("--export=" + ",".join(["ALL", *(f"{k}={v}" for k, v in exported.items())]))
+    return [*cmd, *extra, *argv], {k: v for k, v in env.items() if k not in exported}
 
 
-def command(launcher, ranks, argv, srun_extra=()):
-    """The command that runs argv (binary first) on `ranks` ranks now."""
+def command(launcher, ranks, argv, srun_extra=(), env=None, ntasks_per_node=None):
+    """(command that runs argv (binary first) on `ranks` ranks now with env
+    exported to them, variables to set in the launcher's environment)."""
     if launcher == "mpiexec":
-        return mpiexec_command(ranks, argv)
+        return mpiexec_command(ranks, argv, env)
     if launcher == "srun":
-        return srun_command(ranks, argv, srun_extra)
+        return srun_command(ranks, argv, srun_extra, env, ntasks_per_node)
     raise ValueError(f"launcher {launcher} does not run commands directly")
 
 
-def sbatch_script(case_name, case_dir, ranks, iterations, sbatch_options, srun_extra, job_name):
-    """One batch script running every iteration of one case.
-
-    iterations: per iteration, [(directory, step name, argv with the binary
-    first)]. Each step runs in its directory, keeps STEP.stdout/STEP.stderr
-    there and writes STEP.status.json (exit code, start, end) as the mpiexec
-    runner does; within an iteration a step runs only when the one before it
-    succeeded (a read needs the write). The script exits with the last
-    failure's code, 0 if none."""
-    q = shlex.quote
-    lines = [
-        "#!/bin/bash",
-        f"# iokernels-campaign: {case_name}",
-        f"#SBATCH --job-name={q(job_name)}",
-        f"#SBATCH --ntasks={ranks}",
-        f"#SBATCH --output={q(str(case_dir))}/slurm-%j.out",
-    ]
-    lines += [f"#SBATCH --{k}={q(v)}" for k, v in sbatch_options.items()]
-    lines += ["set -u", "worst=0"]
-    for steps in iterations:
-        lines += ["", "rc=0"]
-        for directory, step, argv in steps:
-            cmd = " ".join(q(a) for a in srun_command(ranks, argv, srun_extra))
-            lines += [
-                f"cd {q(str(directory))} || exit 1",
-                "if [ $rc -eq 0 ]; then",
-                "  start=$(date +%s.%N)",
-                f"  {cmd} > {step}.stdout 2> {step}.stderr",
-                "  rc=$?",
-                "  end=$(date +%s.%N)",
-                '  printf \'{"exit_code": %d, "started": %s, "ended": %s}\\n\' '
-                f'"$rc" "$start" "$end" > {step}.status.json',
-                "  [ $rc -ne 0 ] && worst=$rc",
-                "fi",
-            ]
-    lines += ["", "exit $worst", ""]
-    return "\n".join(lines)
+def with_env(cmd, launcher_env):
+    """The command as one shell would run it: env NAME=value ... COMMAND."""
+    if not launcher_env:
+        return list(cmd)
+    return ["env", *(f"{k}={v}" for k, v in launcher_env.items()), *cmd]

@@ -3,6 +3,8 @@ schema/record.schema.json) as columns: the run's figures, one row per pass,
 one row per pass and phase. The store keeps bandwidths in bytes/s (the
 record's MiB/s times MIB) and times in seconds under its own column names."""
 
+import json
+
 SCHEMA_VERSION = 2
 MIB = 1048576.0
 
@@ -53,6 +55,11 @@ RUN_COLUMNS = {
     "mpi_version": lambda r: r["libraries"].get("mpi"),
     "host": lambda r: r["environment"]["hostnames"][0],
     "nodes": lambda r: r["environment"]["nodes"],
+    "ranks_per_node": lambda r: r["environment"]["ranks_per_node"],
+    # every node the run ran on, in rank order, as a JSON list
+    "hostnames": lambda r: json.dumps(list(dict.fromkeys(r["environment"]["hostnames"]))),
+    "slurm_job_id": lambda r: r["environment"]["slurm_job_id"],
+    "slurm_step_id": lambda r: r["environment"]["slurm_step_id"],
     "date": lambda r: r["date"],
     "fs_type": lambda r: r["filesystem"]["type"],
     "fs_free_bytes": lambda r: r["filesystem"]["free_bytes"],

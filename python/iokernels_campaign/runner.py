@@ -5,11 +5,13 @@ files), each run stored as it ends, one progress line per run.
     OUT/runs/SESSION/campaign.json
     OUT/runs/SESSION/CASE/case.json
     OUT/runs/SESSION/CASE/iter1/{write,read}.{stdout,stderr,jsonl,status.json} + output files
-    OUT/runs/SESSION/CASE/job.sbatch                      (sbatch launcher)
+    OUT/runs/SESSION/CASE/lustre.json                     (with a lustre table)
+    OUT/runs/SESSION/job.sbatch, jobid, job.start.json, job.end.json   (sbatch launcher)
 """
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -18,7 +20,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import launch, outcome
+from . import envvars, launch, lustre, outcome, slurm
 from .spec import Case
 
 
@@ -68,11 +70,14 @@ def _kill_group(proc):
             continue
 
 
-def run_step(cmd, directory, step, timeout):
+def run_step(cmd, directory, step, timeout, launcher_env=None):
     f = outcome.files(directory, step)
     started = time.time()
+    env = {**os.environ, **launcher_env} if launcher_env else None
     with open(f["stdout"], "w") as out, open(f["stderr"], "w") as err:
-        proc = subprocess.Popen(cmd, cwd=directory, stdout=out, stderr=err, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, cwd=directory, stdout=out, stderr=err, start_new_session=True, env=env
+        )
         try:
             rc, limit = proc.wait(timeout), None
         except subprocess.TimeoutExpired:
@@ -106,8 +111,56 @@ def progress_line(session, case, mode, iteration, res):
     return line
 
 
+def run_extra(env, striping, job_id=None):
+    """The store's columns for what was set around a run: its environment
+    (secrets redacted), the case directory's striping, the batch job."""
+    extra = {"env": json.dumps(envvars.redact(env)) if env else None}
+    if striping:
+        extra.update(
+            lustre_stripe_count=striping.get("stripe_count"),
+            lustre_stripe_size_bytes=striping.get("stripe_size_bytes"),
+            lustre_status=striping.get("status"),
+            lustre_message=striping.get("message"),
+        )
+    if job_id:
+        extra["slurm_job_id"] = int(job_id) if str(job_id).isdigit() else None
+    return extra
+
+
+def _stripe(case, cdir, echo, said):
+    """Stripes a case directory; one line when lfs is missing (once) or fails."""
+    settings = case.lustre_settings
+    if not settings:
+        return None
+    res = lustre.apply(cdir, settings)
+    if res["status"] == "skipped" and "skipped" not in said:
+        said.add("skipped")
+        echo(
+            f"lustre: striping ({lustre.describe(settings)}) skipped: {res['message']} "
+            "(recorded with every run)"
+        )
+    elif res["status"] == "failed":
+        echo(f"lustre: {cdir.name}: {res['message']}")
+    return res
+
+
+def _striping_refusal(case, res):
+    if res and case.lustre_settings.get("required") and res["status"] != "applied":
+        return (
+            f"striping is required ([lustre] required = true) and was {res['status']}: "
+            + (res["message"])
+        )
+    return None
+
+
 def run_cases(campaign, inventory, store, launcher, out_dir, echo=print):
     """Runs every case now (mpiexec or srun) and stores each run."""
+    required = [c for c in campaign.cases if c.lustre_settings.get("required")]
+    if required and not shutil.which("lfs"):
+        raise RunnerError(
+            f"lfs not found on PATH and case '{required[0].name}' requires striping "
+            "(lustre required = true): run on a Lustre client, or set required = false"
+        )
     session = new_session(campaign, out_dir)
     _write_session(session, campaign, inventory, launcher, store)
     store.begin_campaign(
@@ -117,24 +170,40 @@ def run_cases(campaign, inventory, store, launcher, out_dir, echo=print):
         f"campaign {campaign.name}: {len(campaign.cases)} cases, {session.total} runs, "
         f"launcher {launcher}, in {session.directory}"
     )
+    said = set()
+    # inside an allocation: the job of a run that fails before its record
+    job_id = os.environ.get("SLURM_JOB_ID") if launcher == "srun" else None
     for case in campaign.cases:
         cdir = _case_dir(session, case)
+        striping = _stripe(case, cdir, echo, said)
+        refusal = _striping_refusal(case, striping)
         for it in range(1, case.iterations + 1):
             idir = cdir / f"iter{it}"
             idir.mkdir()
             broke = None
             for mode in case.modes:
                 session.done += 1
-                if broke:
+                env = case.environment(cdir, idir, mode, it)
+                if refusal:
+                    res = outcome.not_run(idir, refusal)
+                elif broke:
                     res = outcome.not_run(idir, f"the {broke} step of this iteration failed")
                 else:
                     argv = [str(inventory.binary), *case.argv(mode), "--json", f"{mode}.jsonl"]
-                    cmd = launch.command(launcher, case.ranks, argv, campaign.srun)
-                    res = run_step(cmd, idir, mode, case.timeout)
+                    cmd, launcher_env = launch.command(
+                        launcher,
+                        case.ranks,
+                        argv,
+                        campaign.slurm.srun,
+                        env,
+                        campaign.slurm.ntasks_per_node,
+                    )
+                    res = run_step(cmd, idir, mode, case.timeout, launcher_env)
                 if res.status != "ok":
                     session.failed += 1
                     broke = broke or mode
-                session.run_ids.append(store.add_run(session.id, case, mode, it, res))
+                extra = run_extra(env, striping, job_id)
+                session.run_ids.append(store.add_run(session.id, case, mode, it, res, extra))
                 echo(progress_line(session, case, mode, it, res))
     store.finish_campaign(session.id, now_iso())
     return session
@@ -154,90 +223,149 @@ def _write_session(session, campaign, inventory, launcher, store):
 
 
 def write_sbatch(campaign, inventory, out_dir, store=None, submit=False, echo=print):
-    """One batch script per case (every iteration and mode in it). With
-    submit, hands each to sbatch and registers the campaign in the store;
-    `collect` stores the runs once the jobs have ended."""
+    """One batch script for the whole campaign, every run a job step (srun)
+    in its case's iteration directory. With submit, hands it to sbatch and
+    registers the campaign in the store; `collect` stores the runs once the
+    job has ended (or while it runs: what has finished)."""
     session = new_session(campaign, out_dir)
     _write_session(session, campaign, inventory, "sbatch", store)
-    scripts = []
+    entries = []
     for case in campaign.cases:
         cdir = _case_dir(session, case)
         iterations = []
         for it in range(1, case.iterations + 1):
             idir = cdir / f"iter{it}"
             idir.mkdir()
-            iterations.append(
-                [
-                    (
-                        idir,
-                        mode,
-                        [str(inventory.binary), *case.argv(mode), "--json", f"{mode}.jsonl"],
-                    )
-                    for mode in case.modes
-                ]
-            )
-        text = launch.sbatch_script(
-            case.name,
-            cdir,
-            case.ranks,
-            iterations,
-            campaign.sbatch,
-            campaign.srun,
-            f"iok-{case.dirname}"[:64],
-        )
-        path = cdir / "job.sbatch"
-        path.write_text(text)
-        scripts.append(path)
+            steps = []
+            for mode in case.modes:
+                argv = [str(inventory.binary), *case.argv(mode), "--json", f"{mode}.jsonl"]
+                cmd, launcher_env = launch.srun_command(
+                    case.ranks,
+                    argv,
+                    campaign.slurm.srun,
+                    case.environment(cdir, idir, mode, it),
+                    campaign.slurm.ntasks_per_node,
+                )
+                steps.append((idir, mode, case.timeout, launch.with_env(cmd, launcher_env)))
+            iterations.append(steps)
+        entries.append((case.name, cdir, case.lustre_settings, iterations))
+    text = slurm.script(
+        campaign.name,
+        session.directory,
+        campaign.slurm,
+        entries,
+        max(c.ranks for c in campaign.cases),
+    )
+    path = session.directory / "job.sbatch"
+    path.write_text(text)
     if not submit:
-        for path in scripts:
-            echo(f"# ---- {path}")
-            echo(path.read_text())
-        echo(f"# {len(scripts)} batch scripts written under {session.directory} (dry run)")
-        return session, scripts
+        echo(text)
+        echo(
+            f"# batch script {path}: {len(campaign.cases)} cases, {session.total} steps "
+            "(dry run: nothing submitted or stored)"
+        )
+        return session, path
     store.begin_campaign(
         session.id, campaign, "sbatch", inventory.binary, out_dir, socket.gethostname(), now_iso()
     )
-    for path in scripts:
-        p = subprocess.run(["sbatch", "--parsable", str(path)], capture_output=True, text=True)
-        if p.returncode != 0:
-            raise RunnerError(f"sbatch {path} failed: {p.stderr.strip()}")
-        (path.parent / "jobid").write_text(p.stdout.strip() + "\n")
-        echo(f"submitted {path.parent.name}: job {p.stdout.strip()}")
-    echo(
-        f"when the jobs have ended: iokernels-campaign collect {session.directory} "
-        f"--db {store.path}"
-    )
-    return session, scripts
+    p = subprocess.run(["sbatch", "--parsable", str(path)], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RunnerError(f"sbatch {path} failed: {p.stderr.strip()}")
+    job_id = p.stdout.strip().split(";")[0]
+    (session.directory / "jobid").write_text(job_id + "\n")
+    echo(f"submitted {path}: job {job_id}, {len(campaign.cases)} cases, {session.total} steps")
+    echo(f"when it has ended: iokernels-campaign collect {session.directory} --db {store.path}")
+    return session, path
 
 
-def collect(session_dir, store, echo=print):
-    """Stores the finished runs of an sbatch session not stored yet; returns
-    (stored, pending)."""
-    session_dir = Path(session_dir)
+def _job_end(session_dir, job_id, job_ended):
+    """Why runs without a status file will never get one, or None while the
+    job may still run them."""
+    end = session_dir / "job.end.json"
+    if end.exists():
+        return "ended", f"the batch job{' ' + job_id if job_id else ''} ended without running it"
+    state = slurm.job_state(job_id)
+    if state == "TIMEOUT":
+        limit = _job_limit(session_dir)
+        return "timeout", f"job {job_id} reached its time limit{limit}"
+    if state and state not in slurm.LIVE:
+        return "ended", f"job {job_id} ended {state}"
+    if state is None and job_ended:
+        return "ended", "the batch job ended (collect --job-ended) without finishing it"
+    return None
+
+
+def _job_limit(session_dir):
+    script = session_dir / "job.sbatch"
+    if script.exists():
+        for line in script.read_text().splitlines():
+            if line.startswith("#SBATCH --time="):
+                return f" (--time={line.split('=', 1)[1]})"
+    return ""
+
+
+def _missing(idir, mode, end):
+    """The outcome of a step with no status file once the job is over."""
+    kind, why = end
+    started = outcome.files(idir, mode)["stdout"].exists()
+    if kind == "timeout":
+        text = (
+            f"killed: {why} while this step ran"
+            if started
+            else f"not run: {why} before this step started"
+        )
+    else:
+        text = f"killed: {why} (while this step ran)" if started else f"not run: {why}"
+    return outcome.Outcome(idir, "failed", None, text, None, None, None)
+
+
+def collect(session_dir, store, echo=print, job_ended=False):
+    """Stores the runs of an sbatch session not stored yet; returns (stored,
+    pending). A run with no status file is pending while the job may still
+    run it; once the job is over (its end file, or sacct/squeue say so:
+    TIMEOUT, CANCELLED, ...) it is stored as failed with the reason."""
+    session_dir = Path(session_dir).resolve()
     info = json.loads((session_dir / "campaign.json").read_text())
     if not any(c["id"] == info["id"] for c in store.campaigns()):
         raise RunnerError(f"campaign {info['id']} is not in {store.path}: it was not submitted")
+    jobid_file = session_dir / "jobid"
+    job_id = jobid_file.read_text().strip() if jobid_file.exists() else None
     have = {(r["case_hash"], r["iteration"]) for r in store.runs(campaign=info["id"])}
-    stored = pending = 0
+    end = _job_end(session_dir, job_id, job_ended)
+    stored = pending = failed = 0
     for case_json in sorted(session_dir.glob("*/case.json")):
+        cdir = case_json.parent
         case = Case.from_description(json.loads(case_json.read_text()))
+        striping = lustre.read(cdir)
+        refusal = _striping_refusal(case, striping)
         for it in range(1, case.iterations + 1):
-            idir = case_json.parent / f"iter{it}"
+            idir = cdir / f"iter{it}"
             broke = None
             for mode in case.modes:
-                if broke:
+                done = outcome.files(idir, mode)["status.json"].exists()
+                if refusal and not done:  # the script skipped the case
+                    res = outcome.not_run(idir, refusal)
+                elif broke:
                     res = outcome.not_run(idir, f"the {broke} step of this iteration failed")
-                elif not outcome.files(idir, mode)["status.json"].exists():
+                elif done:
+                    res = outcome.read(idir, mode)
+                elif end:
+                    res = _missing(idir, mode, end)
+                else:
+                    res = None
+                if res is None:
                     pending += 1
                     break
-                else:
-                    res = outcome.read(idir, mode)
                 if res.status != "ok":
                     broke = broke or mode
                 if (case.case_hash(mode), it) not in have:
-                    store.add_run(info["id"], case, mode, it, res)
+                    env = case.environment(cdir, idir, mode, it)
+                    extra = run_extra(env, striping, job_id)
+                    store.add_run(info["id"], case, mode, it, res, extra)
                     stored += 1
+                    failed += res.status != "ok"
     if pending == 0:
         store.finish_campaign(info["id"], now_iso())
-    echo(f"stored {stored} runs, {pending} not finished yet")
+    state = "" if end or not job_id else f" (job {job_id} has not ended)"
+    echo(f"stored {stored} runs ({failed} failed), {pending} not finished yet{state}")
     return stored, pending

@@ -7,8 +7,14 @@
     modes = ["write", "read"]       # run in order, in the same directory
     timeout = 300                   # seconds per run
 
-    [slurm]                         # for --launcher sbatch / srun
-    sbatch = { time = "00:10:00" }  # each becomes "#SBATCH --time=00:10:00"
+    [campaign.env]                  # exported to every run ({rundir}, {mode}, ...: envvars.py)
+    DARSHAN_LOGFILE = "{rundir}/{mode}.darshan"
+    [campaign.lustre]               # lfs setstripe of each case directory (lustre.py)
+    stripe_count = 4
+
+    [slurm]                         # for --launcher sbatch / srun (slurm.py)
+    nodes = 1
+    time = "00:30:00"               # the whole campaign: one job, a step per run
     srun = []                       # extra srun arguments
 
     [[kernel]]                      # one block per kernel (or per kernel setup)
@@ -18,6 +24,8 @@
     sweep = { independent = [false, true] }          # every combination is a case
     [kernel.backend.null]           # over the options, for that backend only
     verify = false
+    [kernel.env]                    # over [campaign.env], for this block
+    [kernel.lustre]                 # over [campaign.lustre], for this block
 
 Options are any of `iokernels KERNEL --help` (core, kernel, backend), as
 `--key value`; true is a bare flag, false leaves it out. Every name is
@@ -30,7 +38,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import rules
+from . import envvars, lustre, rules, slurm
 
 RESERVED = {
     "backend": "use backends = [...] in the block",
@@ -40,8 +48,9 @@ RESERVED = {
 }
 TOP_KEYS = {"campaign", "slurm", "kernel"}
 CAMPAIGN_KEYS = {"name", "description", "ranks", "iterations", "modes", "timeout"}
+CAMPAIGN_KEYS |= {"env", "lustre"}
 BLOCK_KEYS = {"name", "label", "backends", "ranks", "iterations", "modes", "timeout"}
-BLOCK_KEYS |= {"options", "sweep", "backend", "input"}
+BLOCK_KEYS |= {"options", "sweep", "backend", "input", "env", "lustre"}
 
 
 class CampaignError(Exception):
@@ -69,6 +78,16 @@ class Case:
     timeout: float
     variant: str  # the swept values, "" when nothing is swept
     input: str = ""  # the kernel's positional input file (absolute path), "" for none
+    env: tuple = ()  # ((name, value template), ...) exported to every run (envvars.py)
+    lustre: tuple = ()  # ((key, value), ...) striping of the case directory (lustre.py)
+
+    @property
+    def lustre_settings(self):
+        return dict(self.lustre)
+
+    def environment(self, casedir, rundir, mode, iteration):
+        """The variables of one run, placeholders filled in."""
+        return envvars.expand(self.env, self.dirname, casedir, rundir, mode, iteration)
 
     def argv(self, mode):
         """The kernel's command line for one mode (without --json)."""
@@ -88,6 +107,13 @@ class Case:
         ident = {"kernel": self.kernel, "ranks": self.ranks, "argv": pairs}
         if self.input:
             ident["input"] = Path(self.input).name
+        if self.env:  # by the values' file names: no paths, like the input
+            ident["env"] = sorted(f"{k}={v.rstrip('/').rsplit('/', 1)[-1]}" for k, v in self.env)
+        if self.lustre:
+            ident["lustre"] = [
+                self.lustre_settings.get("stripe_count"),
+                self.lustre_settings.get("stripe_size"),
+            ]
         key = json.dumps(ident)
         return hashlib.sha256(key.encode()).hexdigest()[:16]
 
@@ -115,6 +141,9 @@ class Case:
             "iterations": self.iterations,
             "timeout": self.timeout,
             "variant": self.variant,
+            "input": self.input,
+            "env": [list(e) for e in self.env],
+            "lustre": self.lustre_settings,
         }
 
     @classmethod
@@ -129,6 +158,9 @@ class Case:
             d["iterations"],
             d["timeout"],
             d["variant"],
+            d.get("input", ""),
+            tuple(tuple(e) for e in d.get("env", [])),
+            tuple(d.get("lustre", {}).items()),
         )
 
 
@@ -138,8 +170,7 @@ class Campaign:
     description: str
     path: Path
     cases: list
-    sbatch: dict
-    srun: list
+    slurm: slurm.Slurm
 
 
 def _fail(where, msg):
@@ -233,6 +264,14 @@ def _block_cases(where, block, defaults, inventory):
         _fail(where, f"timeout must be a positive number of seconds, got {timeout!r}")
     modes = _modes(where, block.get("modes", defaults["modes"]), known)
     input_file = _input(where, block.get("input"), defaults.get("dir"))
+    try:
+        env = envvars.merge(defaults["env"], envvars.check(block.get("env", {}), "[kernel.env]"))
+        block_lustre = lustre.check(block.get("lustre", {}), "[kernel.lustre]")
+    except (envvars.EnvError, lustre.LustreError) as e:
+        _fail(where, str(e))
+    striping = tuple(lustre.merge(defaults["lustre"], block_lustre).items())
+    if "lustre" in block and not striping:
+        _fail(where, "[kernel.lustre]: give stripe_count, stripe_size or both")
 
     base = {}
     for key, value in _table(where, "options", block.get("options", {})).items():
@@ -286,6 +325,8 @@ def _block_cases(where, block, defaults, inventory):
                         float(timeout),
                         variant,
                         input_file,
+                        env,
+                        striping,
                     )
                 )
     return cases
@@ -352,13 +393,26 @@ def load(path, inventory):
     head = _table(f"{where}: [campaign]", "campaign", data.get("campaign", {}))
     unknown = set(head) - CAMPAIGN_KEYS
     if unknown:
-        _fail(f"{where}: [campaign]", f"unknown key {sorted(unknown)[0]!r}")
+        _fail(
+            f"{where}: [campaign]",
+            f"unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(CAMPAIGN_KEYS))})",
+        )
+    try:
+        campaign_env = envvars.check(head.get("env", {}), "[campaign.env]")
+        campaign_lustre = lustre.check(head.get("lustre", {}), "[campaign.lustre]")
+        if "lustre" in head and not lustre.merge(campaign_lustre, {}):
+            raise lustre.LustreError("[campaign.lustre]: give stripe_count, stripe_size or both")
+        settings = slurm.check(data.get("slurm", {}))
+    except (envvars.EnvError, lustre.LustreError, slurm.SlurmError) as e:
+        _fail(where, str(e))
     defaults = {
         "ranks": head.get("ranks", [1]),
         "iterations": head.get("iterations", 1),
         "modes": head.get("modes", ["write"]),
         "timeout": head.get("timeout", 600),
         "dir": path.resolve().parent,  # where relative input paths start
+        "env": campaign_env,
+        "lustre": campaign_lustre if "lustre" in head else {},
     }
     blocks = data.get("kernel", [])
     if not isinstance(blocks, list) or not blocks:
@@ -374,20 +428,30 @@ def load(path, inventory):
         if key in seen:
             _fail(where, f"cases '{seen[key]}' and '{c.name}' are the same run twice")
         seen[key] = c.name
-    slurm = _table(where, "slurm", data.get("slurm", {}))
-    unknown = set(slurm) - {"sbatch", "srun"}
-    if unknown:
-        _fail(f"{where}: [slurm]", f"unknown key {sorted(unknown)[0]!r} (known: sbatch, srun)")
-    srun = slurm.get("srun", [])
-    if not isinstance(srun, list) or not all(isinstance(a, str) for a in srun):
-        _fail(f"{where}: [slurm]", f"srun must be a list of arguments, got {srun!r}")
+    _check_allocation(where, settings, cases)
     return Campaign(
         name=str(head.get("name", path.stem)),
         description=str(head.get("description", "")),
         path=path,
         cases=cases,
-        sbatch={
-            str(k): str(v) for k, v in _table(where, "sbatch", slurm.get("sbatch", {})).items()
-        },
-        srun=srun,
+        slurm=settings,
     )
+
+
+def _check_allocation(where, settings, cases):
+    """Every case fits the allocation [slurm] asks for; env is not given twice."""
+    if settings.nodes and settings.ntasks_per_node:
+        room = settings.nodes * settings.ntasks_per_node
+        big = max(cases, key=lambda c: c.ranks)
+        if big.ranks > room:
+            _fail(
+                f"{where}: [slurm]",
+                f"case '{big.name}' needs {big.ranks} ranks but nodes x ntasks-per-node is "
+                f"{settings.nodes} x {settings.ntasks_per_node} = {room}: raise nodes",
+            )
+    if any(a.startswith("--export") for a in settings.srun) and any(c.env for c in cases):
+        _fail(
+            f"{where}: [slurm]",
+            "srun has --export and the campaign sets env: the tool writes --export=ALL,... "
+            "itself; drop --export from srun",
+        )

@@ -7,7 +7,11 @@ the record's figures as columns plus the whole record), passes and phases
 (the record's per-pass and per-phase figures). Bandwidths are bytes/s,
 times seconds. Cached reads are named: runs.read_from_storage (1 every read
 pass came from storage, 0 some came from the page cache, NULL no read) and
-passes.from_storage with its reason. A failed run has status
+passes.from_storage with its reason. Around each run: the variables
+exported to it (runs.env, JSON, secrets redacted), its case directory's
+striping (lustre_*), where it ran (host, hostnames, nodes, ranks_per_node)
+and its Slurm job and step (slurm_job_id, slurm_step_id; a run that never
+started keeps the job id of its batch job). A failed run has status
 'failed', its exit code and error line, and no figures."""
 
 import json
@@ -17,7 +21,19 @@ from pathlib import Path
 
 from .record import PASS_COLUMNS, PHASE_COLUMNS, RUN_COLUMNS, pass_rows, run_columns
 
-STORE_VERSION = 2  # 2: JSON record schema 2, read_from_storage and from_storage
+STORE_VERSION = 3  # 2: JSON record schema 2, read_from_storage; 3: env, lustre, Slurm ids
+# columns store version 3 added to runs: a version 2 store gains them on open
+EXTRA_COLUMNS = {
+    "env": "TEXT",  # JSON object: the variables exported to the run (secrets redacted)
+    "lustre_stripe_count": "INTEGER",
+    "lustre_stripe_size_bytes": "INTEGER",
+    "lustre_status": "TEXT",  # applied, skipped (no lfs), failed; NULL: no lustre table
+    "lustre_message": "TEXT",
+    "ranks_per_node": "INTEGER",
+    "hostnames": "TEXT",  # JSON list of the nodes, in rank order
+    "slurm_job_id": "INTEGER",
+    "slurm_step_id": "INTEGER",
+}
 BUSY_TIMEOUT_S = 120
 
 _RUN_KEYS = (
@@ -39,6 +55,7 @@ CREATE TABLE IF NOT EXISTS runs (
     status TEXT NOT NULL CHECK (status IN ('ok', 'failed')), exit_code INTEGER, error TEXT,
     started REAL, elapsed REAL,
     {", ".join(f"{c}" for c in RUN_COLUMNS)},
+    {", ".join(f"{c} {t}" for c, t in EXTRA_COLUMNS.items() if c not in RUN_COLUMNS)},
     record TEXT,
     UNIQUE (campaign_id, case_hash, iteration));
 CREATE TABLE IF NOT EXISTS passes (
@@ -76,6 +93,13 @@ class Store:
                 "INSERT OR IGNORE INTO meta VALUES ('store_version', ?)", (str(STORE_VERSION),)
             )
             got = self.db.execute("SELECT value FROM meta WHERE key='store_version'").fetchone()
+            if got[0] == "2":  # version 3 only added columns
+                have = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
+                for col, kind in EXTRA_COLUMNS.items():
+                    if col not in have:
+                        self.db.execute(f"ALTER TABLE runs ADD COLUMN {col} {kind}")
+                self.db.execute("UPDATE meta SET value = '3' WHERE key = 'store_version'")
+                got = ("3",)
         if got[0] != str(STORE_VERSION):
             raise StoreError(
                 f"{self.path}: store version {got[0]}, this tool reads {STORE_VERSION}"
@@ -122,8 +146,10 @@ class Store:
         with self.transaction():
             self.db.execute("UPDATE campaigns SET finished = ? WHERE id = ?", (finished, cid))
 
-    def add_run(self, cid, case, mode, iteration, outcome):
-        """Stores one run in one transaction; figures only when it succeeded."""
+    def add_run(self, cid, case, mode, iteration, outcome, extra=None):
+        """Stores one run in one transaction; figures only when it succeeded.
+        extra: columns of EXTRA_COLUMNS known around the run (its env, the
+        striping, the batch job id), the record's own values winning."""
         row = {
             "campaign_id": cid,
             "case_hash": case.case_hash(mode),
@@ -146,7 +172,8 @@ class Store:
         if outcome.status == "ok":
             figures = run_columns(outcome.record)
             passes, phases = pass_rows(outcome.record)
-        row.update(figures)
+        row.update({k: v for k, v in (extra or {}).items() if k in EXTRA_COLUMNS})
+        row.update({k: v for k, v in figures.items() if v is not None or k not in row})
         row["record"] = json.dumps(outcome.record) if outcome.record is not None else None
         cols = list(row)
         with self.transaction():

@@ -39,6 +39,13 @@ def _status(run):
     return "FAILED" if run["exit_code"] is None else f"FAILED ({run['exit_code']})"
 
 
+def _job_step(r):
+    job, step = r.get("slurm_job_id"), r.get("slurm_step_id")
+    if job is None:
+        return "-"
+    return f"{job}.{step}" if step is not None else str(job)
+
+
 def runs_table(runs):
     headers = [
         "id",
@@ -54,6 +61,8 @@ def runs_table(runs):
         "read from",
         "ceiling",
         "peak MiB",
+        "nodes",
+        "Slurm job.step",
     ]
     rows = []
     for r in runs:
@@ -73,9 +82,12 @@ def runs_table(runs):
                 source(r.get("read_from_storage"), r["mode"]),
                 fmt(r["ceiling_fraction"], ".2f"),
                 fmt(r["peak_rss_max"], scale=MIB),
+                r.get("nodes") or "-",
+                _job_step(r),
             ]
         )
-    text = render(headers, rows, right={"id", "ranks", "iter", "MiB/s", "ceiling", "peak MiB"})
+    right = {"id", "ranks", "iter", "MiB/s", "ceiling", "peak MiB", "nodes"}
+    text = render(headers, rows, right=right)
     errors = [f"  run {r['id']}: {r['error']}" for r in runs if r["status"] != "ok"]
     return text + ("\nfailed runs:\n" + "\n".join(errors) if errors else "")
 

@@ -1,16 +1,16 @@
-"""Launchers: mpiexec's flags only where needed; sbatch scripts that bash
-accepts, with the right srun lines, whose results `collect` stores."""
+"""Launchers: mpiexec's flags only where needed; the campaign's batch script
+(bash accepts it, one srun step per run in order), submitted to a fake
+sbatch that runs it, and `collect` storing what it left."""
 
 import json
-import os
 import re
 import sqlite3
-import stat
 import subprocess
 from pathlib import Path
 
+import fakeslurm
 import pytest
-from conftest import BIN, REPO, cli
+from conftest import BIN, cli
 from iokernels_campaign import launch
 from iokernels_campaign.store import Store
 
@@ -20,7 +20,8 @@ name = "batch"
 iterations = 2
 modes = ["write", "read"]
 [slurm]
-sbatch = { time = "00:05:00", partition = "debug" }
+time = "00:05:00"
+partition = "debug"
 srun = ["--cpu-bind=cores"]
 [[kernel]]
 name = "btio"
@@ -46,13 +47,39 @@ def test_mpiexec_flags(ranks, openmpi, root, cores, expected):
 
 def test_srun_command():
     argv = ["/x/iokernels", "btio", "--backend", "hdf5"]
-    assert launch.command("srun", 9, argv, ["--cpu-bind=cores"]) == [
+    assert launch.command("srun", 9, argv, ["--cpu-bind=cores"]) == (
+        ["srun", "-n", "9", "--cpu-bind=cores", *argv],
+        {},
+    )
+    # ranks placed per node; variables exported to the step, one with a comma
+    # (which --export cannot carry) through srun's own environment
+    env = {"ROMIO_HINTS": "/h/hints", "DARSHAN_EXCLUDE_DIRS": "/proc,/etc"}
+    cmd, own = launch.command("srun", 9, argv, [], env, ntasks_per_node=4)
+    assert cmd == [
         "srun",
-        "-n",
-        "9",
-        "--cpu-bind=cores",
+        *("-n", "9", "-N", "3", "--ntasks-per-node=4"),
+        "--export=ALL,ROMIO_HINTS=/h/hints",
         *argv,
     ]
+    assert own == {"DARSHAN_EXCLUDE_DIRS": "/proc,/etc"}
+
+
+def test_mpiexec_exports_env_with_x_for_openmpi(monkeypatch):
+    monkeypatch.setattr(launch, "_is_openmpi", lambda path: True)
+    cmd, own = launch.mpiexec_command(2, ["/x/iokernels"], {"A": "1", "LD_PRELOAD": "/d.so"})
+    assert cmd[cmd.index("-n") - 4 :] == [
+        "-x",
+        "A=1",
+        "-x",
+        "LD_PRELOAD=/d.so",
+        "-n",
+        "2",
+        "/x/iokernels",
+    ]
+    assert own == {}  # mpiexec itself gets no LD_PRELOAD
+    monkeypatch.setattr(launch, "_is_openmpi", lambda path: False)
+    cmd, own = launch.mpiexec_command(2, ["/x/iokernels"], {"A": "1"})
+    assert "-x" not in cmd and own == {"A": "1"}
 
 
 def test_mpiexec_dry_run_prints_commands(tmp_path):
@@ -80,51 +107,52 @@ def sbatch_dry_run(tmp_path, text=CAMPAIGN):
         cwd=tmp_path,
     )
     assert p.returncode == 0, p.stderr
-    return p, sorted((tmp_path / "out" / "runs").glob("*/*/job.sbatch"))
+    scripts = list((tmp_path / "out" / "runs").glob("*/job.sbatch"))
+    assert len(scripts) == 1  # one job for the campaign
+    return p, scripts[0]
 
 
-def test_sbatch_dry_run_scripts_are_valid_with_the_right_srun_lines(tmp_path):
-    p, scripts = sbatch_dry_run(tmp_path)
-    assert len(scripts) == 4  # one per case
+def test_sbatch_dry_run_is_one_valid_script_with_a_step_per_run(tmp_path):
+    p, script = sbatch_dry_run(tmp_path)
     assert not (tmp_path / "x.sqlite").exists()  # a dry run stores nothing
-    for script in scripts:
-        text = script.read_text()
-        assert text in p.stdout  # printed as well as written
-        check = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
-        assert check.returncode == 0, check.stderr
-        case = json.loads((script.parent / "case.json").read_text())
+    text = script.read_text()
+    assert text in p.stdout  # printed as well as written
+    check = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    head = [x for x in text.splitlines() if x.startswith("#SBATCH")]
+    assert head == [
+        "#SBATCH --job-name=iok-batch",
+        f"#SBATCH --output={script.parent}/slurm-%j.out",
+        "#SBATCH --ntasks=4",  # the largest case
+        "#SBATCH --partition=debug",
+        "#SBATCH --time=00:05:00",
+    ]
+    assert f"R={script.parent}  # the session directory" in text
+    steps = [x.strip() for x in text.splitlines() if "iok_step " in x and "{" in x]
+    cases = sorted(script.parent.glob("*/case.json"))
+    assert len(cases) == 4 and len(steps) == 4 * 2 * 2  # cases x iterations x modes
+    i = 0
+    for case_json in cases:  # the cases in their order, each iteration's modes in order
+        case = json.loads(case_json.read_text())
         n, backend = case["ranks"], case["backend"]
-        assert f"#SBATCH --ntasks={n}\n" in text
-        assert "#SBATCH --time=00:05:00\n" in text and "#SBATCH --partition=debug\n" in text
-        sruns = [x.strip() for x in text.splitlines() if x.strip().startswith("srun ")]
-        assert len(sruns) == 2 * 2  # iterations x modes, in order
-        for i, line in enumerate(sruns):
-            mode = ("write", "read")[i % 2]
-            assert line == (
-                f"srun -n {n} --cpu-bind=cores {BIN} btio --backend {backend} --mode {mode} "
-                f"--grid 16,16,16 --dumps 2 --json {mode}.jsonl > {mode}.stdout 2> {mode}.stderr"
-            )
-        it1, it2 = (str(script.parent / f"iter{i}") for i in (1, 2))
-        assert text.index(f"cd {it1} ") < text.index(f"cd {it2} ")
+        for it in (1, 2):
+            for mode in ("write", "read"):
+                line = next(
+                    x for x in steps if f'"$R"/{case_json.parent.name}/iter{it} {mode} ' in x
+                )
+                assert line == (
+                    f'[ $ok = 1 ] && {{ iok_step "$R"/{case_json.parent.name}/iter{it} {mode} 600 '
+                    f"srun -n {n} --cpu-bind=cores {BIN} btio --backend {backend} --mode {mode} "
+                    f"--grid 16,16,16 --dumps 2 --json {mode}.jsonl || {{ worst=$?; ok=0; }}; }}"
+                )
+                i += 1
+    order = [steps.index(x) for x in steps]
+    assert order == sorted(order) and i == len(steps)
+    assert text.rstrip().endswith("exit $worst")
 
 
-def fake_slurm(tmp_path):
-    """srun and sbatch stand-ins on PATH: sbatch records the script and prints
-    a job id; srun runs the command under mpiexec, as an allocation would."""
-    d = tmp_path / "bin"
-    d.mkdir()
-    (d / "srun").write_text(
-        f"#!/bin/bash\n# srun -n N [srun options] CMD...\nn=$2; shift 3\n"
-        f'exec {REPO}/scripts/mpiexec.sh -n "$n" "$@"\n'
-    )
-    (d / "sbatch").write_text(f'#!/bin/bash\necho "$2" >> {tmp_path}/submitted\necho 4242\n')
-    for f in d.iterdir():
-        f.chmod(f.stat().st_mode | stat.S_IXUSR)
-    return {"PATH": f"{d}:{os.environ['PATH']}"}
-
-
-def test_sbatch_submits_scripts_that_run_and_collect_stores_them(tmp_path):
-    path = dict(fake_slurm(tmp_path))
+def test_sbatch_submits_one_job_that_runs_and_collect_stores_it(tmp_path):
+    path = fakeslurm.install(tmp_path)
     one = CAMPAIGN.replace("ranks = [1, 4]", "ranks = [1, 2]").replace(
         "iterations = 2", "iterations = 1"
     )
@@ -142,41 +170,48 @@ def test_sbatch_submits_scripts_that_run_and_collect_stores_them(tmp_path):
         extra_env=path,
     )
     assert p.returncode == 0, p.stderr
-    scripts = (tmp_path / "submitted").read_text().split()
-    assert len(scripts) == 4
-    assert all((Path(s).parent / "jobid").read_text() == "4242\n" for s in scripts)
-    session = Path(scripts[0]).parent.parent
+    scripts = (tmp_path / "log" / "submitted").read_text().split()
+    assert len(scripts) == 1  # one job
+    session = Path(scripts[0]).parent
+    assert (session / "jobid").read_text() == f"{fakeslurm.JOB_ID}\n"
     assert f"collect {session} --db x.sqlite" in p.stdout
-    # the jobs run (here: bash, srun standing in as mpiexec)
-    env = dict(os.environ, **path)
-    codes = [subprocess.run(["bash", s], env=env, capture_output=True).returncode for s in scripts]
-    assert sorted(codes) == [0, 0, 2, 2]  # BTIO refuses 2 ranks
+    # the fake sbatch ran the job at once: 8 steps in order, 2-rank BTIO refused
+    assert (tmp_path / "log" / "sacct").read_text() == "FAILED\n"
+    steps = (tmp_path / "log" / "steps").read_text().splitlines()
+    assert len(steps) == 6  # a refused write skips its read
+    assert json.loads((session / "job.end.json").read_text())["exit_code"] == 2
     # no store there; another store never heard of this campaign
     p = cli("collect", session, "--db", "other.sqlite", cwd=tmp_path)
     assert p.returncode == 2 and "no results store at other.sqlite" in p.stderr
     Store(tmp_path / "other.sqlite").close()
     p = cli("collect", session, "--db", "other.sqlite", cwd=tmp_path)
     assert p.returncode == 2 and "was not submitted" in p.stderr
-    p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path)
+    p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path, extra_env=path)
     assert p.returncode == 0, p.stderr
-    assert "stored 8 runs, 0 not finished yet" in p.stdout
+    assert "stored 8 runs (4 failed), 0 not finished yet" in p.stdout
     db = sqlite3.connect(tmp_path / "x.sqlite")
-    rows = db.execute("SELECT ranks, mode, status, exit_code, error, write_bytes FROM runs")
-    rows = rows.fetchall()
+    rows = db.execute(
+        "SELECT ranks, mode, status, exit_code, error, write_bytes, slurm_job_id, slurm_step_id "
+        "FROM runs ORDER BY id"
+    ).fetchall()
     assert len(rows) == 8
-    for ranks, mode, status, code, err, wbytes in rows:
+    for ranks, mode, status, code, err, wbytes, job, step in rows:
+        assert job == fakeslurm.JOB_ID
         if ranks == 1:
             assert (status, code, err) == ("ok", 0, None)
             assert wbytes == (16**3 * 5 * 2 * 8 if mode == "write" else 0)
+            assert isinstance(step, int)  # from the record: the rank's SLURM_STEP_ID
         elif mode == "write":
             assert (status, code, wbytes) == ("failed", 2, None)
             assert err.startswith("iokernels: error: BTIO needs a square number of processes")
         else:
             assert (status, code) == ("failed", None)
             assert err == "not run: the write step of this iteration failed"
+    steps_ok = [r[7] for r in rows if r[0] == 1]
+    assert len(set(steps_ok)) == 4  # every run its own job step
     finished = db.execute("SELECT finished FROM campaigns").fetchone()[0]
     assert finished
     # collecting again stores nothing twice
-    p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path)
+    p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path, extra_env=path)
     assert "stored 0 runs" in p.stdout
     assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 8

@@ -1,5 +1,6 @@
 """Every user mistake in a campaign file is one line and exit 2, never a
-traceback: the default campaign, mutated many ways (deterministically), is
+traceback: the default and the cluster example campaigns, mutated many ways
+(deterministically), are
 either accepted or refused with a CampaignError of one printable line; the
 command line says it with exit 2."""
 
@@ -9,12 +10,15 @@ import pytest
 from conftest import REPO
 from iokernels_campaign import cli, spec
 
-# the input path made absolute: the mutated copies live elsewhere
-DEFAULT = (
-    (REPO / "campaigns" / "default.toml")
-    .read_text()
-    .replace('"../data/e3sm/', f'"{REPO}/data/e3sm/')
-)
+
+def _absolute(name):
+    """The campaign with its input path made absolute: the mutated copies live elsewhere."""
+    text = (REPO / "campaigns" / name).read_text()
+    return text.replace('"../data/e3sm/', f'"{REPO}/data/e3sm/')
+
+
+DEFAULT = _absolute("default.toml")
+CLUSTER = _absolute("cluster-example.toml")
 VALUES = [
     '"x"',
     "-1",
@@ -34,9 +38,9 @@ VALUES = [
 ]
 
 
-def mutations(n=300, seed=7):
+def mutations(n=300, seed=7, text=DEFAULT):
     rng = random.Random(seed)
-    lines = DEFAULT.splitlines()
+    lines = text.splitlines()
     for _ in range(n):
         out = list(lines)
         for _ in range(rng.randint(1, 3)):
@@ -68,9 +72,10 @@ def mutations(n=300, seed=7):
             yield text.encode()
 
 
-def test_mutated_campaign_files_are_refused_in_one_line(tmp_path, inv):
+@pytest.mark.parametrize("text", [DEFAULT, CLUSTER], ids=["default", "cluster-example"])
+def test_mutated_campaign_files_are_refused_in_one_line(tmp_path, inv, text):
     accepted = refused = 0
-    for k, data in enumerate(mutations()):
+    for k, data in enumerate(mutations(text=text)):
         f = tmp_path / f"m{k}.toml"
         f.write_bytes(data)
         try:

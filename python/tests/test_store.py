@@ -15,13 +15,14 @@ import json, sys, time
 from pathlib import Path
 from iokernels_campaign.outcome import Outcome
 from iokernels_campaign.runner import Session
+from iokernels_campaign.slurm import Slurm
 from iokernels_campaign.spec import Case, Campaign
 from iokernels_campaign.store import Store
 
 db, name, record, go, n = sys.argv[1:6]
 rec = json.loads(Path(record).read_text())
 store = Store(db)
-camp = Campaign(name, "", Path("x.toml"), [], {}, [])
+camp = Campaign(name, "", Path("x.toml"), [], Slurm())
 case = Case("btio", "btio", "mpiio", 1, (("grid", "16,16,16"),), ("write",), int(n), 60.0, "")
 store.begin_campaign(name, camp, "mpiexec", "iokernels", "out", "host", "now")
 while not Path(go).exists():

@@ -1,0 +1,292 @@
+"""Slurm: the `[slurm]` table, the one batch script of a campaign (every run
+a job step), and what became of a job that left runs without a status.
+
+    [slurm]
+    nodes = 2                       # #SBATCH --nodes
+    ntasks-per-node = 32            # #SBATCH --ntasks-per-node; each step -N/-n/--ntasks-per-node
+    partition = "regular"           # #SBATCH --partition
+    account = "m1234"               # #SBATCH --account
+    qos = "normal"                  # #SBATCH --qos
+    constraint = "cpu"              # #SBATCH --constraint
+    time = "01:00:00"               # #SBATCH --time: the whole campaign's limit
+    prelude = ["module load cray-hdf5-parallel darshan"]   # shell lines before the steps
+    sbatch = { mail-type = "END", exclusive = true }   # any other #SBATCH option; true: a flag
+    srun = ["--cpu-bind=cores"]     # extra arguments of every srun
+"""
+
+import difflib
+import re
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+
+from . import lustre
+
+# [slurm] key -> the #SBATCH option it becomes (in this order)
+OPTIONS = ("nodes", "ntasks-per-node", "partition", "account", "qos", "constraint", "time")
+KEYS = (*OPTIONS, "prelude", "sbatch", "srun")
+# #SBATCH options the tool writes itself, or that have their own key
+OWNED = {
+    "output": "the job's output goes to SESSION/slurm-%j.out",
+    "error": "the job's output goes to SESSION/slurm-%j.out",
+    "ntasks": "each step asks for its case's ranks; use nodes and ntasks-per-node",
+    "array": "the campaign is one job whose steps are the runs",
+}
+OPTION = re.compile(r"[a-z][a-z0-9-]*")
+TIME = re.compile(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?")
+# sacct states of a job that has not ended
+LIVE = {"PENDING", "RUNNING", "REQUEUED", "RESIZING", "SUSPENDED", "CONFIGURING", "COMPLETING"}
+
+
+class SlurmError(ValueError):
+    """A bad [slurm] table: the message names the key and the fix."""
+
+
+@dataclass
+class Slurm:
+    options: dict = field(default_factory=dict)  # #SBATCH name -> value, in order
+    nodes: int | None = None
+    ntasks_per_node: int | None = None
+    time_seconds: int | None = None
+    prelude: list = field(default_factory=list)
+    srun: list = field(default_factory=list)
+
+
+def time_seconds(value):
+    """Slurm's time formats: minutes, minutes:seconds, hours:minutes:seconds,
+    days-hours, days-hours:minutes, days-hours:minutes:seconds."""
+    m = TIME.fullmatch(value)
+    if not m:
+        return None
+    d, a, b, c = (int(x) if x else None for x in m.groups())
+    if d is not None:  # days-hours[:minutes[:seconds]]
+        return d * 86400 + a * 3600 + (b or 0) * 60 + (c or 0)
+    if c is not None:
+        return a * 3600 + b * 60 + c
+    if b is not None:
+        return a * 60 + b
+    return a * 60
+
+
+def _unknown(key, known, where):
+    near = difflib.get_close_matches(key.replace("_", "-"), known, 1)
+    hint = f"did you mean {near[0]}? " if near else ""
+    return SlurmError(
+        f"{where}: unknown key {key!r} ({hint}known: {', '.join(known)}; "
+        "any other #SBATCH option goes in sbatch = { ... })"
+    )
+
+
+def _count(where, key, value):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SlurmError(f"{where}: {key} must be a whole number, 1 or more, got {value!r}")
+    return value
+
+
+def check(table, where="[slurm]"):
+    if not isinstance(table, dict):
+        raise SlurmError(f"{where} must be a table, got {table!r}")
+    for key in table:
+        if key not in KEYS:
+            raise _unknown(key, KEYS, where)
+    s = Slurm()
+    for key in OPTIONS:
+        if key not in table:
+            continue
+        value = table[key]
+        if key in ("nodes", "ntasks-per-node"):
+            value = _count(where, key, value)
+        elif key == "time":
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                value = str(value)  # minutes, as sbatch reads a bare number
+            if not isinstance(value, str) or not time_seconds(value):
+                raise SlurmError(
+                    f'{where}: time must be a Slurm time such as "01:30:00", "90" (minutes) '
+                    f'or "1-00:00:00", got {value!r}'
+                )
+            s.time_seconds = time_seconds(value)
+        elif not isinstance(value, str) or not value.strip() or not value.isprintable():
+            raise SlurmError(f"{where}: {key} must be a non-empty string, got {value!r}")
+        s.options[key] = str(value)
+    s.nodes = table.get("nodes")
+    s.ntasks_per_node = table.get("ntasks-per-node")
+    extra = table.get("sbatch", {})
+    if not isinstance(extra, dict):
+        raise SlurmError(f"{where}: sbatch must be a table of option = value, got {extra!r}")
+    for key, value in extra.items():
+        if not OPTION.fullmatch(key):
+            raise SlurmError(
+                f"{where}: sbatch.{key!r} is not an sbatch option name (such as mail-type)"
+            )
+        if key in OPTIONS:
+            if key in table:
+                raise SlurmError(f"{where}: {key} is given twice, as {key} and in sbatch")
+            raise SlurmError(f"{where}: sbatch.{key}: write {key} = ... in [slurm] itself")
+        if key in OWNED:
+            raise SlurmError(f"{where}: sbatch.{key} is not allowed: {OWNED[key]}")
+        if isinstance(value, bool):  # a flag: exclusive = true is #SBATCH --exclusive
+            if value:
+                s.options[key] = True
+            continue
+        if not isinstance(value, str | int | float) or not str(value):
+            raise SlurmError(
+                f"{where}: sbatch.{key} must be a value, or true for a flag, got {value!r}"
+            )
+        if not str(value).isprintable():
+            raise SlurmError(f"{where}: sbatch.{key} must be one line of printable characters")
+        s.options[key] = str(value)
+    prelude = table.get("prelude", [])
+    if isinstance(prelude, str):
+        prelude = prelude.splitlines()
+    if not isinstance(prelude, list) or not all(isinstance(x, str) for x in prelude):
+        raise SlurmError(
+            f'{where}: prelude must be a list of shell lines, such as ["module load hdf5"], '
+            f"got {prelude!r}"
+        )
+    s.prelude = prelude
+    srun = table.get("srun", [])
+    if not isinstance(srun, list) or not all(isinstance(a, str) for a in srun):
+        raise SlurmError(f"{where}: srun must be a list of arguments, got {srun!r}")
+    s.srun = srun
+    return s
+
+
+def step_shape(ranks, ntasks_per_node):
+    """The srun arguments that place `ranks` ranks: with ntasks-per-node,
+    as few nodes as hold them at that many per node."""
+    if not ntasks_per_node:
+        return ["-n", str(ranks)]
+    per = min(ranks, ntasks_per_node)
+    return ["-n", str(ranks), "-N", str(-(-ranks // per)), f"--ntasks-per-node={per}"]
+
+
+def job_shape(slurm, max_ranks):
+    """#SBATCH lines for the allocation: nodes and ntasks-per-node as given
+    (nodes derived from the largest case when only ntasks-per-node is),
+    else --ntasks for the largest case."""
+    if slurm.ntasks_per_node and not slurm.nodes:
+        return {"nodes": str(-(-max_ranks // slurm.ntasks_per_node))}
+    if not slurm.ntasks_per_node:
+        return {"ntasks": str(max_ranks)}
+    return {}
+
+
+STEP_FUNCTION = r"""iok_step() {  # DIR STEP LIMIT COMMAND...: COMMAND in DIR, its files STEP.*
+  local dir=$1 step=$2 limit=$3 start end rc timed=null
+  shift 3
+  cd "$dir" || return 1
+  start=$(date +%s.%N)
+  timeout -k 30 "$limit" "$@" > "$step.stdout" 2> "$step.stderr"
+  rc=$?
+  end=$(date +%s.%N)
+  # 124: timeout ended it; 137: it needed a KILL (after the limit, not an OOM kill)
+  if [ $rc -eq 124 ] || { [ $rc -eq 137 ] && awk "BEGIN { exit !($end - $start >= $limit) }"; }
+  then
+    timed=$limit
+  fi
+  printf '{"exit_code": %d, "started": %s, "ended": %s, "timed_out": %s}\n' \
+    "$rc" "$start" "$end" "$timed" > "$step.status.json"
+  return $rc
+}"""
+
+
+def script(name, session_dir, slurm, cases, max_ranks):
+    """The campaign's batch script. cases: [(title, casedir, lustre settings,
+    iterations)], iterations: [[(directory, step, limit seconds, command)]],
+    command the whole srun line (argv). Within an iteration a step runs only
+    when the one before it succeeded (a read needs the write); a case whose
+    required striping failed runs nothing. The job writes SESSION/job.start.json
+    first and SESSION/job.end.json last (a job killed by its time limit has
+    no end file)."""
+    q = shlex.quote
+    nruns = sum(len(s) for _, _, _, its in cases for s in its)
+    lines = [
+        "#!/bin/bash",
+        f"# iokernels-campaign {name}: {len(cases)} cases, {nruns} runs, one srun step per run",
+        f"#SBATCH --job-name={q(('iok-' + name)[:64])}",
+        f"#SBATCH --output={q(str(session_dir))}/slurm-%j.out",
+    ]
+    shape = job_shape(slurm, max_ranks)
+    options = {**shape, **slurm.options} if "ntasks" in shape else {**slurm.options, **shape}
+    lines += [f"#SBATCH --{k}" + ("" if v is True else f"={q(v)}") for k, v in options.items()]
+    if slurm.prelude:  # before set -u: module scripts read unset variables
+        lines += ["", "# [slurm] prelude", *slurm.prelude]
+    lines += ["", "set -u"]
+    session = '"$R"'
+    lines += [
+        "",
+        f"R={q(str(session_dir))}  # the session directory",
+        f'printf \'{{"job_id": "%s", "nodelist": "%s", "started": %s}}\\n\' '
+        f'"${{SLURM_JOB_ID:-}}" "${{SLURM_JOB_NODELIST:-}}" "$(date +%s.%N)" '
+        f"> {session}/job.start.json",
+        "",
+        STEP_FUNCTION,
+    ]
+    if any(settings for _, _, settings, _ in cases):
+        lines += ["", lustre.SHELL_FUNCTION]
+    lines += ["", "worst=0"]
+    for i, (title, casedir, settings, iterations) in enumerate(cases, 1):
+        lines += ["", f"# case {i}/{len(cases)}: {title}"]
+        indent = ""
+        if settings:
+            lines.append(f"if {_sh(lustre.shell_call(casedir, settings), session_dir)}; then")
+            indent = "  "
+        for steps in iterations:
+            lines.append(f"{indent}ok=1")
+            for directory, step, limit, cmd in steps:
+                call = _sh(["iok_step", directory, step, f"{limit:g}", *cmd], session_dir)
+                lines.append(f"{indent}[ $ok = 1 ] && {{ {call} || {{ worst=$?; ok=0; }}; }}")
+        if settings:
+            lines += ["else", "  worst=1", "fi"]
+    lines += [
+        "",
+        f'printf \'{{"exit_code": %d, "ended": %s}}\\n\' "$worst" "$(date +%s.%N)" '
+        f"> {session}/job.end.json",
+        "exit $worst",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _sh(argv, session_dir):
+    """A shell command line in which the session directory is "$R"."""
+    prefix, out = str(session_dir), []
+    for token in map(str, argv):
+        parts = token.split(prefix)
+        out.append('"$R"'.join(shlex.quote(p) if p else "" for p in parts))
+    return " ".join(out)
+
+
+def job_state(job_id):
+    """The job's state as sacct says it (TIMEOUT, COMPLETED, RUNNING, ...),
+    else as squeue does (a job it lists has not ended), else None."""
+    if not job_id:
+        return None
+    if shutil.which("sacct"):
+        try:
+            p = subprocess.run(
+                ["sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            words = p.stdout.split()
+            if p.returncode == 0 and words:
+                return words[0].rstrip("+")
+        except subprocess.TimeoutExpired:
+            pass
+    if shutil.which("squeue"):
+        try:
+            p = subprocess.run(
+                ["squeue", "-h", "-j", job_id, "-o", "%T"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            words = p.stdout.split()
+            if p.returncode == 0 and words:
+                return words[0]
+        except subprocess.TimeoutExpired:
+            pass
+    return None
