@@ -105,11 +105,14 @@ iok_reqlist_check(const struct iok_reqlist *r, const struct iok_schema *s, const
     for (int i = 0; i < r->n; i++) {
         const struct iok_access *a = &r->acc[i];
         const struct iok_var *v = &s->vars[a->varid];
-        for (int j = 0; j < a->nsub; j++)
-            for (int k = 0; k < v->ndims; k++) {
-                int64_t st = a->starts[(size_t)j * v->ndims + k];
-                int64_t ct = a->counts[(size_t)j * v->ndims + k];
-                int64_t len = iok_var_dim_len(s, a->varid, k);
+        int nd = v->ndims;
+        int64_t lens[IOK_MAX_DIMS];
+        for (int k = 0; k < nd; k++) /* hoisted: E3SM lists 10^5 subarrays per variable */
+            lens[k] = iok_var_dim_len(s, a->varid, k);
+        const int64_t *sp = a->starts, *cp = a->counts;
+        for (int j = 0; j < a->nsub; j++, sp += nd, cp += nd)
+            for (int k = 0; k < nd; k++) {
+                int64_t st = sp[k], ct = cp[k], len = lens[k];
                 if (st < 0 || ct < 0 || st + ct > len)
                     return iok_error(IOK_EIO,
                                      "%s: request %d of variable %s reaches [%" PRId64 ", %" PRId64
