@@ -12,10 +12,12 @@
  * (start/count); scalars are global values. The schema's attributes (a
  * variable's as "var/name") are defined once, by rank 0.
  *
- * Aggregation is ADIOS2's: with --collective (the default) its own defaults
- * (BP5: TwoLevelShm, one aggregator and one subfile per node) or what
- * --adios2-params says (NumAggregators, AggregationType, NumSubFiles,
- * AggregatorRatio...). --independent is the write without aggregation:
+ * Aggregation is ADIOS2's: with --collective (the default) one subfile per
+ * node (ADIOS2's default NumAggregators) written by the node's ranks in turn
+ * (BP5: AggregationType=EveryoneWritesSerial, see a2_make_params for why not
+ * ADIOS2's default TwoLevelShm) or what --adios2-params says
+ * (NumAggregators, AggregationType, NumSubFiles, AggregatorRatio...).
+ * --independent is the write without aggregation:
  * every rank writes its own blocks into its own subfile (BP5:
  * AggregationType=EveryoneWrites, NumAggregators=P; BP4: NumAggregators=P),
  * no data moves between ranks; it refuses aggregation parameters. A read is
@@ -69,9 +71,9 @@ static const struct iok_option a2_options[] = {
      "engine of the dataset written (a read finds the engine in the dataset)", "bp5|bp4"},
     {"adios2-params", 0, IOK_OPT_STRING, offsetof(struct a2_opts, params), NULL,
      "engine parameters Key=Value,... (adios2_set_parameters), e.g. "
-     "NumAggregators=2,AggregationType=TwoLevelShm; --collective: ADIOS2's aggregation (its "
-     "defaults: one aggregator per node), --independent: none, every rank writes its own "
-     "subfile (NumAggregators=ranks; refuses aggregation parameters)"},
+     "NumAggregators=2,AggregationType=TwoLevelShm; --collective: aggregation (default one "
+     "subfile per node, AggregationType=EveryoneWritesSerial), --independent: none, every "
+     "rank writes its own subfile (NumAggregators=ranks; refuses aggregation parameters)"},
     {NULL}};
 
 /* One block of the dataset (reading). */
@@ -136,13 +138,14 @@ a2_fail(struct a2_file *f, const char *call, const char *var, int e)
 
 /* "Key=Value,Key=Value" as adios2_set_parameters wants it; checked first so
  * a typo is a usage error, not an exception inside ADIOS2. *agg: the first
- * aggregation key named, or NULL. */
+ * aggregation key named, or NULL; *type: AggregationType is named. */
 static int
-a2_check_params(const char *params, const char **agg)
+a2_check_params(const char *params, const char **agg, int *type)
 {
     char *copy = strdup(params), *save = NULL;
     int rc = copy ? IOK_OK : iok_error(IOK_EIO, "--adios2-params: out of memory");
     *agg = NULL;
+    *type = 0;
     for (char *kv = copy ? strtok_r(copy, ",", &save) : NULL; kv && rc == IOK_OK;
          kv = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(kv, '=');
@@ -152,24 +155,40 @@ a2_check_params(const char *params, const char **agg)
         }
         while (kv < eq && (*kv == ' ' || *kv == '\t'))
             kv++;
-        for (int i = 0; a2_agg_keys[i] && !*agg; i++)
+        for (int i = 0; a2_agg_keys[i]; i++)
             if ((size_t)(eq - kv) == strlen(a2_agg_keys[i]) &&
-                !strncasecmp(kv, a2_agg_keys[i], (size_t)(eq - kv)))
-                *agg = a2_agg_keys[i];
+                !strncasecmp(kv, a2_agg_keys[i], (size_t)(eq - kv))) {
+                *agg = *agg ? *agg : a2_agg_keys[i];
+                *type |= !strcmp(a2_agg_keys[i], "AggregationType");
+            }
     }
     free(copy);
     return rc;
 }
 
 /* The parameters handed to the engine: the user's, and for an independent
- * write the ones that turn aggregation off. */
+ * write the ones that turn aggregation off. A collective BP5 write without
+ * an AggregationType gets EveryoneWritesSerial, not ADIOS2's default
+ * TwoLevelShm: in ADIOS2 2.12.1 a TwoLevelShm write that fails (a full
+ * disk) deadlocks every rank inside the library (MPI_Win_free of different
+ * windows), where no agreement of the suite can end the job; with
+ * EveryoneWrites several ranks fail at once and the others wait in the
+ * library's gather. EveryoneWritesSerial passes the subfile's offset on
+ * after each write: the first rank that fails stops the chain, returns, and
+ * the core's agreement ends the job with its one error line. */
 static int
 a2_make_params(struct a2_file *f, const char *user, int collective)
 {
     const char *agg;
-    IOK_TRY(a2_check_params(user, &agg));
-    if (!f->writing || collective) {
+    int type;
+    IOK_TRY(a2_check_params(user, &agg, &type));
+    if (!f->writing || (collective && (type || strcmp(f->engine, "BP5")))) {
         snprintf(f->params, sizeof f->params, "%s", user);
+        return IOK_OK;
+    }
+    if (collective) {
+        snprintf(f->params, sizeof f->params, "AggregationType=EveryoneWritesSerial%s%s",
+                 user[0] ? "," : "", user);
         return IOK_OK;
     }
     if (agg)
@@ -780,25 +799,28 @@ static int
 a2_close(void *h)
 {
     struct a2_file *f = h;
-    int rc = f->failed ? IOK_EIO : IOK_OK;
+    int rc = IOK_OK;
     /* After a failed write (a full disk) ADIOS2 would retry it in the
      * collective end of step and close, and its destructors, run by
-     * adios2_finalize, throw: std::terminate. A failed writer leaves the
-     * engine open and ADIOS2 unfinalized (the process ends with the error
-     * anyway); the others' close meets the failure at the core's
-     * agreement. */
-    if (!(f->failed && f->writing)) {
-        if (f->writing && f->in_step)
-            rc = a2_end_step(f);
-        adios2_error e = adios2_close(f->eng);
-        if (e && rc == IOK_OK)
-            rc = a2_fail(f, "adios2_close", NULL, e);
-        f->eng = NULL;
-    }
-    if (rc != IOK_OK && f->writing) {
+     * adios2_finalize, throw: std::terminate. The writers agree first
+     * (every rank closes; a failure was reported at the core's agreement
+     * already): after a failure on any rank none ends the step or closes,
+     * the engines stay open and ADIOS2 unfinalized (the job ends with the
+     * error anyway). */
+    if (f->writing && iok_agree(f->comm, f->failed ? IOK_EIO : IOK_OK) != IOK_OK) {
         f->eng = NULL;
         f->ad = NULL;
+        a2_free(f);
+        return IOK_EIO;
     }
+    if (f->writing && f->in_step)
+        rc = a2_end_step(f);
+    adios2_error e = adios2_close(f->eng);
+    if (e && rc == IOK_OK)
+        rc = a2_fail(f, "adios2_close", NULL, e);
+    f->eng = NULL;
+    if (rc != IOK_OK && f->writing)
+        f->ad = NULL;
     a2_free(f);
     return rc;
 }

@@ -66,10 +66,11 @@ def test_read_by_another_number_of_ranks(tmp_path, writers, readers, extra):
     [
         (["--adios2-params", "NumAggregators=1"], "BP5", 1),
         (["--adios2-params", "NumAggregators=2"], "BP5", 2),
+        (["--adios2-params", "AggregationType=TwoLevelShm,NumAggregators=2"], "BP5", 2),
         (["--adios2-params", "NumAggregators=2", "--adios2-engine", "bp4"], "BP4", 2),
         (["--independent"], "BP5", 4),
     ],
-    ids=["bp5-agg1", "bp5-agg2", "bp4-agg2", "bp5-independent"],
+    ids=["bp5-agg1", "bp5-agg2", "bp5-twolevelshm-agg2", "bp4-agg2", "bp5-independent"],
 )
 def test_one_dataset_whose_subfiles_follow_the_aggregators(tmp_path, extra, engine, nsub):
     """4 ranks, one engine: one dataset, one data.N per aggregator; the
@@ -86,6 +87,8 @@ def test_one_dataset_whose_subfiles_follow_the_aggregators(tmp_path, extra, engi
     assert s["NumAggregators"] == str(nsub)
     if "--independent" in extra:
         assert s["AggregationType"] == "EveryoneWrites"
+    elif engine == "BP5" and "TwoLevelShm" not in extra[1]:
+        assert s["AggregationType"] == "EveryoneWritesSerial"  # the suite's default (README)
     assert f"settings in effect: adios2_engine={engine}" in w.out
     r = run(1, [*BT, "--mode", "read", "--verify"], tmp_path)
     assert r.rc == 0, r.err
