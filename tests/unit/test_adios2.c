@@ -43,7 +43,7 @@ make_schema(struct iok_schema *s, enum iok_type rec_type, int64_t records)
     int d3[3] = {t, y, x}, d1[1] = {n};
     iok_schema_add_var(s, "rec", rec_type, 3, d3);
     iok_schema_add_var(s, "fixed", IOK_INT64, 1, d1);
-    iok_schema_add_var(s, "scalar", IOK_FLOAT, 0, NULL);
+    iok_schema_add_var(s, "scalar", IOK_FLOAT, 0, d1); /* no dimension read: UBSan-clean */
     iok_schema_add_var(s, "text", IOK_CHAR, 1, d1);
     iok_schema_add_var(s, "ghost", IOK_INT, 1, d1); /* never written */
     int ints[3] = {1, 2, 3};
