@@ -287,11 +287,24 @@ a2_is_bp_file(const char *name)
     return 0;
 }
 
-/* An earlier dataset at PATH (--overwrite): with remove = 0, checks that it
- * is a directory holding only ADIOS2's files; with remove = 1, removes them
- * and it, so that no subfile of a run with more aggregators stays. */
+/* The output of iokernels' earlier serial backend: an index and one BP
+ * directory per writer rank (writer-NNNNNN.bp), replaced as well. */
 static int
-a2_clear(const char *dir, int remove)
+a2_is_old_layout(const char *name, int dir)
+{
+    size_t n = strlen(name);
+    if (!dir)
+        return !strcmp(name, "iokernels-adios2.txt");
+    return n == 16 && !strncmp(name, "writer-", 7) && strspn(name + 7, "0123456789") == 6 &&
+           !strcmp(name + 13, ".bp");
+}
+
+/* An earlier dataset at PATH (--overwrite): with remove = 0, checks that it
+ * is a directory holding only ADIOS2's files (or the serial backend's
+ * layout: top = 1); with remove = 1, removes them and it, so that no
+ * subfile of a run with more aggregators stays. */
+static int
+a2_clear(const char *dir, int remove, int top)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -310,7 +323,10 @@ a2_clear(const char *dir, int remove)
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode) || !a2_is_bp_file(e->d_name))
+        int ok = lstat(p, &st) == 0, reg = ok && S_ISREG(st.st_mode);
+        if (ok && top && S_ISDIR(st.st_mode) && a2_is_old_layout(e->d_name, 1))
+            rc = a2_clear(p, remove, 0);
+        else if (!reg || !(a2_is_bp_file(e->d_name) || (top && a2_is_old_layout(e->d_name, 0))))
             rc = iok_error(IOK_EUSAGE,
                            "%s was not written by ADIOS2: iokernels removes only what it wrote; "
                            "remove it yourself or choose another --dir",
@@ -375,7 +391,7 @@ a2_create(void **h, const char *path, const struct iok_schema *s,
     int rc = IOK_OK;
     if (f->rank == 0) /* check everything, then remove */
         for (int pass = 0; pass < 2 && rc == IOK_OK; pass++)
-            rc = a2_clear(path, pass);
+            rc = a2_clear(path, pass, 1);
     MPI_Bcast(&rc, 1, MPI_INT, 0, p->comm); /* rank 0 holds the message */
     if (rc == IOK_OK)
         rc = a2_start(f, adios2_mode_write);

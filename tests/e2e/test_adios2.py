@@ -158,6 +158,27 @@ def test_overwrite_keeps_what_it_did_not_write(tmp_path):
     assert (foreign / "notes.txt").read_text() == "mine"
 
 
+def test_overwrite_replaces_the_serial_backends_layout(tmp_path):
+    """An output of the earlier serial backend (an index, one BP directory per
+    writer) is replaced too; a stranger in it stops the overwrite."""
+    out = tmp_path / "btio.adios2"
+    out.mkdir()
+    (out / "iokernels-adios2.txt").write_text("iokernels adios2 layout 1\nwriters 2\n")
+    for w in range(2):
+        d = out / f"writer-{w:06d}.bp"
+        d.mkdir()
+        for name in ("data.0", "md.0", "md.idx", "mmd.0"):
+            (d / name).write_bytes(b"x")
+    (out / "writer-000001.bp" / "notes.txt").write_text("mine")
+    r = run_plain(4, [*BT, "--overwrite"], tmp_path)
+    assert r.rc == 2, r.err
+    assert "writer-000001.bp/notes.txt was not written by ADIOS2" in r.error_lines()[0]
+    assert (out / "writer-000000.bp" / "md.idx").exists()
+    (out / "writer-000001.bp" / "notes.txt").unlink()
+    assert run(4, [*BT, "--overwrite"], tmp_path).rc == 0
+    assert [n for n in metadata(out) if n != "profiling.json"] == ["md.0", "md.idx", "mmd.0"]
+
+
 def test_fsync_and_ceiling(tmp_path):
     # flush ends the ADIOS2 step and fsyncs; close must then only close
     args = [*BT, "--fsync", "--ceiling", "--verify", "--adios2-params", "NumAggregators=3"]
