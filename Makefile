@@ -25,7 +25,8 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
-# The venv comes first: CMake finds ADIOS2 in it (the adios2 wheel).
+# The venv comes first: CMake finds ADIOS2 in it (built with MPI by
+# scripts/install-adios2.sh).
 build: deps venv
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > $(BUILD).cmake.log 2>&1 \
 	  || { cat $(BUILD).cmake.log; exit 1; }
@@ -34,9 +35,12 @@ build: deps venv
 venv: $(VENV)/.installed
 
 # The campaign package (python/) is installed editable: iokernels-campaign.
-$(VENV)/.installed: requirements.txt python/pyproject.toml | deps
+# ADIOS2 is built from source with MPI (not in requirements.txt: PyPI's
+# binary wheel is serial).
+$(VENV)/.installed: requirements.txt python/pyproject.toml scripts/install-adios2.sh | deps
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q -r requirements.txt
+	scripts/install-adios2.sh $(VENV)
 	$(VENV)/bin/pip install -q -e python
 	touch $@
 

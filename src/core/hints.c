@@ -168,7 +168,13 @@ void
 iok_hints_report(const struct iok_run *run, const struct iok_pass_result *p, FILE *out)
 {
     if (!(run->backend->caps & IOK_CAP_HINTS)) {
-        fprintf(out, "       hints: none (backend %s takes no MPI-IO hints)\n", run->backend->name);
+        /* a backend whose library takes its own settings (ADIOS2's engine
+         * parameters) reports them through the same entry */
+        fprintf(out, "       hints: none (backend %s takes no MPI-IO hints)", run->backend->name);
+        for (int i = 0; i < p->nhints; i++)
+            fprintf(out, "%s %s=%s", i ? "" : "; settings in effect:", p->hints[i].key,
+                    p->hints[i].value);
+        fputc('\n', out);
         return;
     }
     if (p->nhints < 0) {

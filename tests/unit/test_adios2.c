@@ -4,8 +4,10 @@
  * decomposition and read back with another whose subarrays span every
  * writer's blocks; the attributes read with the ADIOS2 C API itself; and
  * the errors a reader must name (a hole, a variable no rank wrote, a wrong
- * shape or type, no index). */
+ * shape or type, not a dataset). As the core does, prepare (untimed) runs
+ * before each get. */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +43,7 @@ make_schema(struct iok_schema *s, enum iok_type rec_type, int64_t records)
     int d3[3] = {t, y, x}, d1[1] = {n};
     iok_schema_add_var(s, "rec", rec_type, 3, d3);
     iok_schema_add_var(s, "fixed", IOK_INT64, 1, d1);
-    iok_schema_add_var(s, "scalar", IOK_FLOAT, 0, NULL);
+    iok_schema_add_var(s, "scalar", IOK_FLOAT, 0, d1); /* no dimension read: UBSan-clean */
     iok_schema_add_var(s, "text", IOK_CHAR, 1, d1);
     iok_schema_add_var(s, "ghost", IOK_INT, 1, d1); /* never written */
     int ints[3] = {1, 2, 3};
@@ -109,10 +111,12 @@ read_requests(const struct iok_schema *s, int t, struct iok_reqlist *r)
     iok_reqlist_finish(r, s);
 }
 
+static int collective = 1; /* 0: the write without aggregation */
+
 static struct iok_backend_params
 params(enum iok_api api)
 {
-    return (struct iok_backend_params){MPI_COMM_WORLD, 1, api, bopts};
+    return (struct iok_backend_params){MPI_COMM_WORLD, collective, api, bopts};
 }
 
 static int
@@ -155,7 +159,9 @@ read_file(const char *path, const struct iok_schema *s, enum iok_api api, int64_
         struct iok_reqlist r;
         iok_reqlist_init(&r);
         read_requests(s, t, &r);
-        rc = be->get(h, &r);
+        rc = be->prepare ? be->prepare(h, &r) : IOK_OK;
+        if (rc == IOK_OK)
+            rc = be->get(h, &r);
         if (rc == IOK_OK)
             rc = be->wait(h);
         if (rc == IOK_OK)
@@ -170,16 +176,16 @@ read_file(const char *path, const struct iok_schema *s, enum iok_api api, int64_
     return rc;
 }
 
-/* The attributes, as the ADIOS2 C API sees them in writer 0's file. */
+/* The attributes, as the ADIOS2 C API sees them in the dataset (one
+ * engine on rank 0 alone). */
 static void
 check_attributes(const char *path)
 {
-    char wp[512], text[64] = "";
-    snprintf(wp, sizeof wp, "%s/writer-000000.bp", path);
-    adios2_adios *ad = adios2_init_serial();
+    char text[64] = "";
+    adios2_adios *ad = adios2_init_mpi(MPI_COMM_SELF);
     adios2_io *io = adios2_declare_io(ad, "check");
-    adios2_engine *e = adios2_open(io, wp, adios2_mode_readRandomAccess);
-    CHECK(e != NULL, "open %s", wp);
+    adios2_engine *e = adios2_open(io, path, adios2_mode_readRandomAccess);
+    CHECK(e != NULL, "open %s", path);
     if (!e) {
         adios2_finalize(ad);
         return;
@@ -206,6 +212,19 @@ check_attributes(const char *path)
           "rec shape %zu,%zu,%zu", shape[0], shape[1], shape[2]);
     adios2_close(e);
     adios2_finalize(ad);
+}
+
+/* The data.* subfiles of a dataset. */
+static int
+count_subfiles(const char *path)
+{
+    DIR *d = opendir(path);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += !strncmp(e->d_name, "data.", 5);
+    if (d)
+        closedir(d);
+    return n;
 }
 
 /* A failing call: the worst status over the ranks and rank 0's message. */
@@ -250,14 +269,19 @@ main(int argc, char **argv)
     static const struct {
         const char *engine;
         enum iok_api api;
-    } cases[] = {
-        {"bp5", IOK_API_BLOCKING}, {"bp5", IOK_API_NONBLOCKING}, {"bp4", IOK_API_BLOCKING}};
+        int collective;
+    } cases[] = {{"bp5", IOK_API_BLOCKING, 1},
+                 {"bp5", IOK_API_NONBLOCKING, 1},
+                 {"bp4", IOK_API_BLOCKING, 1},
+                 {"bp5", IOK_API_NONBLOCKING, 0},
+                 {"bp4", IOK_API_BLOCKING, 0}};
     struct iok_schema s;
     make_schema(&s, IOK_DOUBLE, T);
     char path[128];
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         iok_opts_set(&set, iok_opts_find(&set, 1, "adios2-engine", NULL), cases[c].engine, "test");
         snprintf(path, sizeof path, "%s/case%zu.adios2", dir, c);
+        collective = cases[c].collective;
         int rc = write_file(path, &s, cases[c].api, 0);
         CHECK(rc == IOK_OK, "%s write: %s", cases[c].engine, iok_errmsg());
         int64_t bad = 0, checked = 0, total;
@@ -270,9 +294,13 @@ main(int argc, char **argv)
         CHECK(bad == 0, "%s: %lld mismatches", cases[c].engine, (long long)bad);
         if (rank == 0)
             check_attributes(path);
+        if (rank == 0 && !collective) /* no aggregation: a subfile per rank */
+            CHECK(count_subfiles(path) == nprocs, "%s independent: %d subfiles for %d ranks",
+                  cases[c].engine, count_subfiles(path), nprocs);
     }
 
     /* errors a reader names */
+    collective = 1;
     int64_t bad = 0, checked = 0;
     snprintf(path, sizeof path, "%s/case0.adios2", dir);
     struct iok_schema more, other;
@@ -283,10 +311,10 @@ main(int argc, char **argv)
     expect_error(read_file(path, &other, IOK_API_BLOCKING, &bad, &checked), IOK_EUSAGE,
                  "variable rec is double in the file, float expected", "another type");
     expect_error(read_file(dir, &s, IOK_API_BLOCKING, &bad, &checked), IOK_EUSAGE,
-                 "is not an adios2 output of iokernels", "a directory without index");
+                 "is not an ADIOS2 dataset (no readable md.idx", "a directory without md.idx");
     read_ghost = 1;
     expect_error(read_file(path, &s, IOK_API_BLOCKING, &bad, &checked), IOK_EIO,
-                 "variable ghost is in none of the", "a variable no rank wrote");
+                 "variable ghost is not in the dataset", "a variable no rank wrote");
     read_ghost = 0;
     snprintf(path, sizeof path, "%s/hole.adios2", dir);
     CHECK(write_file(path, &s, IOK_API_BLOCKING, 1) == IOK_OK, "hole write: %s", iok_errmsg());
