@@ -252,8 +252,8 @@ read_all(struct e3sm_src *src, MPI_Comm comm, const struct e3sm_read_opts *ro,
     return IOK_OK;
 }
 
-/* The readers of the two formats are modules (iokernels/module.h): a run
- * whose map is a .dat file or generated loads neither library. */
+/* The readers of the three formats are modules (iokernels/module.h): a run
+ * whose map is a .dat file or generated loads none of their libraries. */
 static int
 open_by_module(enum kind k, struct e3sm_src *s, const char *path, MPI_Comm comm)
 {
@@ -272,8 +272,9 @@ open_by_module(enum kind k, struct e3sm_src *s, const char *path, MPI_Comm comm)
                          path);
 #endif
     int (*open)(struct e3sm_src *, const char *, MPI_Comm);
-    void *sym = k == K_CDF ? iok_module_symbol("e3sm_read_pnc", "e3sm_src_open_pnc")
-                           : iok_module_symbol("e3sm_read_h5", "e3sm_src_open_h5");
+    void *sym = k == K_CDF  ? iok_module_symbol("e3sm_read_pnc", "e3sm_src_open_pnc")
+                : k == K_BP ? iok_module_symbol("e3sm_read_bp", "e3sm_src_open_bp")
+                            : iok_module_symbol("e3sm_read_h5", "e3sm_src_open_h5");
     if (!sym)
         return IOK_EUSAGE; /* the reason is recorded */
     *(void **)&open = sym; /* POSIX: a function's address from dlsym */
@@ -308,17 +309,16 @@ e3sm_decomp_read_opts(const char *path, MPI_Comm comm, const struct e3sm_read_op
     case K_NONE:
         return iok_error(IOK_EUSAGE, "cannot open decomposition file %s: check the path", path);
     case K_BP:
-        /* The adios2 backend (the serial ADIOS2 of the Python wheel) is a
-         * backend: a kernel calls no I/O library but to read its input, and
-         * this reader speaks PnetCDF and HDF5 only. */
+#ifndef IOK_HAVE_ADIOS2
         return iok_error(IOK_EUSAGE,
-                         "%s is an ADIOS2 BP map: the e3sm kernel reads decomposition maps "
-                         "through PnetCDF or HDF5 only, not through ADIOS2 (the adios2 backend "
-                         "writes and reads history files; it is the serial ADIOS2 of the "
-                         "Python wheel): use the same map as NetCDF (.nc), NetCDF-4 (.nc4) or "
-                         "HDF5 (.h5), or make one from PIO .dat files with iokernels "
-                         "e3sm-decomp",
+                         "%s is an ADIOS BP map and this build has no ADIOS2 (the e3sm kernel "
+                         "reads BP maps through the adios2 backend's library): use the same map "
+                         "as NetCDF (.nc), NetCDF-4 (.nc4) or HDF5 (.h5), or make one from PIO "
+                         ".dat files with iokernels e3sm-decomp",
                          path);
+#else
+        break;
+#endif
     case K_UNKNOWN:
         return iok_error(IOK_EUSAGE,
                          "%s is neither NetCDF nor HDF5: not a decomposition file (PIO .dat "

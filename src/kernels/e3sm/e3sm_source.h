@@ -35,10 +35,11 @@ struct e3sm_src {
  * kinds are refused with a message naming the file. */
 int e3sm_src_open(struct e3sm_src *s, const char *path, MPI_Comm comm);
 
-/* The two formats' readers, each in a module of its own (e3sm_read_pnc,
- * e3sm_read_h5: loaded by e3sm_src_open, never called directly from the
+/* The formats' readers, each in a module of its own (e3sm_read_pnc,
+ * e3sm_read_h5, e3sm_read_bp: loaded by e3sm_src_open, never called directly from the
  * core). Each returns an iok_status; on failure nothing is left open. */
 int e3sm_src_open_pnc(struct e3sm_src *s, const char *path, MPI_Comm comm);
 int e3sm_src_open_h5(struct e3sm_src *s, const char *path, MPI_Comm comm);
+int e3sm_src_open_bp(struct e3sm_src *s, const char *path, MPI_Comm comm);
 
 #endif
