@@ -122,7 +122,8 @@ iok_schema_add_var(struct iok_schema *s, const char *name, enum iok_type type, i
     v->name = strdup(name);
     v->type = type;
     v->ndims = ndims;
-    memcpy(v->dimids, dimids, (size_t)ndims * sizeof *dimids);
+    if (ndims > 0) /* a scalar may come with no list at all */
+        memcpy(v->dimids, dimids, (size_t)ndims * sizeof *dimids);
     v->name_hash = name_hash(name);
     v->compound = -1;
     return s->nvars++;
