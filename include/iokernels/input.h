@@ -25,4 +25,8 @@ int iok_read_text(const char *path, const char *what, char **text);
  * the binary was built from; "" when none is found. */
 const char *iok_data_root(void);
 
+/* The real path of REL (e.g. "../lib/iokernels") taken from the directory of
+ * the running binary, into OUT (at least PATH_MAX bytes): 1 if it exists. */
+int iok_beside_exe(const char *rel, char *out, size_t len);
+
 #endif

@@ -26,6 +26,18 @@ holds_data(const char *root)
     return access(probe, R_OK) == 0;
 }
 
+int
+iok_beside_exe(const char *rel, char *out, size_t len)
+{
+    char exe[PATH_MAX], guess[2 * PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0 || len < PATH_MAX)
+        return 0;
+    exe[n] = '\0';
+    snprintf(guess, sizeof guess, "%s/%s", dirname(exe), rel);
+    return access(guess, R_OK) == 0 && realpath(guess, out) != NULL;
+}
+
 const char *
 iok_data_root(void)
 {
@@ -39,13 +51,10 @@ iok_data_root(void)
         snprintf(root, sizeof root, "%s", env);
         return root;
     }
-    char exe[PATH_MAX], guess[PATH_MAX + 32];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        snprintf(guess, sizeof guess, "%s/../share/iokernels", dirname(exe));
-        if (holds_data(guess) && realpath(guess, root))
-            return root;
+    char guess[PATH_MAX];
+    if (iok_beside_exe("../share/iokernels", guess, sizeof guess) && holds_data(guess)) {
+        snprintf(root, sizeof root, "%s", guess);
+        return root;
     }
     if (holds_data(IOK_SOURCE_DIR)) {
         snprintf(root, sizeof root, "%s", IOK_SOURCE_DIR);

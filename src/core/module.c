@@ -1,6 +1,5 @@
 /* Loading the suite's own shared modules (iokernels/module.h). */
 #include <dlfcn.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,17 +7,12 @@
 #include <unistd.h>
 
 #include "iokernels/error.h"
+#include "iokernels/input.h"
 #include "iokernels/module.h"
 
 #ifndef IOK_BUILD_MODULE_DIR
 #define IOK_BUILD_MODULE_DIR "."
 #endif
-
-static int
-is_dir(const char *d)
-{
-    return d[0] && access(d, X_OK) == 0;
-}
 
 const char *
 iok_module_dir(void)
@@ -31,15 +25,8 @@ iok_module_dir(void)
         snprintf(dir, sizeof dir, "%s", env);
         return dir;
     }
-    char exe[PATH_MAX], guess[PATH_MAX + 32];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        snprintf(guess, sizeof guess, "%s/../lib/iokernels", dirname(exe));
-        if (is_dir(guess) && realpath(guess, dir))
-            return dir;
-    }
-    snprintf(dir, sizeof dir, "%s", IOK_BUILD_MODULE_DIR);
+    if (!iok_beside_exe("../lib/iokernels", dir, sizeof dir))
+        snprintf(dir, sizeof dir, "%s", IOK_BUILD_MODULE_DIR);
     return dir;
 }
 
