@@ -51,6 +51,11 @@ enum iok_kernel_flags {
     IOK_KERNEL_TOOL = 1u << 1,
 };
 
+struct iok_kernel_hint {
+    const char *backend; /* NULL: every backend */
+    const char *key, *value;
+};
+
 struct iok_kernel {
     const char *name;
     const char *summary;
@@ -64,6 +69,13 @@ struct iok_kernel {
      * before every I/O phase, IOR -g), "pass" (one barrier before the
      * pass's open, then none: BTIO) or "none". NULL means "phase". */
     const char *default_barriers;
+    /* The MPI_Info settings the original sets itself (BTIO and E3SM-IO set
+     * PnetCDF's nc_var_align_size=1 and nc_in_place_swap=enable, E3SM-IO
+     * romio_cb_write=enable): applied first, for the backend named (NULL:
+     * every backend), so that the default run is the original's; --hints
+     * wins over them and --no-original-hints leaves them out. NULL-key
+     * terminated; NULL: none. */
+    const struct iok_kernel_hint *original_hints;
 
     /* Applies the native input file's text to the option sets. */
     int (*read_input)(const char *text, const char *path, const struct iok_optset *sets, int nsets);

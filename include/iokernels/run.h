@@ -12,6 +12,8 @@
 #include "iokernels/options.h"
 
 /* Options every kernel has (the "core" table). */
+struct iok_kernel_hint; /* kernel.h */
+
 struct iok_core_opts {
     char backend[IOK_OPT_STRLEN];
     char mode[IOK_OPT_STRLEN]; /* write | read | both */
@@ -30,6 +32,7 @@ struct iok_core_opts {
     char hints[IOK_OPT_STRLEN];       /* --hints key=value,... */
     char mpiio_hints[IOK_OPT_STRLEN]; /* --mpiio-hints: alias of --hints */
     char hints_file[IOK_OPT_STRLEN];  /* --hints-file: "key value" lines */
+    int no_original_hints;            /* --no-original-hints */
     char barriers[IOK_OPT_STRLEN];    /* phase | pass | none; "" = the kernel's default */
     double deadline;                  /* --deadline S: stop posting steps after S s; 0 = none */
     int machine_report;               /* set by a kernel whose report is machine-readable (CSV):
@@ -191,6 +194,7 @@ struct iok_run {
     unsigned kernel_flags;               /* the kernel's IOK_KERNEL_* flags */
     MPI_Info hints;                      /* --hints and --hints-file, MPI_INFO_NULL when none */
     const char *kernel_default_barriers; /* the kernel's default_barriers */
+    const struct iok_kernel_hint *original_hints; /* the kernel's original_hints */
 };
 
 #endif

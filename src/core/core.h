@@ -57,7 +57,8 @@ void iok_drop_caches(MPI_Comm comm, const char *path, int per_rank, char *how, s
 /* Hints (hints.c). Collective: the run's MPI_Info from --hints-file, --hints
  * and --mpiio-hints (MPI_INFO_NULL when none); a bad line of the file is a
  * usage error naming file:line. */
-int iok_hints_build(const struct iok_core_opts *o, MPI_Comm comm, MPI_Info *out);
+int iok_hints_build(const struct iok_core_opts *o, const struct iok_kernel_hint *orig,
+                    const char *backend, MPI_Comm comm, MPI_Info *out);
 int iok_hints_parse_file(const char *text, const char *path, MPI_Info *info);
 /* An info's pairs as a new array (the caller frees it); their number. */
 int iok_hints_list(MPI_Info info, struct iok_hint **out);

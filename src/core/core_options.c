@@ -47,6 +47,9 @@ const struct iok_option iok_core_options[] = {
      "--hints wins over it"},
     {"mpiio-hints", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.mpiio_hints), NULL,
      "alias of --hints (kept for older command lines)"},
+    {"no-original-hints", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.no_original_hints), NULL,
+     "leave out the hints the kernel's original sets itself (listed at the end of --help): "
+     "the libraries' defaults stand"},
     {"barriers", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.barriers), NULL,
      "phase: a barrier before every I/O phase (IOR -g); pass: one before each pass's open "
      "(BTIO); none (default: what the kernel's original does, see the end of --help)",

@@ -85,11 +85,15 @@ iok_hints_parse_file(const char *text, const char *path, MPI_Info *info)
 }
 
 int
-iok_hints_build(const struct iok_core_opts *o, MPI_Comm comm, MPI_Info *out)
+iok_hints_build(const struct iok_core_opts *o, const struct iok_kernel_hint *orig,
+                const char *backend, MPI_Comm comm, MPI_Info *out)
 {
     int rc = IOK_OK;
     *out = MPI_INFO_NULL;
-    if (o->hints_file[0]) {
+    for (; orig && orig->key && !o->no_original_hints && rc == IOK_OK; orig++)
+        if (!orig->backend || !strcmp(orig->backend, backend))
+            rc = set_hint(out, orig->key, orig->value, "the original's hints");
+    if (rc == IOK_OK && o->hints_file[0]) {
         char *text = NULL;
         rc = iok_read_shared_text(o->hints_file, "hints file", comm, 0, &text);
         if (rc == IOK_OK) /* every rank parses the same text: same outcome */

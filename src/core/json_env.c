@@ -114,10 +114,15 @@ iok_hints_json(const struct iok_run *run)
         if (v)
             json_object_set_new(env, iok_hint_env_names[i], json_string(v));
     }
-    return json_pack("{s:o, s:o, s:b, s:o}", "requested", info_json(run->hints), "file",
-                     run->core.hints_file[0] ? json_string(run->core.hints_file) : json_null(),
-                     "passed_to_library", (run->backend->caps & IOK_CAP_HINTS) != 0, "environment",
-                     env);
+    json_t *orig = json_object();
+    for (const struct iok_kernel_hint *h = run->original_hints; h && h->key; h++)
+        if (!run->core.no_original_hints &&
+            (!h->backend || !strcmp(h->backend, run->backend->name)))
+            json_object_set_new(orig, h->key, json_string(h->value));
+    return json_pack(
+        "{s:o, s:o, s:o, s:b, s:o}", "original", orig, "requested", info_json(run->hints), "file",
+        run->core.hints_file[0] ? json_string(run->core.hints_file) : json_null(),
+        "passed_to_library", (run->backend->caps & IOK_CAP_HINTS) != 0, "environment", env);
 }
 
 json_t *

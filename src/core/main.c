@@ -86,6 +86,13 @@ kernel_help(const struct iok_kernel *k, FILE *out)
     }
     fprintf(out, "\nbarriers: %s by default for %s (what its original does)\n",
             k->default_barriers ? k->default_barriers : "phase", k->name);
+    if (!k->original_hints || !k->original_hints->key)
+        return;
+    fprintf(out, "hints its original sets itself (before --hints; --no-original-hints: none):");
+    for (const struct iok_kernel_hint *h = k->original_hints; h->key; h++)
+        fprintf(out, " %s=%s%s%s", h->key, h->value, h->backend ? " on " : "",
+                h->backend ? h->backend : "");
+    fputc('\n', out);
 }
 
 /* Settles the core's choices after the kernel has configured them. */
@@ -348,13 +355,15 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     }
     run.kernel_flags = k->flags;
     run.kernel_default_barriers = k->default_barriers;
+    run.original_hints = k->original_hints;
     rc = iok_cmdline_apply(&cmdline, sets, nsets);
     if (rc == IOK_OK && k->configure)
         rc = k->configure(kopts, &cf.o, given);
     if (rc == IOK_OK)
         rc = settle_core(&cf, &run);
     if (rc == IOK_OK) /* outside every timed region: once per run */
-        rc = iok_hints_build(&run.core, run.comm, &run.hints);
+        rc =
+            iok_hints_build(&run.core, run.original_hints, run.backend->name, run.comm, &run.hints);
     if ((rc = iok_agree(run.comm, rc)))
         goto out;
     for (int i = 0; i < nsets; i++)

@@ -10,6 +10,8 @@ from conftest import run, run_plain
 
 SMALL = ["btio", "--grid", "12,12,12", "--dumps", "2"]
 HINTED = ["mpiio", "pnetcdf", "hdf5", "netcdf4"]
+# set by the original BTIO itself (pnetcdf_m.f90), for PnetCDF only
+BTIO_ORIGINAL = {"nc_var_align_size": "1", "nc_in_place_swap": "enable"}
 
 
 def need(backend, built):
@@ -28,7 +30,9 @@ def test_hints_reach_the_library_and_are_read_back(tmp_path, built_backends, bac
     r = run(4, args, tmp_path)
     assert r.rc == 0, r.err
     rec = r.record
-    assert rec["hints"]["requested"] == {"cb_nodes": "1", "romio_cb_write": "enable"}
+    orig = BTIO_ORIGINAL if backend == "pnetcdf" else {}
+    assert rec["hints"]["original"] == orig
+    assert rec["hints"]["requested"] == {**orig, "cb_nodes": "1", "romio_cb_write": "enable"}
     assert rec["hints"]["passed_to_library"] is True
     for op in ("write", "verify"):  # what the library says after create and after open
         got = in_effect(rec, op)
@@ -54,8 +58,29 @@ def test_environment_hints_still_apply_and_are_recorded(tmp_path, built_backends
     r = run(4, [*SMALL, "--backend", "pnetcdf"], tmp_path, env=env)
     assert r.rc == 0, r.err
     assert r.record["hints"]["environment"]["PNETCDF_HINTS"] == "nc_var_align_size=2048"
-    assert r.record["hints"]["requested"] == {}
-    assert in_effect(r.record)["nc_var_align_size"] == "2048"  # PnetCDF read it itself
+    assert r.record["hints"]["requested"] == BTIO_ORIGINAL
+    assert in_effect(r.record)["nc_var_align_size"] == "2048"  # PnetCDF's env wins over MPI_Info
+
+
+def test_original_hints_by_default_and_left_out_on_request(tmp_path, built_backends):
+    """BTIO's pnetcdf_m.f90 sets nc_var_align_size=1 and nc_in_place_swap=enable
+    itself: the default run does too, --hints wins over them, and
+    --no-original-hints leaves PnetCDF's defaults."""
+    need("pnetcdf", built_backends)
+    r = run(4, [*SMALL, "--backend", "pnetcdf", "--verify"], tmp_path)
+    assert r.rc == 0, r.err
+    assert r.record["hints"]["original"] == BTIO_ORIGINAL
+    assert in_effect(r.record)["nc_in_place_swap"] == "enable"
+    args = [*SMALL, "--backend", "pnetcdf", "--overwrite", "--hints", "nc_in_place_swap=disable"]
+    r = run(4, args, tmp_path)
+    assert r.rc == 0, r.err
+    assert in_effect(r.record)["nc_in_place_swap"] == "disable"
+    r = run(4, [*SMALL, "--backend", "pnetcdf", "--overwrite", "--no-original-hints"], tmp_path)
+    assert r.rc == 0, r.err
+    assert r.record["hints"]["original"] == {} and r.record["hints"]["requested"] == {}
+    assert in_effect(r.record)["nc_in_place_swap"] == "auto"
+    p = run_plain(1, ["btio", "--help"], tmp_path)
+    assert "nc_in_place_swap=enable on pnetcdf" in p.out, p.out[-500:]
 
 
 def test_hints_file_with_comments(tmp_path, built_backends):

@@ -283,6 +283,13 @@ btio_report(const void *kopts, const struct iok_run *run, const struct iok_plan 
     }
 }
 
+/* pnetcdf_m.f90 of the original: no gap between variables, byte swap in place */
+static const struct iok_kernel_hint btio_hints[] = {
+    {"pnetcdf", "nc_var_align_size", "1"},
+    {"pnetcdf", "nc_in_place_swap", "enable"},
+    {NULL, NULL, NULL},
+};
+
 const struct iok_kernel iok_kernel_btio = {
     .name = "btio",
     .flags = IOK_KERNEL_SHIFTABLE,
@@ -291,6 +298,7 @@ const struct iok_kernel iok_kernel_btio = {
     .opts_size = sizeof(struct btio_opts),
     .default_input = "inputbt.data",
     .default_barriers = "pass", /* one MPI_Barrier before the timed open, none after */
+    .original_hints = btio_hints,
     .read_input = btio_read_input,
     .configure = btio_configure,
     .plan = btio_plan,

@@ -642,6 +642,15 @@ e3sm_requests(const void *kopts, const struct iok_run *run, const struct iok_pla
     return st->replay ? e3sm_replay_values(st, s, file, step, out) : IOK_OK;
 }
 
+/* e3sm_io.c's set_info(): collective buffering for writes whatever the
+ * library; for PnetCDF no gap between variables and byte swap in place */
+static const struct iok_kernel_hint e3sm_hints[] = {
+    {NULL, "romio_cb_write", "enable"},
+    {"pnetcdf", "nc_var_align_size", "1"},
+    {"pnetcdf", "nc_in_place_swap", "enable"},
+    {NULL, NULL, NULL},
+};
+
 const struct iok_kernel iok_kernel_e3sm = {
     .name = "e3sm",
     .summary = "E3SM-IO F, G and I cases from a decomposition file (positional FILE)",
@@ -654,4 +663,5 @@ const struct iok_kernel iok_kernel_e3sm = {
     .exchange = e3sm_exchange,
     .report = e3sm_report,
     .default_barriers = "phase", /* e3sm_io: an MPI_Barrier before every timed phase */
+    .original_hints = e3sm_hints,
 };
