@@ -67,7 +67,7 @@ test-sanitize: deps venv
 	  tests/e2e -k "$(SAN_E2E)"
 
 # libFuzzer (clang) on every parser the suite owns, FUZZ_SECONDS each
-# (FUZZ_SKIP: targets left out, default decomp; FUZZ_SKIP= runs them all).
+# (FUZZ_SKIP="a b": targets left out; none by default).
 fuzz: deps
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIOK_FUZZ=ON \
 	  > $(FUZZ_BUILD).cmake.log 2>&1 || { cat $(FUZZ_BUILD).cmake.log; exit 1; }

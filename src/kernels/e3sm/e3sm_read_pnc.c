@@ -7,10 +7,31 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "e3sm_cdf_header.h"
 #include "iokernels/error.h"
 
 #ifdef IOK_HAVE_PNETCDF
 #include <pnetcdf.h>
+
+/* Rank 0 checks the header against the file's size (e3sm_cdf_header.c);
+ * every rank gets its verdict and message, before any collective open. */
+static int
+header_agreed(const char *path, MPI_Comm comm)
+{
+    int rank, rc = IOK_OK;
+    char msg[512] = "";
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        rc = e3sm_cdf_header_check(path);
+        if (rc != IOK_OK)
+            snprintf(msg, sizeof msg, "%s", iok_errmsg());
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+    if (rc == IOK_OK)
+        return IOK_OK;
+    MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, comm);
+    return rank == 0 ? rc : iok_error(rc, "%s", msg);
+}
 
 static int
 pnc_fail(struct e3sm_src *s, const char *call, const char *name, int err)
@@ -147,6 +168,7 @@ int
 e3sm_src_open_pnc(struct e3sm_src *s, const char *path, MPI_Comm comm)
 {
     snprintf(s->path, sizeof s->path, "%s", path);
+    IOK_TRY(header_agreed(path, comm));
     struct stat st; /* NetCDF classic stores values uncompressed, 4 bytes at least */
     s->max_values = stat(path, &st) == 0 ? (int64_t)st.st_size / 4 : 0;
     MPI_Info info;
