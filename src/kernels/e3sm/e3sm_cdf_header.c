@@ -166,6 +166,8 @@ e3sm_cdf_header_check(const char *path)
         rc = name(&h, "a dimension's name length");
         if (rc == IOK_OK)
             rc = uint_be(&h, h.word, &u, "a dimension's length");
+        if (rc == IOK_OK && u > INT64_MAX)
+            rc = bad(&h, "a dimension's length beyond 2^63");
     }
     if (rc == IOK_OK)
         rc = atts(&h, "the global attribute count");

@@ -149,12 +149,25 @@ pnc_check_extent(const char *path, int ncid)
             ncmpi_inq_varoffset(ncid, v, &begin) != NC_NOERR)
             continue;
         int rec = nd > 0 && dimids[0] == unlim;
+        /* in int64_t, any overflow (a damaged header's sizes) counting as too long */
+        int over = begin < 0 || nrecs < 0 || recsize < 0;
         for (int k = rec; k < nd; k++) {
             ncmpi_inq_dimlen(ncid, dimids[k], &len);
-            n *= len;
+            over |= len < 0 || __builtin_mul_overflow(n, len, &n);
         }
-        int64_t bytes = n * (t > 0 && t < 12 ? esize[t] : 8);
-        int64_t end = rec ? (nrecs ? begin + (nrecs - 1) * recsize + bytes : 0) : begin + bytes;
+        int64_t bytes, end = 0, recs_at = 0;
+        over |= __builtin_mul_overflow(n, t > 0 && t < 12 ? esize[t] : 8, &bytes);
+        if (rec && nrecs)
+            over |= __builtin_mul_overflow(nrecs - 1, recsize, &recs_at) ||
+                    __builtin_add_overflow(begin, recs_at, &end) ||
+                    __builtin_add_overflow(end, bytes, &end);
+        else if (!rec)
+            over |= __builtin_add_overflow(begin, bytes, &end);
+        if (over)
+            return iok_error(IOK_EUSAGE,
+                             "%s: variable %s's size or offset overflows 64 bits: the "
+                             "decomposition file's header is damaged",
+                             path, iok_quote(name));
         if (end > (int64_t)sb.st_size)
             return iok_error(IOK_EUSAGE,
                              "%s is shorter than its header needs (%lld bytes found, %lld needed "
