@@ -16,7 +16,7 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 \
 # The end-to-end tests run under the sanitizers: every parser's bad inputs,
 # corrupted and truncated files, and a write + read-back per kernel.
 SAN_E2E = bad or corrupted or truncated or tiny or g_from_map_file or decomposition_containers \
-	or converter_reproduces or random_ordering or installed_kernel_runs
+	or converter_reproduces or random_ordering or installed_kernel_runs or empty_subfile
 
 .PHONY: all deps build venv demo test test-sanitize fuzz bench format clean
 
@@ -71,7 +71,7 @@ test-sanitize: deps venv
 	  tests/e2e -k "$(SAN_E2E)"
 
 # libFuzzer (clang) on every parser the suite owns, FUZZ_SECONDS each
-# (FUZZ_SKIP: targets left out, default decomp; FUZZ_SKIP= runs them all).
+# (FUZZ_SKIP="a b": targets left out; none by default).
 fuzz: deps
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIOK_FUZZ=ON \
 	  > $(FUZZ_BUILD).cmake.log 2>&1 || { cat $(FUZZ_BUILD).cmake.log; exit 1; }

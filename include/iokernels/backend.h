@@ -40,6 +40,9 @@ enum iok_caps {
     /* collective mode needs each access's calls_max (request.h): the core
      * agrees on it once per step, untimed, before put/get */
     IOK_CAP_AGREED_CALLS = 1u << 12,
+    /* stores fixed dimensions of length 0 (variables without elements):
+     * NetCDF has none (length 0 means unlimited) */
+    IOK_CAP_EMPTY_DIMS = 1u << 13,
 };
 
 /* What the core hands a backend when it creates or opens a file. */

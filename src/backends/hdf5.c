@@ -515,12 +515,28 @@ plan_access(const struct h5file *f, const struct iok_access *a, int *can_union)
     return IOK_OK;
 }
 
+/* 1 if variable v has a fixed dimension of length 0: its dataset holds no
+ * element, ever (the same on every rank: the shape is the schema's). */
+static int
+holds_nothing(const struct h5file *f, int v)
+{
+    for (int k = iok_var_is_record(f->s, v); k < var_rank(f, v); k++)
+        if (f->dims[v][k] == 0)
+            return 1;
+    return 0;
+}
+
 /* One H5Dwrite/H5Dread of n elements at buf with fspace's selection, or an
- * empty one (both selections none) when n is 0. */
+ * empty one (both selections none) when n is 0. None at all on a dataset
+ * that holds no element: HDF5 1.10 fails even an empty transfer on a
+ * contiguous dataset without storage ("addr overflow, addr =
+ * 18446744073709551615"), and every rank skips it alike. */
 static int
 xfer(struct h5file *f, int v, hid_t fspace, int64_t n, void *buf, int write)
 {
     const struct iok_var *var = &f->s->vars[v];
+    if (holds_nothing(f, v))
+        return IOK_OK;
     hsize_t len = n > 0 ? (hsize_t)(n / var_fields(f, v)) : 1;
     hid_t mspace = H5Screate_simple(1, &len, NULL);
     if (mspace < 0)
@@ -754,7 +770,7 @@ const struct iok_backend iok_backend_hdf5 = {
     .ext = ".h5",
     .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_ATTRS | IOK_CAP_CHUNKS |
             IOK_CAP_FILL | IOK_CAP_DEFLATE | IOK_CAP_GROUPS | IOK_CAP_COMPOUND |
-            IOK_CAP_AGREED_CALLS | IOK_CAP_HINTS,
+            IOK_CAP_AGREED_CALLS | IOK_CAP_HINTS | IOK_CAP_EMPTY_DIMS,
     .options = hdf5_options,
     .opts_size = sizeof(struct hdf5_opts),
     .version = hdf5_version,

@@ -1,6 +1,6 @@
 /* E3SM decomposition files (map layout, legacy layout; NetCDF classic
  * through PnetCDF, NetCDF-4/HDF5 through HDF5): the bytes go to a temporary
- * file that the reader opens on one rank. */
+ * file that the reader opens on one rank. HDF5 inputs are replayed only. */
 #include <unistd.h>
 
 #include "fuzz.h"
@@ -9,6 +9,15 @@
 void
 fuzz_one(const char *text, size_t size)
 {
+#ifndef IOK_FUZZ_REPLAY
+    /* HDF5's own object-header parsing is not hardened against crafted files
+     * (heap overflows in H5O__msg_iterate_real and its decoders, e.g.
+     * HDFGroup/hdf5#1368, #6401): mutated HDF5 maps are not fuzzed, only
+     * replayed from the corpus (the seed map). NetCDF classic maps are, their
+     * header checked by the suite before PnetCDF parses it. */
+    if (size >= 8 && !memcmp(text, "\211HDF\r\n\032\n", 8))
+        return;
+#endif
     char path[] = "/tmp/iok-fuzz-decomp-XXXXXX";
     int fd = mkstemp(path);
     if (fd < 0)

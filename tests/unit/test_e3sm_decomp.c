@@ -1,8 +1,10 @@
 /* E3SM decompositions: the readers of the three containers and of the legacy
  * layout agree; for 1, 2, 4, 16 and 20 ranks the runs of all (virtual) ranks
  * cover each decomposition's requests exactly once; bad pairs are refused. */
+#define _GNU_SOURCE /* memmem */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -228,6 +230,77 @@ range_boxes(void)
         }
 }
 
+/* A damaged CDF-5 header is refused before PnetCDF parses it: a copy of the
+ * F map cut inside its header, and copies whose counts claim more bytes than
+ * the file holds (dimensions, an attribute's values, variables). */
+static void
+put_be64(unsigned char *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--, v >>= 8)
+        p[i] = (unsigned char)v;
+}
+
+static void
+damaged_header(const char *what, const unsigned char *bytes, size_t len, const char *expect)
+{
+    char path[] = "/tmp/iok-test-header-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    CHECK(f && fwrite(bytes, 1, len, f) == len, "writing %s", path);
+    if (f)
+        fclose(f);
+    struct e3sm_decomps d;
+    iok_error_clear();
+    int rc = e3sm_decomp_read(path, MPI_COMM_SELF, &d);
+    CHECK(rc == IOK_EUSAGE && strstr(iok_errmsg(), path) &&
+              strstr(iok_errmsg(), "damaged NetCDF header") && strstr(iok_errmsg(), expect) &&
+              !strchr(iok_errmsg(), '\n'),
+          "%s: rc %d, message: %s", what, rc, iok_errmsg());
+    if (rc == IOK_OK)
+        e3sm_decomps_free(&d);
+    iok_error_clear();
+    unlink(path);
+}
+
+static void
+damaged_headers(void)
+{
+    FILE *f = fopen(MAPS "map_f_case_16p.nc", "rb");
+    CHECK(f != NULL, "open the F map");
+    if (!f)
+        return;
+    static unsigned char map[1 << 20], copy[1 << 20];
+    size_t len = fread(map, 1, sizeof map, f);
+    fclose(f);
+    CHECK(len > 1000 && !memcmp(map, "CDF\5", 4), "the F map is CDF-5 (%zu bytes)", len);
+    damaged_header("cut in the header", map, 200, "the file is truncated or corrupt");
+
+    memcpy(copy, map, len); /* magic 4, numrecs 8, NC_DIMENSION 4, then the count */
+    put_be64(copy + 16, (uint64_t)1 << 40);
+    damaged_header("dimension count", copy, len, "the dimension count 1099511627776");
+
+    /* D1.dims: name length 8, "D1.dims" padded to 8, type 4, then its count */
+    const unsigned char *att = memmem(map, 4096, "D1.dims", 7);
+    CHECK(att != NULL, "D1.dims in the header");
+    if (att) {
+        memcpy(copy, map, len);
+        put_be64(copy + (att - map) + 8 + 4, (uint64_t)1 << 61);
+        damaged_header("attribute values", copy, len, "an attribute's value count");
+    }
+    /* the first variable, D1.nreqs, after NC_VARIABLE (4 bytes) and the count (8) */
+    const unsigned char *var = memmem(map, 4096,
+                                      "\0\0\0\0\0\0\0\x08"
+                                      "D1.nreqs",
+                                      16);
+    CHECK(var != NULL && var - map >= 12 && !memcmp(var - 12, "\0\0\0\x0b", 4),
+          "the variable list in the header");
+    if (var && var - map >= 12) {
+        memcpy(copy, map, len);
+        put_be64(copy + (var - map) - 8, 0x7fffffffffffffffull);
+        damaged_header("variable count", copy, len, "the variable count");
+    }
+}
+
 static void
 assignment(void)
 {
@@ -245,6 +318,7 @@ main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     assignment();
+    damaged_headers();
     bad_pairs();
     dat_parse();
     range_boxes();

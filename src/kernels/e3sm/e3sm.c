@@ -446,9 +446,12 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
         ngroups = st->blob ? o->subfiles : 1;
         int nh = nhist == 2 && o->hx != -1 ? 1 : nhist;
         if (nh * ngroups > IOK_MAX_FILES)
-            return iok_error(IOK_EUSAGE, "-g %d: at most %d subfiles per history file here",
-                             ngroups, IOK_MAX_FILES / nh);
-        IOK_TRY(agree_msg(run->comm, e3sm_blob_setup(&st->dec, run->comm, o->subfiles, &st->bl)));
+            rc = iok_error(IOK_EUSAGE, "-g %d: at most %d subfiles per history file here", ngroups,
+                           IOK_MAX_FILES / nh);
+        else
+            rc = agree_msg(run->comm, e3sm_blob_setup(&st->dec, run->comm, o->subfiles, &st->bl));
+        if (rc == IOK_OK && st->blob && !(run->backend->caps & IOK_CAP_EMPTY_DIMS))
+            rc = e3sm_blob_refuse_empty(&st->dec, &st->bl, run->nprocs, run->backend->name);
     }
     for (int h = 0; h < nhist && rc == IOK_OK; h++) {
         if (nhist == 2 && o->hx != -1 && o->hx != h)

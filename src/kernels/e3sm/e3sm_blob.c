@@ -82,6 +82,25 @@ e3sm_blob_setup(const struct e3sm_decomps *d, MPI_Comm comm, int ngroups, struct
     return IOK_OK;
 }
 
+int
+e3sm_blob_refuse_empty(const struct e3sm_decomps *d, const struct e3sm_blob *b, int nprocs,
+                       const char *backend)
+{
+    for (int g = 0; g < b->ngroups; g++)
+        for (int k = 0; k < d->ndecomp; k++) {
+            if (b->glen[g][k] > 0)
+                continue;
+            int first = (int)(((int64_t)g * nprocs + b->ngroups - 1) / b->ngroups);
+            return iok_error(IOK_EUSAGE,
+                             "-x blob -g %d: subfile %d (ranks %d-%d) would hold no element of "
+                             "D%d, and the %s backend cannot store an empty variable (a "
+                             "dimension of length 0): use fewer subfiles (-g) or ranks, or the "
+                             "hdf5 or mpiio backend",
+                             b->ngroups, g, first, first + b->gsizes[g] - 1, k + 1, backend);
+        }
+    return IOK_OK;
+}
+
 void
 e3sm_blob_free(struct e3sm_blob *b)
 {

@@ -35,6 +35,12 @@ struct e3sm_blob {
 int e3sm_blob_setup(const struct e3sm_decomps *d, MPI_Comm comm, int ngroups, struct e3sm_blob *b);
 void e3sm_blob_free(struct e3sm_blob *b);
 
+/* IOK_OK if every subfile holds elements of every decomposition, else a
+ * usage error naming the first empty one for a backend (named `backend`)
+ * that cannot store a dimension of length 0. */
+int e3sm_blob_refuse_empty(const struct e3sm_decomps *d, const struct e3sm_blob *b, int nprocs,
+                           const char *backend);
+
 /* The subfile schema from the canonical one: the same variables first (same
  * ids; decomposed ones reshaped to [record,] Dn.blob_len), then the index. */
 int e3sm_blob_schema(const struct e3sm_decomps *d, const struct e3sm_blob *b, int group,

@@ -7,10 +7,31 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "e3sm_cdf_header.h"
 #include "iokernels/error.h"
 
 #ifdef IOK_HAVE_PNETCDF
 #include <pnetcdf.h>
+
+/* Rank 0 checks the header against the file's size (e3sm_cdf_header.c);
+ * every rank gets its verdict and message, before any collective open. */
+static int
+header_agreed(const char *path, MPI_Comm comm)
+{
+    int rank, rc = IOK_OK;
+    char msg[512] = "";
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        rc = e3sm_cdf_header_check(path);
+        if (rc != IOK_OK)
+            snprintf(msg, sizeof msg, "%s", iok_errmsg());
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+    if (rc == IOK_OK)
+        return IOK_OK;
+    MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, comm);
+    return rank == 0 ? rc : iok_error(rc, "%s", msg);
+}
 
 static int
 pnc_fail(struct e3sm_src *s, const char *call, const char *name, int err)
@@ -128,12 +149,25 @@ pnc_check_extent(const char *path, int ncid)
             ncmpi_inq_varoffset(ncid, v, &begin) != NC_NOERR)
             continue;
         int rec = nd > 0 && dimids[0] == unlim;
+        /* in int64_t, any overflow (a damaged header's sizes) counting as too long */
+        int over = begin < 0 || nrecs < 0 || recsize < 0;
         for (int k = rec; k < nd; k++) {
             ncmpi_inq_dimlen(ncid, dimids[k], &len);
-            n *= len;
+            over |= len < 0 || __builtin_mul_overflow(n, len, &n);
         }
-        int64_t bytes = n * (t > 0 && t < 12 ? esize[t] : 8);
-        int64_t end = rec ? (nrecs ? begin + (nrecs - 1) * recsize + bytes : 0) : begin + bytes;
+        int64_t bytes, end = 0, recs_at = 0;
+        over |= __builtin_mul_overflow(n, t > 0 && t < 12 ? esize[t] : 8, &bytes);
+        if (rec && nrecs)
+            over |= __builtin_mul_overflow(nrecs - 1, recsize, &recs_at) ||
+                    __builtin_add_overflow(begin, recs_at, &end) ||
+                    __builtin_add_overflow(end, bytes, &end);
+        else if (!rec)
+            over |= __builtin_add_overflow(begin, bytes, &end);
+        if (over)
+            return iok_error(IOK_EUSAGE,
+                             "%s: variable %s's size or offset overflows 64 bits: the "
+                             "decomposition file's header is damaged",
+                             path, iok_quote(name));
         if (end > (int64_t)sb.st_size)
             return iok_error(IOK_EUSAGE,
                              "%s is shorter than its header needs (%lld bytes found, %lld needed "
@@ -147,6 +181,7 @@ int
 e3sm_src_open_pnc(struct e3sm_src *s, const char *path, MPI_Comm comm)
 {
     snprintf(s->path, sizeof s->path, "%s", path);
+    IOK_TRY(header_agreed(path, comm));
     struct stat st; /* NetCDF classic stores values uncompressed, 4 bytes at least */
     s->max_values = stat(path, &st) == 0 ? (int64_t)st.st_size / 4 : 0;
     MPI_Info info;
