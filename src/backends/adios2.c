@@ -76,18 +76,44 @@ static const struct iok_option a2_options[] = {
      "rank writes its own subfile (NumAggregators=ranks; refuses aggregation parameters)"},
     {NULL}};
 
-/* One block of the dataset (reading). */
+/* One block of the dataset (reading): its box, its id for
+ * adios2_set_block_selection, and where its first and last elements fall in
+ * the variable's row-major order. */
 struct a2_block {
     size_t start[IOK_MAX_DIMS], count[IOK_MAX_DIMS];
+    size_t id;
+    uint64_t first, last;
 };
 
-/* The blocks of one variable, sorted by start[0]. */
+/* The blocks of one variable, sorted by their first element: a subarray
+ * finds the block it equals, or the blocks it meets, by bisection (E3SM's
+ * maps give 10^4-10^5 blocks per variable, all in the same record). */
 struct a2_blocks {
     int n, cap;
     struct a2_block *b;
-    size_t maxc0;               /* largest count[0]: bounds the search */
+    uint64_t maxspan;           /* largest last - first: bounds the search */
     size_t shape[IOK_MAX_DIMS]; /* the dataset's shape */
 };
+
+/* Row-major position of element `at` of a variable of this shape. */
+static uint64_t
+a2_linear(const size_t *shape, int nd, const size_t *at)
+{
+    uint64_t x = 0;
+    for (int k = 0; k < nd; k++)
+        x = x * shape[k] + at[k];
+    return x;
+}
+
+/* The last element of box (st, ct), which holds at least one. */
+static uint64_t
+a2_linear_last(const size_t *shape, int nd, const size_t *st, const size_t *ct)
+{
+    size_t last[IOK_MAX_DIMS];
+    for (int k = 0; k < nd; k++)
+        last[k] = st[k] + ct[k] - 1;
+    return a2_linear(shape, nd, last);
+}
 
 /* Parameters that set aggregation: --independent refuses them. */
 static const char *const a2_agg_keys[] = {"NumAggregators",  "AggregatorRatio", "NumSubFiles",
@@ -514,7 +540,7 @@ a2_put(void *h, const struct iok_reqlist *r)
 /* ---- read ---- */
 
 static int
-a2_add_block(struct a2_blocks *b, int nd, const size_t *start, const size_t *count)
+a2_add_block(struct a2_blocks *b, int nd, size_t id, const size_t *start, const size_t *count)
 {
     if (b->n == b->cap) {
         int cap = b->cap ? 2 * b->cap : 16;
@@ -525,12 +551,17 @@ a2_add_block(struct a2_blocks *b, int nd, const size_t *start, const size_t *cou
         b->cap = cap;
     }
     struct a2_block *x = &b->b[b->n++];
+    int64_t elems = 1;
     for (int k = 0; k < nd; k++) {
         x->start[k] = start[k];
         x->count[k] = count[k];
+        elems *= (int64_t)count[k];
     }
-    if (nd > 0 && count[0] > b->maxc0)
-        b->maxc0 = count[0];
+    x->id = id;
+    x->first = a2_linear(b->shape, nd, start);
+    x->last = elems > 0 ? a2_linear_last(b->shape, nd, start, count) : x->first;
+    if (x->last - x->first > b->maxspan)
+        b->maxspan = x->last - x->first;
     return IOK_OK;
 }
 
@@ -538,7 +569,7 @@ static int
 a2_cmp_block(const void *x, const void *y)
 {
     const struct a2_block *a = x, *b = y;
-    return (a->start[0] > b->start[0]) - (a->start[0] < b->start[0]);
+    return (a->first > b->first) - (a->first < b->first);
 }
 
 /* Variable v: type and shape as the schema says (the record dimension at
@@ -565,13 +596,14 @@ a2_scan_var(struct a2_file *f, int v)
         b->shape[k] = shape[k];
     }
     if (var->ndims == 0)
-        return a2_add_block(b, 0, NULL, NULL);
+        return a2_add_block(b, 0, 0, NULL, NULL);
     adios2_varinfo *vi = adios2_inquire_blockinfo(f->eng, vh, 0);
     if (!vi)
         return a2_fail(f, "adios2_inquire_blockinfo", var->name, -1);
     int rc = IOK_OK;
     for (size_t i = 0; i < vi->nblocks && rc == IOK_OK; i++)
-        rc = a2_add_block(b, var->ndims, vi->BlocksInfo[i].Start, vi->BlocksInfo[i].Count);
+        rc = a2_add_block(b, var->ndims, vi->BlocksInfo[i].BlockID, vi->BlocksInfo[i].Start,
+                          vi->BlocksInfo[i].Count);
     adios2_free_blockinfo(vi);
     qsort(b->b, (size_t)b->n, sizeof *b->b, a2_cmp_block);
     return rc;
@@ -650,14 +682,14 @@ a2_open(void **h, const char *path, const struct iok_schema *s, const struct iok
     return IOK_OK;
 }
 
-/* First block whose start[0] >= x. */
+/* First block whose first element is at or after x. */
 static int
-a2_lower_bound(const struct a2_blocks *b, size_t x)
+a2_lower_bound(const struct a2_blocks *b, uint64_t x)
 {
     int lo = 0, hi = b->n;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (b->b[mid].start[0] < x)
+        if (b->b[mid].first < x)
             lo = mid + 1;
         else
             hi = mid;
@@ -665,15 +697,40 @@ a2_lower_bound(const struct a2_blocks *b, size_t x)
     return lo;
 }
 
-/* Elements of box (st, ct) that the blocks of variable v cover. */
+/* The block that is exactly box (st, ct), or NULL. */
+static const struct a2_block *
+a2_same_block(const struct a2_blocks *b, int nd, const size_t *st, const size_t *ct)
+{
+    uint64_t first = a2_linear(b->shape, nd, st);
+    for (int i = a2_lower_bound(b, first); i < b->n && b->b[i].first == first; i++) {
+        int k = 0;
+        while (k < nd && b->b[i].start[k] == st[k] && b->b[i].count[k] == ct[k])
+            k++;
+        if (k == nd)
+            return &b->b[i];
+    }
+    return NULL;
+}
+
+/* Elements of box (st, ct), which holds at least one, that the blocks of
+ * variable v cover: only blocks whose first element lies within maxspan
+ * before the box's first and not after its last can meet it. */
 static int64_t
 a2_covered(const struct a2_file *f, int v, const size_t *st, const size_t *ct)
 {
     const struct a2_blocks *b = &f->blk[v];
     int nd = f->s->vars[v].ndims;
+    const struct a2_block *same = a2_same_block(b, nd, st, ct);
+    if (same) {
+        int64_t n = 1;
+        for (int k = 0; k < nd; k++)
+            n *= (int64_t)ct[k];
+        return n;
+    }
+    uint64_t first = a2_linear(b->shape, nd, st), last = a2_linear_last(b->shape, nd, st, ct);
+    uint64_t from = first > b->maxspan ? first - b->maxspan : 0;
     int64_t covered = 0;
-    size_t from = st[0] + 1 > b->maxc0 ? st[0] + 1 - b->maxc0 : 0;
-    for (int i = a2_lower_bound(b, from); i < b->n && b->b[i].start[0] < st[0] + ct[0]; i++) {
+    for (int i = a2_lower_bound(b, from); i < b->n && b->b[i].first <= last; i++) {
         const struct a2_block *x = &b->b[i];
         int64_t m = 1;
         for (int k = 0; k < nd && m > 0; k++) {
@@ -736,9 +793,16 @@ a2_get(void *h, struct iok_reqlist *r)
                 return a2_outside(f, a, j);
             if (n == 0)
                 continue;
-            adios2_error e = nd ? adios2_set_selection(vh, (size_t)nd, st, ct) : adios2_error_none;
+            /* a subarray that is one written block (a read by the writers'
+             * decomposition) is read as that block: ADIOS2 then does not
+             * intersect it with every block of the variable */
+            const struct a2_block *same = nd ? a2_same_block(&f->blk[a->varid], nd, st, ct) : NULL;
+            adios2_error e = same ? adios2_set_block_selection(vh, same->id)
+                             : nd ? adios2_set_selection(vh, (size_t)nd, st, ct)
+                                  : adios2_error_none;
             if (e)
-                return a2_fail(f, "adios2_set_selection", var->name, e);
+                return a2_fail(f, same ? "adios2_set_block_selection" : "adios2_set_selection",
+                               var->name, e);
             if ((e = adios2_get(f->eng, vh, buf, mode)))
                 return a2_fail(f, "adios2_get", var->name, e);
             f->pending |= f->deferred;
