@@ -153,7 +153,8 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
             return iok_error(IOK_EUSAGE,
                              "-a %s: the original's ADIOS2 output (-a adios) is its own BP "
                              "layout, not reproduced here; --backend adios2 writes the "
-                             "canonical history files through ADIOS2",
+                             "canonical history files through ADIOS2 (with -x blob: the blob "
+                             "subfiles as one dataset, the counterpart of -a adios -x blob)",
                              o->api);
         if (!iok_backend_known(o->api)) {
             char names[256] = "";
