@@ -26,7 +26,7 @@ static const struct iok_option e3sm_options[] = {
     {"keep", 'k', IOK_OPT_BOOL, offsetof(struct e3sm_opts, keep), NULL,
      "keep the output files (without -k the files this run wrote are deleted at its end)"},
     {"records", 'r', IOK_OPT_INT, offsetof(struct e3sm_opts, records), "1",
-     "records (time steps) of every history file"},
+     "records (time steps) of F h1, G and I h0; F h0 and I h1 hold one, as in the original"},
     {"stride", 's', IOK_OPT_INT, offsetof(struct e3sm_opts, stride), "1",
      "ranks 0, s, 2s, ... do the I/O after the data moves to them (with --rearrange box)"},
     {"strategy", 'x', IOK_OPT_CHOICE, offsetof(struct e3sm_opts, strategy), "canonical",
@@ -457,6 +457,7 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     for (int h = 0; h < nhist && rc == IOK_OK; h++) {
         if (nhist == 2 && o->hx != -1 && o->hx != h)
             continue;
+        int nrecs = hist[h].one_record ? 1 : o->records; /* as e3sm_io.c */
         char *cdl = shared_text(o->schema_dir, hist[h].cdl, run->comm);
         rc = agree_msg(run->comm, cdl ? IOK_OK : IOK_EUSAGE);
         for (int g = 0; g < ngroups && rc == IOK_OK; g++) {
@@ -469,12 +470,12 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
                 snprintf(fp->path + strlen(fp->path), sizeof fp->path - strlen(fp->path), ".%04d",
                          g);
             snprintf(st->path[f], sizeof st->path[f], "%s", fp->path);
-            fp->nsteps = o->records;
+            fp->nsteps = nrecs;
             iok_schema_init(&fp->schema);
             struct iok_schema canon;
             iok_schema_init(&canon);
-            if (e3sm_schema_build(cdl, tsv, &hist[h], &st->dec, o->records, &canon,
-                                  &st->var_decomp[f], why, sizeof why))
+            if (e3sm_schema_build(cdl, tsv, &hist[h], &st->dec, nrecs, &canon, &st->var_decomp[f],
+                                  why, sizeof why))
                 rc = iok_error(IOK_EUSAGE, "%s: %s", st->decomp_path, why);
             else if (!strcmp(o->xtype, "double") && e3sm_schema_float_to_double(&canon))
                 rc = iok_error(IOK_EIO, "out of memory making %s's float variables double",
@@ -492,7 +493,7 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
                 rc = blob_check_writer(st, run, fp->path, g);
             if (rc == IOK_OK) {
                 make_order(st, f, &fp->schema, o->two_d_first);
-                rc = count_requests(st, f, &fp->schema, o->records, run->rank, run->comm);
+                rc = count_requests(st, f, &fp->schema, nrecs, run->rank, run->comm);
             }
         }
         free(cdl);

@@ -62,7 +62,8 @@ e3sm_replay_load(struct e3sm_state *st, const struct iok_run *run, const struct 
     MPI_Comm_split(run->comm, st->bl.group, run->rank, &g);
     int rc = IOK_OK;
     for (int f = 0; f < plan->nfiles && rc == IOK_OK; f++)
-        rc = load_file(st, &plan->files[f].schema, f, st->replay_path[f], nrecs, g, run->rank);
+        rc = load_file(st, &plan->files[f].schema, f, st->replay_path[f],
+                       nrecs < plan->files[f].nsteps ? nrecs : plan->files[f].nsteps, g, run->rank);
     MPI_Comm_free(&g);
     return rc;
 }

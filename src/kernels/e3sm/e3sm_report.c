@@ -68,7 +68,8 @@ pass_block(const struct e3sm_opts *o, const struct iok_run *run, const struct io
     fprintf(out, "Total no. noncontiguous requests   = %6lld\n", (long long)st->sum_reqs[f]);
     fprintf(out, "Max   no. noncontiguous requests   = %6lld\n", (long long)st->max_reqs[f]);
     fprintf(out, "Min   no. noncontiguous requests   = %6lld\n", (long long)st->min_reqs[f]);
-    fprintf(out, "%s no. records (time dim)       = %6d\n", w ? "Write" : "Read ", o->records);
+    fprintf(out, "%s no. records (time dim)       = %6d\n", w ? "Write" : "Read ",
+            plan->files[f].nsteps);
     fprintf(out, "I/O flush frequency                = %6d\n", 1);
     fprintf(out, "No. I/O flush calls                = %6d\n", plan->files[f].nsteps);
     fprintf(out, "-----------------------------------------------------------\n");

@@ -11,13 +11,13 @@
 #include "e3sm_cdl.h"
 
 static const struct e3sm_hist f_hist[] = {
-    {"_h0", "f_case_h0.cdl", "F_h0", "h0"},
-    {"_h1", "f_case_h1.cdl", "F_h1", "h1"},
+    {"_h0", "f_case_h0.cdl", "F_h0", "h0", 1},
+    {"_h1", "f_case_h1.cdl", "F_h1", "h1", 0},
 };
-static const struct e3sm_hist g_hist[] = {{"", "g_case.cdl", "G", "hist"}};
+static const struct e3sm_hist g_hist[] = {{"", "g_case.cdl", "G", "hist", 0}};
 static const struct e3sm_hist i_hist[] = {
-    {"_h0", "i_case_h0.cdl", "I_h0", "h0"},
-    {"_h1", "i_case_h1.cdl", "I_h1", "h1"},
+    {"_h0", "i_case_h0.cdl", "I_h0", "h0", 0},
+    {"_h1", "i_case_h1.cdl", "I_h1", "h1", 1},
 };
 
 const char *

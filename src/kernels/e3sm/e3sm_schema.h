@@ -19,6 +19,7 @@ struct e3sm_hist {
     const char *cdl;  /* header in the schema directory */
     const char *key;  /* case column of variables.tsv */
     const char *name; /* for reports: "h0", "h1", "hist" */
+    int one_record;   /* e3sm_io.c forces one record here (F h0, I h1), whatever -r says */
 };
 
 /* The case of a decomposition set, and its history files (nhist of them). */
