@@ -4,6 +4,8 @@ VENV ?= .venv
 SAN_BUILD ?= build-sanitize
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
+# what `make test` gives each fuzz target (long runs: make fuzz FUZZ_SECONDS=600)
+TEST_FUZZ_SECONDS ?= 20
 
 # Under the sanitizers: leaks checked (the MPI and I/O libraries' own
 # suppressed by name), UBSan stops at its first report.
@@ -52,13 +54,13 @@ demo: build venv
 	  --out results/default
 
 # Everything: the ordinary build's tests, then the sanitizers' run, then
-# each fuzz target for FUZZ_SECONDS.
+# each fuzz target for TEST_FUZZ_SECONDS.
 test: build venv
 	@# re-configure so that ctest finds the venv's pytest
 	@cmake -S . -B $(BUILD) > /dev/null
 	cd $(BUILD) && ctest --output-on-failure
 	@$(MAKE) --no-print-directory test-sanitize
-	@$(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 # The suite built with ASan + UBSan: unit tests, fuzz corpus replay, and the
 # SAN_E2E subset of the end-to-end tests (tests/sanitize/README.md).
