@@ -49,6 +49,12 @@ PNETCDF_HINTS = "nc_var_align_size=1048576"
 """
 
 
+def run_here(tmp_path, env, *more):
+    """`run c.toml` into x.sqlite and out/, no report, with env added."""
+    args = ["run", "c.toml", "--db", "x.sqlite", "--out", "out", "--no-report", *more]
+    return cli(*args, cwd=tmp_path, extra_env=env)
+
+
 def submit(tmp_path, text, *more, env=None):
     (tmp_path / "c.toml").write_text(text)
     args = ["run", "c.toml", "--launcher", "sbatch", "--db", "x.sqlite", "--out", "out", *more]
@@ -223,19 +229,7 @@ def test_srun_inside_an_allocation_places_ranks_and_exports_env(tmp_path):
         'modes = ["write", "read"]', 'modes = ["write"]'
     )
     (tmp_path / "c.toml").write_text(text)
-    p = cli(
-        "run",
-        "c.toml",
-        "--launcher",
-        "srun",
-        "--db",
-        "x.sqlite",
-        "--out",
-        "out",
-        "--no-report",
-        cwd=tmp_path,
-        extra_env=fake,
-    )
+    p = run_here(tmp_path, fake, "--launcher", "srun")
     assert p.returncode == 1, p.stdout + p.stderr  # BTIO refuses 2 ranks
     steps = (tmp_path / "log" / "steps").read_text().splitlines()
     assert len(steps) == 2 and all(" btio --backend mpiio --mode write " in x for x in steps)
@@ -365,17 +359,7 @@ def _no_lfs_path(tmp_path):
 def test_mpiexec_runs_get_the_env_and_a_missing_lfs_is_said_once(tmp_path):
     path = _no_lfs_path(tmp_path)
     (tmp_path / "c.toml").write_text(MPIEXEC)
-    p = cli(
-        "run",
-        "c.toml",
-        "--db",
-        "x.sqlite",
-        "--out",
-        "out",
-        "--no-report",
-        cwd=tmp_path,
-        extra_env=path,
-    )
+    p = run_here(tmp_path, path)
     assert p.returncode == 0, p.stdout + p.stderr
     said = [x for x in p.stdout.splitlines() if x.startswith("lustre:")]
     assert len(said) == 1 and said[0].startswith(
@@ -404,17 +388,7 @@ def test_mpiexec_runs_get_the_env_and_a_missing_lfs_is_said_once(tmp_path):
 def test_mpiexec_runs_stripe_each_case_directory_first(tmp_path):
     fake = fakeslurm.install(tmp_path, tools=("lfs",))
     (tmp_path / "c.toml").write_text(MPIEXEC)
-    p = cli(
-        "run",
-        "c.toml",
-        "--db",
-        "x.sqlite",
-        "--out",
-        "out",
-        "--no-report",
-        cwd=tmp_path,
-        extra_env=fake,
-    )
+    p = run_here(tmp_path, fake)
     assert p.returncode == 0, p.stdout + p.stderr
     assert not [x for x in p.stdout.splitlines() if x.startswith("lustre:")]  # nothing to say
     got = rows(tmp_path / "x.sqlite", "SELECT * FROM runs")
@@ -434,17 +408,7 @@ def test_required_striping_that_fails_runs_nothing_of_the_case(tmp_path):
     fake["FAKE_LFS_FAIL"] = "1"
     text = MPIEXEC.replace("stripe_count = 2", "stripe_count = 2\nrequired = true")
     (tmp_path / "c.toml").write_text(text)
-    p = cli(
-        "run",
-        "c.toml",
-        "--db",
-        "x.sqlite",
-        "--out",
-        "out",
-        "--no-report",
-        cwd=tmp_path,
-        extra_env=fake,
-    )
+    p = run_here(tmp_path, fake)
     assert p.returncode == 1
     for r in rows(tmp_path / "x.sqlite", "SELECT * FROM runs"):
         assert r["status"] == "failed" and r["lustre_status"] == "failed"
