@@ -370,9 +370,12 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         if (!strcmp(sets[i].title, run.backend->name))
             run.backend_opts = bopts[i];
     if (!run.backend_opts && run.backend->options) { /* chosen, none of its options given */
+        int before = nsets;
         add_backend_options(run.backend, bopts);
-        iok_opts_defaults(&sets[nsets - 1]);
-        run.backend_opts = bopts[nsets - 1];
+        if (nsets > before) {
+            iok_opts_defaults(&sets[before]);
+            run.backend_opts = bopts[before];
+        }
     }
 
     rc = k->plan(kopts, &run, &plan);
