@@ -113,7 +113,10 @@ def test_timeout_kills_the_run_and_stores_it_failed(tmp_path):
 
 
 def test_interrupt_ends_the_running_case(tmp_path):
-    (tmp_path / "c.toml").write_text(TIMEOUT.replace("timeout = 1.5", "timeout = 120"))
+    # 400 dumps: the run lasts far longer than the 1.5 s before the interrupt,
+    # which must land while the case runs (a run that ended first raced it)
+    slow = TIMEOUT.replace("timeout = 1.5", "timeout = 120").replace("dumps = 20", "dumps = 400")
+    (tmp_path / "c.toml").write_text(slow)
     cmd = [
         sys.executable,
         "-m",
