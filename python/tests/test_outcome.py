@@ -79,12 +79,12 @@ def test_no_status_file_means_not_run(tmp_path):
 TIMEOUT = """
 [campaign]
 name = "slow"
-timeout = 1.5  # this run takes seconds (data generation; null writes nothing)
+timeout = 1.5  # this run takes about 30 s (data generation; null writes nothing)
 [[kernel]]
 name = "btio"
 backends = ["null"]
 ranks = [4]
-options = { grid = "160,160,160", dumps = 20 }
+options = { grid = "160,160,160", dumps = 400 }
 """
 
 
@@ -113,10 +113,9 @@ def test_timeout_kills_the_run_and_stores_it_failed(tmp_path):
 
 
 def test_interrupt_ends_the_running_case(tmp_path):
-    # 400 dumps: the run lasts far longer than the 1.5 s before the interrupt,
-    # which must land while the case runs (a run that ended first raced it)
-    slow = TIMEOUT.replace("timeout = 1.5", "timeout = 120").replace("dumps = 20", "dumps = 400")
-    (tmp_path / "c.toml").write_text(slow)
+    # the run lasts far longer than the 1.5 s before the interrupt, which
+    # must land while the case runs (20 dumps, 1.8 s here, could end first)
+    (tmp_path / "c.toml").write_text(TIMEOUT.replace("timeout = 1.5", "timeout = 120"))
     cmd = [
         sys.executable,
         "-m",
