@@ -11,7 +11,6 @@
 
 #include "iokernels/error.h"
 
-#ifdef IOK_HAVE_HDF5
 #include <hdf5.h>
 
 struct h5src {
@@ -156,16 +155,3 @@ e3sm_src_open_h5(struct e3sm_src *s, const char *path, MPI_Comm comm)
     s->close = h5_close;
     return IOK_OK;
 }
-
-#else
-
-int
-e3sm_src_open_h5(struct e3sm_src *s, const char *path, MPI_Comm comm)
-{
-    return iok_error(IOK_EUSAGE,
-                     "%s is an HDF5 (or NetCDF-4) file but this build has no parallel HDF5: use "
-                     "the NetCDF classic (.nc) form of the decomposition",
-                     path);
-}
-
-#endif

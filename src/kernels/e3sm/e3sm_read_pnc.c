@@ -10,7 +10,6 @@
 #include "e3sm_cdf_header.h"
 #include "iokernels/error.h"
 
-#ifdef IOK_HAVE_PNETCDF
 #include <pnetcdf.h>
 
 /* Rank 0 checks the header against the file's size (e3sm_cdf_header.c);
@@ -216,16 +215,3 @@ e3sm_src_open_pnc(struct e3sm_src *s, const char *path, MPI_Comm comm)
     s->close = pnc_close;
     return IOK_OK;
 }
-
-#else
-
-int
-e3sm_src_open_pnc(struct e3sm_src *s, const char *path, MPI_Comm comm)
-{
-    return iok_error(IOK_EUSAGE,
-                     "%s is a NetCDF classic file but this build has no PnetCDF: use the "
-                     "NetCDF-4 (.nc4) or HDF5 (.h5) form of the decomposition",
-                     path);
-}
-
-#endif
