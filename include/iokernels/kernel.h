@@ -34,6 +34,10 @@ struct iok_plan {
      * (E3SM with --rearrange none): the core calls it outside the exchange
      * phase, as the suite's own work, not timed as I/O */
     int exchange_is_handover;
+    /* The original's hints for this run, where they depend on what plan()
+     * found (E3SM-IO adds nc_ibuf_size=0 for double data): replaces the
+     * kernel's original_hints; NULL: those. */
+    const struct iok_kernel_hint *original_hints;
     void *priv;                    /* the kernel's own state (decompositions...) */
     void (*free_priv)(void *priv); /* called by the core when the run ends */
 };

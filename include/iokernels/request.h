@@ -3,7 +3,12 @@
  * An access names one variable and one or more subarrays of it (start/count
  * in element units, one entry per dimension of the variable, the record
  * dimension included). Its data lies contiguous in `buf`: the subarrays one
- * after another, each in row-major order. One access is one library call in
+ * after another, each in row-major order. The buffers of one list lie one
+ * after another in a single allocation, in access order (aligned to their
+ * type only where a wider type follows a narrower one): a library that
+ * merges the requests of one wait (PnetCDF's wait_all, MPI-IO's memory
+ * type) sees one contiguous buffer and packs nothing, as E3SM-IO arranges
+ * its write buffer. One access is one library call in
  * the simplest mapping (vara for one subarray, varn for several); a backend
  * may combine consecutive accesses of one variable into fewer calls.
  *
@@ -45,6 +50,7 @@ struct iok_access {
 struct iok_reqlist {
     int n, cap;
     struct iok_access *acc;
+    void *arena; /* the accesses' buffers, owned by the list */
 };
 
 void iok_reqlist_init(struct iok_reqlist *r);
@@ -57,7 +63,7 @@ void iok_reqlist_free(struct iok_reqlist *r);
 struct iok_access *iok_reqlist_add(struct iok_reqlist *r, const struct iok_schema *s, int varid,
                                    int nsub);
 
-/* Computes nelems of every access and allocates its buffer. */
+/* Computes nelems of every access and allocates the buffers (one arena). */
 int iok_reqlist_finish(struct iok_reqlist *r, const struct iok_schema *s);
 
 /* Gives the access its own values (copied; same size as its buffer). */

@@ -381,6 +381,15 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     rc = k->plan(kopts, &run, &plan);
     if ((rc = iok_agree(run.comm, rc)))
         goto out;
+    if (plan.original_hints) { /* what plan() found: the same on every rank */
+        run.original_hints = plan.original_hints;
+        if (run.hints != MPI_INFO_NULL)
+            MPI_Info_free(&run.hints);
+        rc =
+            iok_hints_build(&run.core, run.original_hints, run.backend->name, run.comm, &run.hints);
+        if ((rc = iok_agree(run.comm, rc)))
+            goto out;
+    }
     double parse = MPI_Wtime() - t0;
     MPI_Allreduce(&parse, &res.parse_time, 1, MPI_DOUBLE, MPI_MAX, run.comm);
     res.parse_rank = iok_stat_reduce(parse, run.comm);

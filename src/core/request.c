@@ -19,9 +19,9 @@ iok_reqlist_free(struct iok_reqlist *r)
     for (int i = 0; i < r->n; i++) {
         free(r->acc[i].starts);
         free(r->acc[i].counts);
-        free(r->acc[i].buf);
         free(r->acc[i].values);
     }
+    free(r->arena);
     free(r->acc);
     iok_reqlist_init(r);
 }
@@ -59,9 +59,11 @@ iok_reqlist_add(struct iok_reqlist *r, const struct iok_schema *s, int varid, in
 int
 iok_reqlist_finish(struct iok_reqlist *r, const struct iok_schema *s)
 {
+    size_t total = 0;
     for (int i = 0; i < r->n; i++) {
         struct iok_access *a = &r->acc[i];
         int nd = s->vars[a->varid].ndims;
+        size_t es = iok_type_size(s->vars[a->varid].type), align = es < 8 ? es : 8;
         a->nelems = 0;
         for (int j = 0; j < a->nsub; j++) {
             int64_t n = 1;
@@ -69,12 +71,19 @@ iok_reqlist_finish(struct iok_reqlist *r, const struct iok_schema *s)
                 n *= a->counts[(size_t)j * nd + k];
             a->nelems += n;
         }
-        free(a->buf);
-        size_t bytes = (size_t)a->nelems * iok_type_size(s->vars[a->varid].type);
-        a->buf = malloc(bytes ? bytes : 1);
-        if (!a->buf)
-            return -1;
+        total = (total + align - 1) / align * align;
+        a->buf = (void *)total; /* an offset until the arena exists */
+        total += (size_t)a->nelems * es;
     }
+    free(r->arena);
+    r->arena = malloc(total ? total : 1); /* malloc aligns for every type */
+    if (!r->arena) {
+        for (int i = 0; i < r->n; i++)
+            r->acc[i].buf = NULL;
+        return -1;
+    }
+    for (int i = 0; i < r->n; i++)
+        r->acc[i].buf = (char *)r->arena + (size_t)r->acc[i].buf;
     return 0;
 }
 

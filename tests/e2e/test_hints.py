@@ -6,7 +6,7 @@ what the file's info says."""
 import re
 
 import pytest
-from conftest import run, run_plain
+from conftest import SHIPPED, run, run_plain
 
 SMALL = ["btio", "--grid", "12,12,12", "--dumps", "2"]
 HINTED = ["mpiio", "pnetcdf", "hdf5", "netcdf4"]
@@ -174,3 +174,25 @@ def test_btio_striping_lines_print_the_info_in_use(tmp_path, built_backends, met
         int(got.get("striping_factor", 0)),
         int(got.get("striping_unit", 0)),
     )
+
+
+def test_e3sm_original_hints_follow_the_case(tmp_path, built_backends):
+    """E3SM-IO's set_info() adds nc_ibuf_size=0 (no packing of the write
+    buffer) when no type conversion is needed and requests are sorted: the G
+    case (double data), F with --xtype double; not F as -j (float), not -q."""
+    need("pnetcdf", built_backends)
+    g, f = str(SHIPPED / "e3sm" / "map_g_case_16p.nc"), str(SHIPPED / "e3sm" / "map_f_case_16p.nc")
+    base = ["e3sm", "-a", "pnetcdf", "-r", "1", "-o", "o.nc", "--overwrite"]
+    both = {"romio_cb_write": "enable", **BTIO_ORIGINAL}
+    cases = [  # F: its h1 file only (-f 1)
+        ([g], {**both, "nc_ibuf_size": "0"}),
+        (["-f", "1", "--xtype", "double", f], {**both, "nc_ibuf_size": "0"}),
+        (["-f", "1", f], both),
+        (["-q", g], both),
+        (["--no-original-hints", g], {}),
+    ]
+    for args, want in cases:
+        r = run(2, [*base, *args], tmp_path)
+        assert r.rc == 0, (args, r.err)
+        assert r.record["hints"]["original"] == want, args
+        assert in_effect(r.record).get("nc_ibuf_size") == want.get("nc_ibuf_size", "16777216")

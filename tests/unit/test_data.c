@@ -89,6 +89,37 @@ main(void)
     ((int32_t *)a->buf)[4] = 9;
     CHECK(iok_data_check(&s, &meta, 7, &checked, first, sizeof first) == 1, "changed value");
     CHECK(strstr(first, "i[2][2][2]: read 9, expected 1"), "names it: %s", first);
+    /* one list's buffers lie back to back in access order (a library sees
+     * one contiguous buffer), a wider type aligned to itself */
+    struct iok_reqlist mix;
+    iok_reqlist_init(&mix);
+    int64_t stf[2] = {0, 0}, ctf[2] = {1, 3}; /* 3 floats: 12 bytes */
+    int vars[4] = {vf, vf, vd, vi};
+    for (int k = 0; k < 4; k++) {
+        a = iok_reqlist_add(&mix, &s, vars[k], 1);
+        memcpy(a->starts, vars[k] == vf ? stf : st3, (vars[k] == vf ? 2 : 3) * sizeof *stf);
+        memcpy(a->counts, vars[k] == vf ? ctf : ct3, (vars[k] == vf ? 2 : 3) * sizeof *ctf);
+    }
+    CHECK(iok_reqlist_finish(&mix, &s) == 0, "alloc mix");
+    char *b0 = mix.acc[0].buf;
+    CHECK((char *)mix.acc[1].buf == b0 + 12, "floats back to back");
+    CHECK((char *)mix.acc[2].buf == b0 + 24, "double after 24 float bytes: no gap");
+    CHECK((char *)mix.acc[3].buf == b0 + 24 + 48, "int right after the doubles");
+    iok_data_fill(&s, &mix, 3);
+    checked = 0;
+    CHECK(iok_data_check(&s, &mix, 3, &checked, first, sizeof first) == 0 && checked == 18,
+          "mixed list round trip");
+    iok_reqlist_free(&mix);
+    iok_reqlist_init(&mix); /* a float then a double: the double aligned to 8 */
+    a = iok_reqlist_add(&mix, &s, vf, 1);
+    memcpy(a->starts, stf, sizeof stf);
+    memcpy(a->counts, ctf, sizeof ctf);
+    a = iok_reqlist_add(&mix, &s, vd, 1);
+    memcpy(a->starts, st3, sizeof st3);
+    memcpy(a->counts, ct3, sizeof ct3);
+    CHECK(iok_reqlist_finish(&mix, &s) == 0, "alloc aligned");
+    CHECK((char *)mix.acc[1].buf == (char *)mix.acc[0].buf + 16, "double aligned after 12 bytes");
+    iok_reqlist_free(&mix);
     iok_reqlist_free(&meta);
     iok_reqlist_free(&whole);
     iok_reqlist_free(&halves);

@@ -392,6 +392,27 @@ blob_check_writer(const struct e3sm_state *st, const struct iok_run *run, const 
     return rc;
 }
 
+/* E3SM-IO's set_info(): collective writes everywhere, and on PnetCDF no gap
+ * between variables and in-place byte swaps. */
+static const struct iok_kernel_hint e3sm_hints[] = {
+    {NULL, "romio_cb_write", "enable"},
+    {"pnetcdf", "nc_var_align_size", "1"},
+    {"pnetcdf", "nc_in_place_swap", "enable"},
+    {NULL, NULL, NULL},
+};
+
+/* ... and, when no type conversion is needed (double data: the G case, or
+ * the F and I cases without -j), the write buffer is one and the requests
+ * are sorted, nc_ibuf_size=0: PnetCDF hands the noncontiguous buffer to
+ * MPI-IO instead of packing it into a temporary copy first. */
+static const struct iok_kernel_hint e3sm_hints_double[] = {
+    {NULL, "romio_cb_write", "enable"},
+    {"pnetcdf", "nc_ibuf_size", "0"},
+    {"pnetcdf", "nc_in_place_swap", "enable"},
+    {"pnetcdf", "nc_var_align_size", "1"},
+    {NULL, NULL, NULL},
+};
+
 static int
 e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
 {
@@ -422,6 +443,8 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     const struct e3sm_hist *hist;
     if (e3sm_case_detect(&st->dec, &st->cid, &hist, &nhist, why, sizeof why))
         return iok_error(IOK_EUSAGE, "%s: %s", st->decomp_path, why);
+    if ((st->cid == E3SM_CASE_G || !strcmp(o->xtype, "double")) && !o->nosort_q)
+        plan->original_hints = e3sm_hints_double;
     if (st->cid == E3SM_CASE_G && o->hx == 1)
         return iok_error(IOK_EUSAGE, "-f 1: the G case has one history file (use -f 0 or -1)");
     IOK_TRY(make_templates(st));
@@ -649,13 +672,6 @@ e3sm_requests(const void *kopts, const struct iok_run *run, const struct iok_pla
 
 /* e3sm_io.c's set_info(): collective buffering for writes whatever the
  * library; for PnetCDF no gap between variables and byte swap in place */
-static const struct iok_kernel_hint e3sm_hints[] = {
-    {NULL, "romio_cb_write", "enable"},
-    {"pnetcdf", "nc_var_align_size", "1"},
-    {"pnetcdf", "nc_in_place_swap", "enable"},
-    {NULL, NULL, NULL},
-};
-
 const struct iok_kernel iok_kernel_e3sm = {
     .name = "e3sm",
     .summary = "E3SM-IO F, G and I cases from a decomposition file (positional FILE)",

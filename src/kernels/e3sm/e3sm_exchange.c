@@ -102,6 +102,8 @@ e3sm_exchange(const void *kopts, const struct iok_run *run, const struct iok_pla
             return iok_error(IOK_EIO, "out of memory returning a read");
         memcpy(compute->acc, io->acc, (size_t)io->n * sizeof *io->acc);
         compute->n = compute->cap = io->n;
+        compute->arena = io->arena;
+        io->arena = NULL;
         for (int i = 0; i < io->n; i++) {
             io->acc[i].starts = io->acc[i].counts = NULL;
             io->acc[i].buf = io->acc[i].values = NULL;
