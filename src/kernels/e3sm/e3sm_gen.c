@@ -174,7 +174,7 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
                  spec);
         return -1;
     }
-    int cells_given = 0, edges_given = 0, vert_given = 0, land_given = 0;
+    int edges_given = 0, vert_given = 0, land_given = 0;
     char *copy = strdup(spec[1] ? spec + 2 : ""), *save = NULL;
     int rc = 0;
     for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
@@ -210,7 +210,6 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
             break;
         }
         *(int64_t *)((char *)g + k->at) = v;
-        cells_given |= !strcmp(t, "cells");
         edges_given |= !strcmp(t, "edges");
         vert_given |= !strcmp(t, "vertices");
         land_given |= !strcmp(t, "land");
@@ -223,9 +222,9 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
      * (e3sm_gen_g.c) unless given; land: the shipped grid's proportion, 5663
      * cells of 96 x 144 */
     if (!edges_given)
-        g->edges = cells_given ? 0 : 879;
+        g->edges = g->cells == 285 ? 879 : 0;
     if (!vert_given)
-        g->vertices = cells_given ? 0 : 593;
+        g->vertices = g->cells == 285 ? 593 : 0;
     if (!land_given)
         g->land = (g->nlat * g->nlon * 5663 + 6912) / 13824;
     if (g->kase == E3SM_GEN_I && g->land > g->nlat * g->nlon) {
