@@ -3,8 +3,8 @@
  * mesh is: its 879 edges and 593 vertices for 285 cells are 3 and 2 per
  * cell plus 2 per wall cell, 24 for two walls of 12.
  *
- * - cells on a w x h lattice (2 w^2 <= cells: the channel twice as long as
- *   it is around), row after row, the last row as long as the cell count
+ * - cells on a w x h lattice (w the largest with 2 w^2 <= cells: the
+ *   channel about twice as long as it is around), row after row, the last row as long as the cell count
  *   leaves it; each cell has the six neighbours of a hexagon (east, west,
  *   north, south, north-east, south-west).
  * - edges: one per pair of neighbouring cells and one per side facing a
@@ -19,17 +19,17 @@
  *   mesh generator's sweep (a Hilbert curve over the cells' places, across
  *   the channel in half cells by rows, not the partition's curve); edges
  *   likewise (the level of the coarser of their two cells, the place of the
- *   cell holding them). A vertex is numbered
- *   with the lowest-numbered of its cells, which owns it (a mesh converter
- *   listing each cell's new triangles in turn): each coarse cell owns the
- *   six around it, so a rank's vertices are six per coarse cell it holds.
+ *   cell holding them). A vertex is numbered with the lowest-numbered of
+ *   its cells, which owns it (a mesh converter listing each cell's new
+ *   triangles in turn): each coarse cell owns the six around it, so a
+ *   rank's vertices are six per coarse cell it holds.
  *   An edge belongs to the cell west or south of it (cellsOnEdge(1)), or to
  *   its only cell at a wall.
  * - partition: contiguous pieces of a Hilbert curve over the cells'
  *   centres (compact regions in space, METIS's), a cell's edges and
  *   vertices with it.
  * - edges= or vertices= above the mesh's own: the extra ones go to the
- *   wall cells in turn, numbered with them.
+ *   cells beside a wall or the last row's gap in turn, numbered with them.
  * - decompositions, levels fastest: D1 cells, D2 edges, D3 cells x nlev,
  *   D4 edges x nlev, D5 vertices x nlev, D6 cells x (nlev + 1). */
 #include <stdio.h>
