@@ -140,7 +140,7 @@ BAD = [
     ("bad-value", ["e3sm", "-o", "x.nc", "--generate", "f:ne=-2"], "ne=-2 must be an integer"),
     ("file-and-generate", ["e3sm", "-o", "x.nc", "--generate", "f", "m.nc"], "give one"),
     ("stats-alone", ["e3sm-decomp", "--stats"], "add --generate"),
-    ("g-few-edges", ["e3sm", "-o", "x.nc", "--generate", "g:cells=300,edges=10"], "without coasts"),
+    ("g-few-edges", ["e3sm", "-o", "x.nc", "--generate", "g:cells=300,edges=10"], "with its walls"),
     ("i-too-much-land", ["e3sm", "-o", "x.nc", "--generate", "i:nlat=4,nlon=4,land=20"], "exceeds"),
 ]
 

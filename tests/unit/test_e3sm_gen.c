@@ -92,8 +92,9 @@ near(int64_t got, int64_t want, double tol)
 }
 
 /* the generator at the shipped case's defaults against the shipped map;
- * loose: "D1.min D5.min", figures the model misses, held to 70% instead
- * (and named in the table) */
+ * loose: "D5.min", figures the model misses, held to LOOSE instead (and
+ * named in the table) */
+#define LOOSE 0.6
 static void
 against_shipped(const char *spec, const char *map, double tol, const char *loose)
 {
@@ -124,11 +125,12 @@ against_shipped(const char *spec, const char *map, double tol, const char *loose
         char kmin[16], kmax[16];
         snprintf(kmin, sizeof kmin, "D%d.min", d + 1);
         snprintf(kmax, sizeof kmax, "D%d.max", d + 1);
-        double tmin = strstr(loose, kmin) ? 0.7 : tol, tmax = strstr(loose, kmax) ? 0.7 : tol;
-        printf("  D%d  %-16s %7lld %6lld %9lld     %7lld %6lld %9lld%s\n", d + 1, ds,
+        double tmin = strstr(loose, kmin) ? LOOSE : tol, tmax = strstr(loose, kmax) ? LOOSE : tol;
+        printf("  D%d  %-16s %7lld %6lld %9lld     %7lld %6lld %9lld%s%s\n", d + 1, ds,
                (long long)s.min, (long long)s.max, (long long)s.total, (long long)x.min,
                (long long)x.max, (long long)x.total,
-               tmin > tol || tmax > tol ? "   (min/max: a known gap, held to 70%)" : "");
+               tmin > tol ? "   (min: a known gap, held to 60%)" : "",
+               tmax > tol ? "   (max: a known gap, held to 60%)" : "");
         CHECK(near(x.min, s.min, tmin) && near(x.max, s.max, tmax) && near(x.total, s.total, tol),
               "%s D%d: generated %lld/%lld/%lld, shipped %lld/%lld/%lld", g.spec, d + 1,
               (long long)x.min, (long long)x.max, (long long)x.total, (long long)s.min,
@@ -208,9 +210,11 @@ main(int argc, char **argv)
         e3sm_gen_free(&g);
     }
     against_shipped("f", MAPS "map_f_case_16p.nc", 0.15, "");
-    /* G: the shipped mesh's regions are less regular than curve pieces: its
-     * fewest cell runs (6) and fewest vertices (13) of a rank are not met */
-    against_shipped("g", MAPS "map_g_case_16p.nc", 0.25, "D1.min D5.min");
+    /* G: a rank's vertices are six per coarse cell it holds; the shipped
+     * map's ranks 7 and 8 hold 2 and 3 of the 98 coarse cells among their 18
+     * cells (13 and 14 vertices), where a compact region holds about a third
+     * (the generated fewest is 3 coarse cells, 20 vertices) */
+    against_shipped("g", MAPS "map_g_case_16p.nc", 0.25, "D5.min");
     against_shipped("i", MAPS "map_i_case_16p.nc", 0.25, "");
     covers_once("f");
     covers_once("f:ne=3,procs=7");
@@ -227,7 +231,7 @@ main(int argc, char **argv)
     refused("f:nx=4", "unknown parameter 'nx'");
     refused("f:ne=0", "ne=0 must be an integer in 1..");
     refused("f:ne", "is not KEY=VALUE");
-    refused("g:cells=300,edges=100", "without coasts");
+    refused("g:cells=300,edges=100", "with its walls");
     refused("i:nlat=4,nlon=4,land=17", "exceeds the 4 x 4 grid");
     refused("i:levels=1/2/3", "four sub-grid level counts");
     printf("%d checks, %d failed\n", check_count, check_failures);

@@ -217,12 +217,14 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
     free(copy);
     if (rc)
         return rc;
-    /* edges and vertices: the mesh's own (e3sm_gen_g.c) unless given; land:
-     * the shipped grid's proportion, 5663 cells of 96 x 144 */
+    /* edges and vertices: the shipped mesh's at its 285 cells (879 and 593:
+     * the generated mesh has 878 and 593), else the mesh's own
+     * (e3sm_gen_g.c) unless given; land: the shipped grid's proportion, 5663
+     * cells of 96 x 144 */
     if (!edges_given)
-        g->edges = 0;
+        g->edges = g->cells == 285 ? 879 : 0;
     if (!vert_given)
-        g->vertices = 0;
+        g->vertices = g->cells == 285 ? 593 : 0;
     if (!land_given)
         g->land = (g->nlat * g->nlon * 5663 + 6912) / 13824;
     if (g->kase == E3SM_GEN_I && g->land > g->nlat * g->nlon) {

@@ -90,6 +90,10 @@ int e3sm_gen_i_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pai
  * the order of a generalized Hilbert curve (any w, h), as y * w + x. */
 int64_t *e3sm_sfc_rect(int64_t w, int64_t h);
 
+/* The index of point (x, y) along a Hilbert curve over a 2^order square
+ * (x, y < 2^order, order <= 31). */
+uint64_t e3sm_sfc_key(uint64_t x, uint64_t y, int order);
+
 /* A deterministic 64-bit mix (splitmix64). */
 uint64_t e3sm_gen_mix(uint64_t x);
 

@@ -1,25 +1,35 @@
-/* G case (MPAS-Ocean): a quasi-uniform mesh of hexagonal cells, an ocean
- * band periodic in longitude with coasts north and south:
+/* G case (MPAS-Ocean): a quasi-uniform mesh of hexagonal cells, a channel
+ * periodic around (w cells) and closed by a wall at each end, as the shipped
+ * mesh is: its 879 edges and 593 vertices for 285 cells are 3 and 2 per
+ * cell plus 2 per wall cell, 24 for two walls of 12.
  *
- * - cells on a W x H lattice (W = 2H, as longitude is twice latitude),
- *   row after row, the last row as long as the cell count leaves it; each
- *   cell has the six neighbours of a hexagon (east, west, north, south,
- *   north-east, south-west).
- * - edges: one per pair of neighbouring cells, vertices: one per triangle of
- *   three mutual neighbours; an edge or a vertex belongs to its
- *   lowest-numbered cell.
- * - numbering: cells, edges and vertices each in the Morton (Z) order of
- *   their positions (cell centres, edge midpoints, triangle centres, each
- *   moved by up to half a cell), as a mesh generator's spatial sort leaves
- *   them: local, but not the partition's curve.
- * - coasts: unless edges= and vertices= say otherwise, the mesh's own
- *   edges and vertices plus, per cell of the first and last rows, as many
- *   as the shipped mesh has per coastal cell (77 edges and 76 vertices for
- *   51 such cells: 879 and 593 for its 285 cells); they are that cell's,
- *   numbered after the others.
- * - partition: contiguous pieces of a generalized Hilbert curve over the
- *   lattice, as many cells each (METIS's compact regions); a cell's edges
- *   and vertices go with it.
+ * - cells on a w x h lattice (w the largest with 2 w^2 <= cells: the
+ *   channel about twice as long as it is around), row after row, the last row as long as the cell count
+ *   leaves it; each cell has the six neighbours of a hexagon (east, west,
+ *   north, south, north-east, south-west).
+ * - edges: one per pair of neighbouring cells and one per side facing a
+ *   wall or the missing cells of the last row; vertices: one per triangle
+ *   of three mutual neighbours, with or without the wall side's.
+ * - a refinement hierarchy: a mesh refined from a coarser one keeps the
+ *   coarse cells, a third of the cells no two of which are neighbours
+ *   (lattice (i, j) with i + j a multiple of 3, recursively), and numbers
+ *   them first, as the shipped mesh does (its first 98 cells own 6
+ *   vertices each, 588 of the 593).
+ * - numbering: cells by level, the coarsest first, each level along the
+ *   mesh generator's sweep (a Hilbert curve over the cells' places, across
+ *   the channel in half cells by rows, not the partition's curve); edges
+ *   likewise (the level of the coarser of their two cells, the place of the
+ *   cell holding them). A vertex is numbered with the lowest-numbered of
+ *   its cells, which owns it (a mesh converter listing each cell's new
+ *   triangles in turn): each coarse cell owns the six around it, so a
+ *   rank's vertices are six per coarse cell it holds.
+ *   An edge belongs to the cell west or south of it (cellsOnEdge(1)), or to
+ *   its only cell at a wall.
+ * - partition: contiguous pieces of a Hilbert curve over the cells'
+ *   centres (compact regions in space, METIS's), a cell's edges and
+ *   vertices with it.
+ * - edges= or vertices= above the mesh's own: the extra ones go to the
+ *   cells beside a wall or the last row's gap in turn, numbered with them.
  * - decompositions, levels fastest: D1 cells, D2 edges, D3 cells x nlev,
  *   D4 edges x nlev, D5 vertices x nlev, D6 cells x (nlev + 1). */
 #include <stdio.h>
@@ -31,6 +41,11 @@
 /* per kind (cells, edges, vertices): ids grouped by owner */
 enum { K_CELL, K_EDGE, K_VERT, K_N };
 enum { T_BY = 0, T_START = K_N, T_N = 2 * K_N };
+
+#define DEPTH_MAX 31
+static const int DI[6] = {1, -1, 0, 0, 1, -1}, DJ[6] = {0, 0, 1, -1, 1, -1};
+/* the six triangles around a cell, as pairs of its neighbours */
+static const int TRI[6][2] = {{0, 4}, {4, 2}, {2, 1}, {1, 5}, {5, 3}, {3, 0}};
 
 struct g_build {
     int64_t w, h, n;
@@ -53,9 +68,33 @@ lattice(const struct g_build *b, int64_t i, int64_t j)
 static void
 neighbours(const struct g_build *b, int64_t i, int64_t j, int64_t nb[6])
 {
-    const int di[6] = {1, -1, 0, 0, 1, -1}, dj[6] = {0, 0, 1, -1, 1, -1};
     for (int k = 0; k < 6; k++)
-        nb[k] = lattice(b, i + di[k], j + dj[k]);
+        nb[k] = lattice(b, i + DI[k], j + DJ[k]);
+}
+
+/* cell c (neighbours nb) holds its side k: its neighbour there is the
+ * cell east, north or north-east of it, or none */
+static int
+holds_edge(int64_t c, const int64_t nb[6], int k)
+{
+    return nb[k] < 0 || (k % 2 == 0 && nb[k] != c);
+}
+
+/* cell c holds its corner t: no other cell there has a lower number */
+static int
+holds_vertex(int64_t c, const int64_t nb[6], int t)
+{
+    int64_t p = nb[TRI[t][0]], q = nb[TRI[t][1]];
+    return (p < 0 || p > c) && (q < 0 || q > c);
+}
+
+static int
+coastal(const int64_t nb[6])
+{
+    for (int k = 0; k < 6; k++)
+        if (nb[k] < 0)
+            return 1;
+    return 0;
 }
 
 static int
@@ -79,32 +118,6 @@ group(const struct e3sm_gen *g, const int64_t *owner, int64_t n, int64_t **by, i
     return 0;
 }
 
-static uint64_t
-morton(uint64_t x, uint64_t y)
-{
-    uint64_t k = 0;
-    for (int b = 0; b < 31; b++)
-        k |= ((x >> b) & 1) << (2 * b) | ((y >> b) & 1) << (2 * b + 1);
-    return k;
-}
-
-/* The Morton key of a point at (x / den, y / den) cells (den: 1 for cell
- * centres, 2 for edge midpoints, 3 for triangle centres), moved by up to
- * JITTER of a cell (a generated mesh's points are not on a lattice), on a
- * grid FINE times finer than the cells. */
-#define FINE 16
-#define JITTER 0.5
-static uint64_t
-pos_key(int64_t x, int64_t y, int den_, int salt)
-{
-    double den = (double)den_;
-    uint64_t h = e3sm_gen_mix((uint64_t)x * 0x100000001b3ULL ^ (uint64_t)y << 20 ^ (uint64_t)salt);
-    double jx = ((double)(h & 0xffff) / 65535.0 - 0.5) * 2 * JITTER,
-           jy = ((double)((h >> 16) & 0xffff) / 65535.0 - 0.5) * 2 * JITTER;
-    double fx = ((double)x / den + jx + 4) * FINE, fy = ((double)y / den + jy + 4) * FINE;
-    return morton((uint64_t)fx, (uint64_t)fy);
-}
-
 struct keyed {
     uint64_t key;
     int64_t owner;
@@ -117,41 +130,66 @@ cmp_key(const void *a, const void *b)
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* numbers the n entities of a kind in the order of their keys */
-static void
-number(struct keyed *e, int64_t n, int64_t *own)
+/* refinement depth of lattice cell (i, j): 0 for the cells the last
+ * refinement added, k + 1 for a cell of the coarser lattice (i + j a
+ * multiple of 3, its own coordinates ((i + j) / 3, (2 j - i) / 3)) of
+ * depth k */
+static int
+depth(int64_t i, int64_t j)
 {
-    qsort(e, (size_t)n, sizeof *e, cmp_key);
-    for (int64_t x = 0; x < n; x++)
-        own[x] = e[x].owner;
+    int d = 0;
+    while (d < DEPTH_MAX && (i || j) && ((i + j) % 3 + 3) % 3 == 0) {
+        int64_t a = (i + j) / 3, bb = (2 * j - i) / 3;
+        i = a, j = bb, d++;
+    }
+    return i || j ? d : DEPTH_MAX;
 }
 
-/* edges and vertices of the mesh without coasts, and the cells of the
- * first and last rows */
+/* numbering key: the coarsest level first, then along the curve */
+static uint64_t
+level_key(int depth_, uint64_t along)
+{
+    return (uint64_t)(DEPTH_MAX - depth_) << 58 | along;
+}
+
+/* extras of the q-th of ncoast coastal cells, want in all */
+static int64_t
+dealt(int64_t q, int64_t ncoast, int64_t want)
+{
+    return ncoast ? (q + 1) * want / ncoast - q * want / ncoast : 0;
+}
+
+/* the mesh's own edges and vertices, and its coastal cells */
 static void
 natural(const struct g_build *b, const int64_t *where, int64_t *ne, int64_t *nv, int64_t *coast)
 {
-    const int tri[6][2] = {{0, 4}, {4, 2}, {2, 1}, {1, 5}, {5, 3}, {3, 0}};
     *ne = *nv = *coast = 0;
     for (int64_t c = 0; c < b->n; c++) {
-        int64_t i = where[c] % b->w, j = where[c] / b->w, nb[6];
-        neighbours(b, i, j, nb);
+        int64_t nb[6];
+        neighbours(b, where[c] % b->w, where[c] / b->w, nb);
         for (int k = 0; k < 6; k++) {
-            *ne += nb[k] > c;
-            *nv += nb[tri[k][0]] > c && nb[tri[k][1]] > c;
+            *ne += holds_edge(c, nb, k);
+            *nv += holds_vertex(c, nb, k);
         }
-        *coast += j == 0 || j == b->h - 1;
+        *coast += coastal(nb);
     }
+}
+
+/* a cell's place across the channel in half cells, x = 2 i - j (mod 2 w) */
+static int64_t
+across(const struct g_build *b, int64_t i, int64_t j)
+{
+    return ((2 * i - j) % (2 * b->w) + 2 * b->w) % (2 * b->w);
 }
 
 static int
 build(struct e3sm_gen *g, struct g_build *b)
 {
-    int64_t n = g->cells, h = 1;
-    while (2 * (h + 1) * (h + 1) <= n)
-        h++;
-    b->w = (n + h - 1) / h;
-    b->h = (n + b->w - 1) / b->w;
+    int64_t n = g->cells, w = 1;
+    while (2 * (w + 1) * (w + 1) <= n)
+        w++;
+    b->w = w;
+    b->h = (n + w - 1) / w;
     b->n = n;
     int64_t area = b->w * b->h;
     b->cell_at = malloc((size_t)area * sizeof *b->cell_at);
@@ -162,91 +200,98 @@ build(struct e3sm_gen *g, struct g_build *b)
         free(e);
         return -1;
     }
-    /* cells: numbered in Morton order of their positions */
-    int64_t c = 0;
+    int bits = 1;
+    while (((int64_t)1 << bits) < (b->w > b->h ? b->w : b->h))
+        bits++;
+    /* the generator's sweep: a Hilbert curve over the cells' places, across
+     * the channel in half cells (x = 2 i - j mod 2 w) by rows */
+    int64_t *sweep = malloc((size_t)n * sizeof *sweep), *rect = e3sm_sfc_rect(2 * b->w, b->h);
+    if (!sweep || !rect) {
+        free(e), free(sweep), free(rect);
+        return -1;
+    }
+    int64_t seen = 0;
+    for (int64_t k = 0; k < 2 * area; k++) {
+        int64_t x = rect[k] % (2 * b->w), j = rect[k] / (2 * b->w);
+        int64_t at = j * b->w + (x + j) / 2 % b->w;
+        if ((x + j) % 2 == 0 && at < n)
+            sweep[at] = seen++;
+    }
+    free(rect);
+    /* cells: the coarsest first, each level in sweep order */
     for (int64_t at = 0; at < n; at++)
-        e[c++] = (struct keyed){pos_key(at % b->w, at / b->w, 1, 0), at};
+        e[at] = (struct keyed){level_key(depth(at % b->w, at / b->w), (uint64_t)sweep[at]), at};
     qsort(e, (size_t)n, sizeof *e, cmp_key);
     for (int64_t x = 0; x < area; x++)
         b->cell_at[x] = -1;
     int64_t *where = b->own[K_CELL]; /* cell number -> lattice index, for now */
-    for (c = 0; c < n; c++) {
+    for (int64_t c = 0; c < n; c++) {
         b->cell_at[e[c].owner] = c;
         where[c] = e[c].owner;
     }
-    /* unless given: the mesh's own edges and vertices and the coasts' as
-     * many per coastal cell as the shipped mesh has (77 edges and 76
-     * vertices for its 51: 879 and 593 for 285 cells) */
     int64_t nat_e, nat_v, coast;
     natural(b, where, &nat_e, &nat_v, &coast);
     if (g->edges <= 0)
-        g->edges = nat_e + (coast * 77 + 25) / 51;
+        g->edges = nat_e;
     if (g->vertices <= 0)
-        g->vertices = nat_v + (coast * 76 + 25) / 51;
+        g->vertices = nat_v;
     b->cnt[K_EDGE] = nat_e, b->cnt[K_VERT] = nat_v;
     if (g->edges < nat_e || g->vertices < nat_v) {
-        free(e);
+        free(e), free(sweep);
         return -2;
     }
-    int64_t most = g->edges > g->vertices ? g->edges : g->vertices;
-    struct keyed *more = realloc(e, (size_t)(most > n ? most : n) * sizeof *e);
+    struct keyed *more = realloc(e, (size_t)(g->edges > n ? g->edges : n) * sizeof *e);
     b->own[K_EDGE] = malloc((size_t)g->edges * sizeof(int64_t));
     b->own[K_VERT] = malloc((size_t)g->vertices * sizeof(int64_t));
-    int64_t *part = e3sm_sfc_rect(b->w, b->h);
-    if (!more || !b->own[K_EDGE] || !b->own[K_VERT] || !part) {
-        free(more ? more : e), free(part);
+    if (!more || !b->own[K_EDGE] || !b->own[K_VERT]) {
+        free(more ? more : e), free(sweep);
         return -1;
     }
     e = more;
-    /* the partition: equal pieces of its curve */
-    int64_t seen = 0;
-    for (int64_t k = 0; k < area; k++)
-        if (part[k] < n)
-            b->owner[b->cell_at[part[k]]] = seen++ * g->procs / n;
-    /* edges (keys: midpoints, doubled) and vertices (centres, tripled) */
-    int64_t ne = 0, nv = 0;
-    const int di[6] = {1, -1, 0, 0, 1, -1}, dj[6] = {0, 0, 1, -1, 1, -1};
-    const int tri[6][2] = {{0, 4}, {4, 2}, {2, 1}, {1, 5}, {5, 3}, {3, 0}};
-    for (int pass = 0; pass < 2; pass++) {
-        for (c = 0; c < n; c++) {
-            int64_t i = where[c] % b->w, j = where[c] / b->w, nb[6];
-            neighbours(b, i, j, nb);
-            if (pass == 0) {
-                for (int k = 0; k < 6 && ne < g->edges; k++)
-                    if (nb[k] > c)
-                        e[ne++] = (struct keyed){
-                            pos_key(2 * i + di[k] + 2, 2 * j + dj[k] + 2, 2, 1), b->owner[c]};
-            } else {
-                for (int t = 0; t < 6 && nv < g->vertices; t++) {
-                    int p = tri[t][0], q = tri[t][1];
-                    if (nb[p] > c && nb[q] > c)
-                        e[nv++] = (struct keyed){
-                            pos_key(3 * i + di[p] + di[q] + 3, 3 * j + dj[p] + dj[q] + 3, 3, 2),
-                            b->owner[c]};
-                }
+    /* the partition: equal pieces of a Hilbert curve over the cells'
+     * centres, x = i - j / 2 around the channel, y = j sqrt(3) / 2 along
+     * it, in sixteenths of a cell */
+    for (int64_t c = 0; c < n; c++) {
+        int64_t i = where[c] % b->w, j = where[c] / b->w;
+        uint64_t x = (uint64_t)across(b, i, j) * 8, y = (uint64_t)((double)j * 13.856406);
+        e[c] = (struct keyed){e3sm_sfc_key(x, y, bits + 5), c};
+    }
+    qsort(e, (size_t)n, sizeof *e, cmp_key);
+    for (int64_t k = 0; k < n; k++)
+        b->owner[e[k].owner] = k * g->procs / n;
+    /* vertices in the order of their lowest-numbered cells, edges keyed by
+     * level and the sweep place of their cell; a coastal cell's extras
+     * after its own */
+    int64_t ne = 0, nv = 0, q = 0;
+    for (int64_t c = 0; c < n; c++) {
+        int64_t i = where[c] % b->w, j = where[c] / b->w, nb[6], r = b->owner[c];
+        neighbours(b, i, j, nb);
+        int dc = depth(i, j);
+        uint64_t at = (uint64_t)sweep[where[c]];
+        for (int k = 0; k < 6; k++) {
+            if (holds_vertex(c, nb, k))
+                b->own[K_VERT][nv++] = r;
+            if (holds_edge(c, nb, k)) {
+                int dn = depth(i + DI[k], j + DJ[k]);
+                e[ne++] = (struct keyed){level_key(dc > dn ? dc : dn, at << 3 | (uint64_t)k), r};
             }
         }
-        /* the coasts: extra ones of the first and last rows' cells, in
-         * turn, numbered after the others */
-        int64_t *cnt = pass == 0 ? &ne : &nv, want = pass == 0 ? g->edges : g->vertices;
-        for (int64_t round = 0; *cnt < want && round < want; round++)
-            for (int64_t i = 0; i < b->w && *cnt < want; i++) {
-                int64_t cell = lattice(b, i, round & 1 ? b->h - 1 : 0);
-                if (cell >= 0)
-                    e[(*cnt)++] = (struct keyed){UINT64_MAX, b->owner[cell]};
-            }
-        if (pass == 0) {
-            b->cnt[K_EDGE] = ne;
-            number(e, ne, b->own[K_EDGE]);
-        } else {
-            b->cnt[K_VERT] = nv;
-            number(e, nv, b->own[K_VERT]);
+        if (coastal(nb)) {
+            for (int64_t m = dealt(q, coast, g->vertices - nat_v); m > 0; m--)
+                b->own[K_VERT][nv++] = r;
+            for (int64_t m = dealt(q, coast, g->edges - nat_e); m > 0; m--)
+                e[ne++] = (struct keyed){level_key(dc, at << 3 | 6), r};
+            q++;
         }
     }
-    for (c = 0; c < n; c++)
+    b->cnt[K_VERT] = nv, b->cnt[K_EDGE] = ne;
+    qsort(e, (size_t)ne, sizeof *e, cmp_key);
+    for (int64_t x = 0; x < ne; x++)
+        b->own[K_EDGE][x] = e[x].owner;
+    for (int64_t c = 0; c < n; c++)
         b->own[K_CELL][c] = b->owner[c];
     b->cnt[K_CELL] = n;
-    free(part), free(e);
+    free(e), free(sweep);
     return 0;
 }
 
@@ -260,7 +305,7 @@ e3sm_gen_g_setup(struct e3sm_gen *g, char *err, size_t errlen)
         rc = group(g, b.own[k], b.cnt[k], (int64_t **)&t[T_BY + k], (int64_t **)&t[T_START + k]);
     if (rc == -2) {
         snprintf(err, errlen,
-                 "a mesh of %lld cells has %lld edges and %lld vertices without coasts: ask "
+                 "a mesh of %lld cells has %lld edges and %lld vertices with its walls: ask "
                  "for at least as many (not edges=%lld, vertices=%lld)",
                  (long long)g->cells, (long long)b.cnt[K_EDGE], (long long)b.cnt[K_VERT],
                  (long long)g->edges, (long long)g->vertices);

@@ -80,3 +80,20 @@ e3sm_sfc_rect(int64_t w, int64_t h)
         gen(&k, 0, 0, 0, h, w, 0);
     return k.out;
 }
+
+uint64_t
+e3sm_sfc_key(uint64_t x, uint64_t y, int order)
+{
+    uint64_t d = 0;
+    for (uint64_t s = (uint64_t)1 << (order - 1); s > 0; s >>= 1) {
+        uint64_t rx = (x & s) != 0, ry = (y & s) != 0;
+        d += s * s * ((3 * rx) ^ ry);
+        if (!ry) { /* rotate the quadrant */
+            if (rx)
+                x = s - 1 - (x & (s - 1)), y = s - 1 - (y & (s - 1));
+            uint64_t t = x;
+            x = y, y = t;
+        }
+    }
+    return d;
+}
