@@ -216,8 +216,8 @@ def cmd_collect(a):
         raise UsageError(
             f"{a.session}: not a session directory (OUT/runs/SESSION of run --launcher sbatch)"
         )
-    runner.collect(session, _open(a.db), job_ended=a.job_ended)
-    return 0
+    _, _, failed = runner.collect(session, _open(a.db), job_ended=a.job_ended)
+    return 1 if failed else 0  # as run: a failed run is not a clean exit
 
 
 COMMANDS = {

@@ -321,7 +321,7 @@ def _missing(idir, mode, end):
 
 def collect(session_dir, store, echo=print, job_ended=False):
     """Stores the runs of an sbatch session not stored yet; returns (stored,
-    pending). A run with no status file is pending while the job may still
+    pending, failed: of those stored now). A run with no status file is pending while the job may still
     run it; once the job is over (its end file, or sacct/squeue say so:
     TIMEOUT, CANCELLED, ...) it is stored as failed with the reason."""
     session_dir = Path(session_dir).resolve()
@@ -368,4 +368,4 @@ def collect(session_dir, store, echo=print, job_ended=False):
         store.finish_campaign(info["id"], now_iso())
     state = "" if end or not job_id else f" (job {job_id} has not ended)"
     echo(f"stored {stored} runs ({failed} failed), {pending} not finished yet{state}")
-    return stored, pending
+    return stored, pending, failed

@@ -286,7 +286,7 @@ def test_a_job_cut_off_by_its_time_limit_leaves_failed_runs_not_missing(tmp_path
     (session,) = (tmp_path / "out" / "runs").iterdir()
     assert not (session / "job.end.json").exists()
     p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path, extra_env=fake)
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == 1, p.stderr  # failed runs stored: exit 1, as run
     assert "stored 4 runs (3 failed), 0 not finished yet" in p.stdout
     got = {r["label"]: r for r in rows(tmp_path / "x.sqlite", "SELECT * FROM runs")}
     assert got["quick"]["status"] == "ok"
@@ -321,7 +321,7 @@ def test_collect_while_the_job_runs_stores_what_finished(tmp_path):
     assert not rows(tmp_path / "x.sqlite", "SELECT finished FROM campaigns")[0]["finished"]
     # no sacct or squeue here (another machine): --job-ended says it is over
     p = cli("collect", session, "--db", "x.sqlite", "--job-ended", cwd=tmp_path)
-    assert "stored 1 runs (1 failed), 0 not finished yet" in p.stdout
+    assert p.returncode == 1 and "stored 1 runs (1 failed), 0 not finished yet" in p.stdout
     last = rows(tmp_path / "x.sqlite", "SELECT error FROM runs ORDER BY id")[-1]["error"]
     assert last == (
         "killed: the batch job ended (collect --job-ended) without finishing it "
