@@ -321,9 +321,10 @@ def _missing(idir, mode, end):
 
 def collect(session_dir, store, echo=print, job_ended=False):
     """Stores the runs of an sbatch session not stored yet; returns (stored,
-    pending, failed: of those stored now). A run with no status file is pending while the job may still
-    run it; once the job is over (its end file, or sacct/squeue say so:
-    TIMEOUT, CANCELLED, ...) it is stored as failed with the reason."""
+    pending, failed among those stored now). A run with no status file is
+    pending while the job may still run it; once the job is over (its end
+    file, or sacct/squeue say so: TIMEOUT, CANCELLED, ...) it is stored as
+    failed with the reason."""
     session_dir = Path(session_dir).resolve()
     info = json.loads((session_dir / "campaign.json").read_text())
     if not any(c["id"] == info["id"] for c in store.campaigns()):
