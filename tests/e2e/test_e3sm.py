@@ -454,7 +454,6 @@ BAD_OPTIONS = [
     ("g-h1", ["-f", "1", "-o", "x.nc", str(MAP_G)], "the G case has one history file"),
     ("records", ["-r", "0", "-o", "x.nc", str(MAP_G)], "-r must be at least 1"),
     ("in-out", ["-i", "a.nc", "-o", "b.nc", str(MAP_G)], "give the same name"),
-    ("netcdf4-many-vars", ["-a", "netcdf4", "-o", "x.nc", str(MAP_F)], "share dimension time"),
     ("io-ranks-alone", ["--io-ranks", "2", "-o", "x.nc", str(MAP_G)], "add --rearrange box"),
     (
         "stride-and-io",
