@@ -178,7 +178,7 @@ def test_rearranged_write_then_read_verifies(tmp_path, built_backends, cfg):
     assert executed * 10 < canonical, (executed, canonical)
 
 
-# Parallel NetCDF-4 with 256 variables or more on one dimension (F h0: 414
+# Parallel NetCDF-4 with 256 variables or more on one dimension (F h0: 399
 # on time, I: 542 per file): netCDF-C 4.9 on HDF5 1.10 fails in nc_enddef on
 # one rank and hangs the others while attaching dimension scales, so the
 # backend creates such files with NC_NODIMSCALE_ATTACH (--netcdf4-dimscales
