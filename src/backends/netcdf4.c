@@ -51,18 +51,20 @@
  * with 4 attributes of its own beside CLASS, NAME, REFERENCE_LIST,
  * _Netcdf4Coordinates, _Netcdf4Dimid) they move to dense storage, where an
  * attribute above 4 KiB is a fractal-heap "huge" object. Parallel HDF5
- * 1.10.8 then reads back a REFERENCE_LIST that does not decode ("bad version
- * number for attribute message" under H5HF__huge_op_real) on some rank
- * from about the 256th attach on (256 to 263 measured on 2 ranks, with and
- * without collective metadata operations): nc_enddef fails there with "Problem with HDF5
- * dimscales" and the other ranks hang in the next collective call
- * (netCDF-C issues 2165 and 2251; a plain HDF5 program attaching 256
- * datasets to a scale with 9 attributes fails the same way on 2 ranks,
- * one with 8 attributes attaches 600, as does one rank with 9). netCDF-C 4.9 can skip the attaching
+ * 1.10.8 then reads back a REFERENCE_LIST that does not decode ("bad
+ * version number for attribute message" under H5HF__huge_op_real) on some
+ * rank from about the 256th attach on (256 to 263 measured on 2 ranks, with
+ * and without collective metadata operations): nc_enddef fails there with
+ * "Problem with HDF5 dimscales" and the other ranks hang in the next
+ * collective call (netCDF-C issues 2165 and 2251). Measured on 2 ranks: 255
+ * variables pass and 256 fail with time carrying 4 attributes, 300 pass
+ * with 3; a plain HDF5 program attaching datasets to a scale with 9
+ * attributes fails the same way, with 8 it attaches 600; one rank writes 600
+ * through netCDF. netCDF-C 4.9 can skip the attaching
  * (NC_NODIMSCALE_ATTACH): each variable then names its dimensions in its
- * _Netcdf4Coordinates attribute and netCDF readers see the same
- * dimensions. "auto" skips it for a schema in which some dimension is used
- * by NC4_DIMSCALE_USERS_MAX variables or more, attaches otherwise. */
+ * _Netcdf4Coordinates attribute and netCDF readers see the same header.
+ * "auto" skips it for a schema in which some dimension is used by
+ * NC4_DIMSCALE_USERS_MAX variables or more, attaches otherwise. */
 #define NC4_DIMSCALE_USERS_MAX 256
 
 struct nc4_opts {
