@@ -43,10 +43,35 @@
 
 #define NC4_CHUNK_BYTES ((size_t)4 << 20) /* default chunks stay below 4 MiB */
 
+/* Dimension scales. netCDF-C makes each dimension an HDF5 dimension scale
+ * and attaches it to every variable that uses the dimension
+ * (H5DSattach_scale, at nc_enddef): each attach rewrites the scale's
+ * REFERENCE_LIST attribute, 16 bytes per attached variable. Once the scale
+ * holds more than 8 attributes (a coordinate variable such as E3SM's time
+ * with 4 attributes of its own beside CLASS, NAME, REFERENCE_LIST,
+ * _Netcdf4Coordinates, _Netcdf4Dimid) they move to dense storage, where an
+ * attribute above 4 KiB is a fractal-heap "huge" object. Parallel HDF5
+ * 1.10.8 then reads back a REFERENCE_LIST that does not decode ("bad
+ * version number for attribute message" under H5HF__huge_op_real) on some
+ * rank from about the 256th attach on (256 to 263 measured on 2 ranks, with
+ * and without collective metadata operations): nc_enddef fails there with
+ * "Problem with HDF5 dimscales" and the other ranks hang in the next
+ * collective call (netCDF-C issues 2165 and 2251). Measured on 2 ranks: 255
+ * variables pass and 256 fail with time carrying 4 attributes, 300 pass
+ * with 3; a plain HDF5 program attaching datasets to a scale with 9
+ * attributes fails the same way, with 8 it attaches 600; one rank writes 600
+ * through netCDF. netCDF-C 4.9 can skip the attaching
+ * (NC_NODIMSCALE_ATTACH): each variable then names its dimensions in its
+ * _Netcdf4Coordinates attribute and netCDF readers see the same header.
+ * "auto" skips it for a schema in which some dimension is used by
+ * NC4_DIMSCALE_USERS_MAX variables or more, attaches otherwise. */
+#define NC4_DIMSCALE_USERS_MAX 256
+
 struct nc4_opts {
     char layout[IOK_OPT_STRLEN];
     int fill;
     int deflate;
+    char dimscales[IOK_OPT_STRLEN];
 };
 
 static const struct iok_option nc4_options[] = {
@@ -56,6 +81,10 @@ static const struct iok_option nc4_options[] = {
      "pre-fill variables with fill values (default: off, NC_NOFILL)", NULL},
     {"netcdf4-deflate", 0, IOK_OPT_INT, offsetof(struct nc4_opts, deflate), "0",
      "deflate level 0-9 with shuffle; needs collective transfers", NULL},
+    {"netcdf4-dimscales", 0, IOK_OPT_CHOICE, offsetof(struct nc4_opts, dimscales), "auto",
+     "attach HDF5 dimension scales to the variables; auto: not when a dimension has 256 "
+     "variables or more (parallel HDF5 1.10 fails there; NC_NODIMSCALE_ATTACH)",
+     "auto|attach|none"},
     {NULL, 0, 0, 0, NULL, NULL, NULL},
 };
 
@@ -118,8 +147,10 @@ nc4_alloc(struct nc4_file **out, const char *path, const struct iok_schema *s,
     f->s = s;
     if (p->opts)
         memcpy(&f->opts, p->opts, sizeof f->opts);
-    else
+    else {
         strcpy(f->opts.layout, "contiguous");
+        strcpy(f->opts.dimscales, "auto");
+    }
     *out = f;
     return IOK_OK;
 }
@@ -135,6 +166,43 @@ nc4_version(void)
         n--; /* "4.9.0 of Aug  7 2022 23:42:36 $" */
     snprintf(buf, sizeof buf, "NetCDF %.*s", (int)n, v);
     return buf;
+}
+
+/* The most variables that use one dimension of s (a variable using it
+ * twice counts twice: two references in the scale's list). */
+static int
+nc4_most_users(const struct iok_schema *s)
+{
+    int most = 0;
+    for (int d = 0; d < s->ndims; d++) {
+        int users = 0;
+        for (int v = 0; v < s->nvars; v++)
+            for (int k = 0; k < s->vars[v].ndims; k++)
+                users += s->vars[v].dimids[k] == d;
+        most = users > most ? users : most;
+    }
+    return most;
+}
+
+/* The create mode flag for --netcdf4-dimscales (see the top of the file). */
+static int
+nc4_dimscale_mode(const char *path, const struct iok_schema *s, const char *choice, int *mode)
+{
+    int skip = !strcmp(choice, "none") ||
+               (!strcmp(choice, "auto") && nc4_most_users(s) >= NC4_DIMSCALE_USERS_MAX);
+    *mode = 0;
+    if (!skip)
+        return IOK_OK;
+#ifdef NC_NODIMSCALE_ATTACH
+    *mode = NC_NODIMSCALE_ATTACH;
+    return IOK_OK;
+#else
+    return iok_error(IOK_EUSAGE,
+                     "%s: a dimension has %d variables; this netCDF-C (%s) cannot skip "
+                     "attaching dimension scales (NC_NODIMSCALE_ATTACH, 4.9): give "
+                     "--netcdf4-dimscales attach on one rank, or use another backend",
+                     path, nc4_most_users(s), nc_inq_libvers());
+#endif
 }
 
 static int
@@ -160,12 +228,15 @@ nc4_create(void **handle, const char *path, const struct iok_schema *s,
                              path, s->vars[v].name, level);
     }
 
+    int dsmode;
+    IOK_TRY(nc4_dimscale_mode(path, s, o ? o->dimscales : "auto", &dsmode));
     struct nc4_file *f;
     IOK_TRY(nc4_alloc(&f, path, s, p));
     for (int v = 0; v < s->nvars; v++)
         for (int k = 0; k < s->vars[v].ndims; k++)
             f->len[v][k] = (size_t)iok_var_dim_len(s, v, k);
-    int err = nc_create_par(path, NC_NETCDF4 | NC_CLOBBER, p->comm, iok_params_info(p), &f->ncid);
+    int err = nc_create_par(path, NC_NETCDF4 | NC_CLOBBER | dsmode, p->comm, iok_params_info(p),
+                            &f->ncid);
     if (err) {
         int rc = nc4_fail(f, "nc_create_par", NULL, NULL, err);
         nc4_free(f);

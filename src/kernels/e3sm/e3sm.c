@@ -346,32 +346,6 @@ verbose_share(const struct e3sm_state *st, const struct iok_run *run)
     }
 }
 
-/* netCDF-C 4.9 on parallel HDF5 1.10 fails in nc_enddef ("Problem with
- * HDF5 dimscales") on one rank only, and the others wait in it forever,
- * once some 260-300 variables share a dimension (measured: 250 pass, 300
- * hang; F h0 has 414, I 560). Refuse rather than hang. */
-static int
-netcdf4_guard(const struct iok_run *run, const struct iok_file_plan *fp)
-{
-    const struct iok_schema *s = &fp->schema;
-    if (strcmp(run->backend->name, "netcdf4") || run->nprocs == 1)
-        return IOK_OK;
-    for (int d = 0; d < s->ndims; d++) {
-        int users = 0;
-        for (int v = 0; v < s->nvars; v++)
-            for (int k = 0; k < s->vars[v].ndims; k++)
-                users += s->vars[v].dimids[k] == d;
-        if (users > 250)
-            return iok_error(IOK_EUSAGE,
-                             "%s: %d variables share dimension %s; parallel NetCDF-4 "
-                             "(netCDF-C 4.9, HDF5 1.10) fails in nc_enddef on one rank and hangs "
-                             "the others beyond about 250: use another backend, one rank, or "
-                             "-f to skip this file",
-                             fp->path, users, s->dims[d].name);
-    }
-    return IOK_OK;
-}
-
 /* A blob subfile holds its group's ranks' data in their order: it reads
  * back only with the writer's ranks and subfiles. Its index is a
  * decomposition file of the group: the writer's group size is the length of
@@ -510,8 +484,6 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
             } else {
                 fp->schema = canon;
             }
-            if (rc == IOK_OK)
-                rc = netcdf4_guard(run, fp);
             if (rc == IOK_OK && st->blob && !run->do_write)
                 rc = blob_check_writer(st, run, fp->path, g);
             if (rc == IOK_OK) {
