@@ -44,6 +44,11 @@ struct iok_plan {
 
 void iok_plan_free(struct iok_plan *plan);
 
+/* Removes an output file the run wrote, or the directory of files a backend
+ * writes in its place (ADIOS2's BP): for kernels whose original removes its
+ * output. Returns 0 or -1. */
+int iok_remove_output(const char *path);
+
 enum iok_xstage { IOK_X_SEND, IOK_X_PREPARE, IOK_X_RETURN };
 
 enum iok_kernel_flags {

@@ -158,7 +158,8 @@ enum iok_mark {
     IOK_MARK_OPENED, /* open, or create + define, ends */
     IOK_MARK_CLOSE,  /* close starts (after the steps and --fsync) */
     IOK_MARK_CLOSED, /* close ends */
-    IOK_MARK_SUITE,  /* not a time: this rank's suite work inside the span, s */
+    IOK_MARK_SUITE,  /* not a time: the suite's time from "opened" to "close", s: per
+                      * segment the least any rank spent (as the job's span) */
     IOK_NMARKS
 };
 

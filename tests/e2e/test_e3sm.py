@@ -507,6 +507,24 @@ def test_bad_bp_map_is_one_line(tmp_path, built_backends):
     assert not list(tmp_path.glob("x*"))
 
 
+def test_adios2_output_directory_removed_without_k(tmp_path, built_backends):
+    """ADIOS2 writes a directory where the others write a file: without -k the
+    run removes it as it removes the others' files; -k keeps it; a directory
+    the run did not write is left alone."""
+    if "adios2" not in built_backends:
+        pytest.skip("adios2 not built")
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "keep.txt").write_text("not the run's")
+    r = run(2, ["e3sm", "--backend", "adios2", "-o", "g.nc", str(MAP_G)], tmp_path)
+    assert r.rc == 0, r.err
+    assert "output files removed" in r.out
+    assert not (tmp_path / "g.nc").exists()
+    r = run(2, ["e3sm", "--backend", "adios2", "-k", "-o", "g.nc", str(MAP_G)], tmp_path)
+    assert r.rc == 0, r.err
+    assert (tmp_path / "g.nc").is_dir() and list((tmp_path / "g.nc").iterdir())
+    assert (tmp_path / "mine" / "keep.txt").read_text() == "not the run's"
+
+
 BAD_OPTIONS = [
     ("no-io", [str(MAP_G)], "give -o NAME to write"),
     ("no-decomp", ["-o", "x.nc"], "name the decomposition file"),

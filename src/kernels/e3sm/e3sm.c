@@ -239,7 +239,7 @@ state_free(void *p)
     struct e3sm_state *st = p;
     for (int f = 0; f < IOK_MAX_FILES; f++)
         if (st->rank == 0 && !st->keep && st->wrote[f])
-            unlink(st->path[f]);
+            iok_remove_output(st->path[f]);
     for (int f = 0; f < IOK_MAX_FILES; f++) {
         free(st->var_decomp[f]);
         free(st->order[f]);

@@ -4,9 +4,9 @@
  * cell plus 2 per wall cell, 24 for two walls of 12.
  *
  * - cells on a w x h lattice (w the largest with 2 w^2 <= cells: the
- *   channel about twice as long as it is around), row after row, the last row as long as the cell count
- *   leaves it; each cell has the six neighbours of a hexagon (east, west,
- *   north, south, north-east, south-west).
+ *   channel about twice as long as it is around), row after row, the last row as long as the cell
+ * count leaves it; each cell has the six neighbours of a hexagon (east, west, north, south,
+ * north-east, south-west).
  * - edges: one per pair of neighbouring cells and one per side facing a
  *   wall or the missing cells of the last row; vertices: one per triangle
  *   of three mutual neighbours, with or without the wall side's.

@@ -15,9 +15,11 @@
  * I/O loop and close, so each rank's figure runs from its own start of the
  * phase to the end of the phase on the slowest rank. Here the same: from
  * the rank's marks to the latest mark over the ranks; the I/O loop less the
- * rank's own suite work inside it (request lists, data, checks, the per-step
- * agreement), which the original does outside its timers. The bandwidths
- * are the pass's bytes (all ranks) over this rank's time. */
+ * suite's time inside it (request lists, data, checks, agreements: per step
+ * the least any rank spent, as the core's span), which the original does
+ * not have. (A rank's own suite time alone would leave in its figure its
+ * waits for ranks slower at generating data, on more ranks than cores.)
+ * The bandwidths are the pass's bytes (all ranks) over this rank's time. */
 struct ncb_rank {
     double open, io, close, bw_io, bw;
 };
