@@ -187,7 +187,7 @@ def test_sbatch_submits_one_job_that_runs_and_collect_stores_it(tmp_path):
     p = cli("collect", session, "--db", "other.sqlite", cwd=tmp_path)
     assert p.returncode == 2 and "was not submitted" in p.stderr
     p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path, extra_env=path)
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == 1, p.stderr  # failed runs stored: exit 1, as run
     assert "stored 8 runs (4 failed), 0 not finished yet" in p.stdout
     db = sqlite3.connect(tmp_path / "x.sqlite")
     rows = db.execute(
@@ -213,5 +213,5 @@ def test_sbatch_submits_one_job_that_runs_and_collect_stores_it(tmp_path):
     assert finished
     # collecting again stores nothing twice
     p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path, extra_env=path)
-    assert "stored 0 runs" in p.stdout
+    assert p.returncode == 0 and "stored 0 runs" in p.stdout
     assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 8
