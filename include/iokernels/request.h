@@ -50,19 +50,12 @@ struct iok_access {
 struct iok_reqlist {
     int n, cap;
     struct iok_access *acc;
-    void *arena;      /* the accesses' buffers, owned by the list */
-    size_t arena_cap; /* its size: a cleared list reuses it */
+    void *arena; /* the accesses' buffers, owned by the list */
 };
 
 void iok_reqlist_init(struct iok_reqlist *r);
 /* Frees the accesses' starts/counts and buffers. */
 void iok_reqlist_free(struct iok_reqlist *r);
-/* Empties the list for the next step but keeps its buffer arena (and the
- * access array), which iok_reqlist_finish reuses when it is large enough:
- * one allocation per pass, as the originals keep theirs, not one per step
- * (a freed multi-MiB buffer raises glibc's mmap threshold, and the next
- * step's then stays resident in the heap). */
-void iok_reqlist_clear(struct iok_reqlist *r);
 
 /* Appends an access with room for nsub subarrays (starts/counts zeroed; the
  * caller fills them and then calls iok_reqlist_finish). Returns the access or

@@ -348,12 +348,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         bytes += iok_reqlist_bytes(target, s);
         for (int i = 0; i < target->n; i++)
             nreq += target->acc[i].nsub;
-        iok_reqlist_clear(&rl); /* the next step reuses the buffers */
-        iok_reqlist_clear(&io);
-        if (handover && !rl.arena) { /* a write's handover left them in io */
-            rl.arena = io.arena, rl.arena_cap = io.arena_cap;
-            io.arena = NULL, io.arena_cap = 0;
-        }
+        iok_reqlist_free(&rl);
+        iok_reqlist_free(&io);
         out->steps_done++;
         progress(run, op, fp, step);
     }

@@ -14,20 +14,13 @@ iok_reqlist_init(struct iok_reqlist *r)
 }
 
 void
-iok_reqlist_clear(struct iok_reqlist *r)
+iok_reqlist_free(struct iok_reqlist *r)
 {
     for (int i = 0; i < r->n; i++) {
         free(r->acc[i].starts);
         free(r->acc[i].counts);
         free(r->acc[i].values);
     }
-    r->n = 0;
-}
-
-void
-iok_reqlist_free(struct iok_reqlist *r)
-{
-    iok_reqlist_clear(r);
     free(r->arena);
     free(r->acc);
     iok_reqlist_init(r);
@@ -82,13 +75,8 @@ iok_reqlist_finish(struct iok_reqlist *r, const struct iok_schema *s)
         a->buf = (void *)total; /* an offset until the arena exists */
         total += (size_t)a->nelems * es;
     }
-    if (!total)
-        total = 1;
-    if (total > r->arena_cap) {
-        free(r->arena);
-        r->arena = malloc(total); /* malloc aligns for every type */
-        r->arena_cap = r->arena ? total : 0;
-    }
+    free(r->arena);
+    r->arena = malloc(total ? total : 1); /* malloc aligns for every type */
     if (!r->arena) {
         for (int i = 0; i < r->n; i++)
             r->acc[i].buf = NULL;

@@ -97,16 +97,13 @@ e3sm_exchange(const void *kopts, const struct iok_run *run, const struct iok_pla
         }
         /* back to compute for the check; io keeps the shape of what was
          * read (variables, subarray and element counts) for the counts */
-        iok_reqlist_free(compute); /* what a cleared list kept from an earlier step */
         compute->acc = malloc((size_t)(io->n ? io->n : 1) * sizeof *compute->acc);
         if (!compute->acc)
             return iok_error(IOK_EIO, "out of memory returning a read");
         memcpy(compute->acc, io->acc, (size_t)io->n * sizeof *io->acc);
         compute->n = compute->cap = io->n;
         compute->arena = io->arena;
-        compute->arena_cap = io->arena_cap;
         io->arena = NULL;
-        io->arena_cap = 0;
         for (int i = 0; i < io->n; i++) {
             io->acc[i].starts = io->acc[i].counts = NULL;
             io->acc[i].buf = io->acc[i].values = NULL;
