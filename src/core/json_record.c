@@ -235,7 +235,7 @@ build(const struct iok_json_input *in, const char *hosts)
     json_object_set_new(j, "summary", sum);
     json_object_set_new(j, "iterations", iterations_json(res, run->core.iterations));
     json_object_set_new(j, "passes", passes);
-    /* the whole process (every pass; what /usr/bin/time sees), per rank */
+    /* the whole process (every pass; /usr/bin/time sees only the last), per rank */
     if (res->npasses)
         json_object_set_new(j, "peak_rss_process_bytes",
                             stat_json(res->pass[res->npasses - 1].peak_rss_proc));

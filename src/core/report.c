@@ -120,7 +120,8 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
         const struct iok_stat *m = &res->pass[res->npasses - 1].peak_rss_proc;
         fprintf(out,
                 "peak memory of the process per rank (MiB): min %.1f avg %.1f max %.1f "
-                "(all passes, as /usr/bin/time sees it)\n",
+                "(whole run; /usr/bin/time sees only the last pass's, as each pass "
+                "resets the high-water mark)\n",
                 m->min / MiB, m->avg / MiB, m->max / MiB);
     }
     if (run->core.iterations > 1)

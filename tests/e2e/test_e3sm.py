@@ -242,6 +242,22 @@ def test_netcdf4_dimscales_option(tmp_path, built_backends):
     assert attrs[0] > 10 and attrs[1] == 0, attrs
 
 
+# The original's NetCDF-4 driver transfers independently; -a netcdf4 too,
+# unless --collective; other libraries stay collective.
+def test_netcdf4_transfers_independent_as_the_original(tmp_path, built_backends):
+    if "netcdf4" not in built_backends:
+        pytest.skip("backend netcdf4 not built")
+    cases = [(["-a", "netcdf4"], "indep"), (["-a", "netcdf4", "--collective"], "coll")]
+    cases += [(["-a", "pnetcdf"], "coll")]
+    for extra, io in cases:
+        args = ["e3sm", *extra, "--verify", "-o", "out.nc", "--generate", "g:cells=60,procs=2"]
+        w = run(2, args, tmp_path)
+        assert w.rc == 0, w.err
+        assert w.record["io"] == io, extra
+        assert w.record["verify"]["ok"] is True and w.record["verify"]["values_checked"] > 0
+        assert ("independent" if io == "indep" else "collective") in w.out, extra
+
+
 # Blob: every rank's data one block per variable, -g subfiles with an index.
 BLOB = [  # (id, decomposition, backend, subfiles, files of one subfile set)
     ("F-pnetcdf", MAP_F, "pnetcdf", 1, ["out_h0.nc", "out_h1.nc"]),

@@ -66,7 +66,6 @@ BAD_DATS = [
         "version 2001 npes 2 ndims 2\n5 2\n0 2\n1 2\n1 2\n4 11\n",
         "line 6: offset 11 is beyond the global array of 10 elements (dimensions 5 2 on line 2)",
     ),
-
 ]
 
 
