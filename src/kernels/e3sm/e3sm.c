@@ -34,8 +34,9 @@ static const struct iok_option e3sm_options[] = {
      "rank's data one block per variable, -g subfiles with an index)",
      "canonical|blob"},
     {"library", 'a', IOK_OPT_CHOICE, offsetof(struct e3sm_opts, api), NULL,
-     "I/O library, as the original's -a (sets --backend; the original's adios layout is refused: "
-     "use --backend adios2)",
+     "I/O library, as the original's -a (sets --backend; netcdf4 transfers independently, as "
+     "the original's, unless --collective; the original's adios layout is refused: use "
+     "--backend adios2)",
      "pnetcdf|hdf5|netcdf4|adios|adios2|mpiio"},
     {"hx", 'f', IOK_OPT_INT, offsetof(struct e3sm_opts, hx), "-1",
      "history files: 0 h0 only, 1 h1 only, -1 both (F and I cases)"},
