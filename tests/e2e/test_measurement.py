@@ -8,6 +8,7 @@ import re
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -298,3 +299,40 @@ def test_e3sm_without_rearranger_times_no_exchange(tmp_path):
     )
     assert b.rc == 0, b.err
     assert b.record["passes"][0]["phases"]["exchange"]["count"] == 1
+
+
+@pytest.mark.parametrize("bind", [True, False])
+def test_bench_originals_table_with_a_stand_in_original(tmp_path, bind):
+    """bench/originals with iokernels standing in for BTIO (it prints the
+    original's report lines): one row per case with the medians, the fastest
+    runs and their ratios, the runs listed, the placement named."""
+    stand_in = tmp_path / "btio"
+    stand_in.write_text(f'#!/bin/sh\nexec "{BIN}" btio "$@"\n')
+    stand_in.chmod(0o755)
+    cmd = [sys.executable, str(REPO / "bench" / "originals"), "--no-env", "--btio", str(stand_in)]
+    cmd += ["--bin", str(BIN), "--pairs", "2", "--only", "BTIO 4 ranks, method 0", "--dir"]
+    cmd += [str(tmp_path / "work")] + ([] if bind else ["--no-bind"])
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    num = r"\s+([0-9.]+)"
+    row = re.search(r"^BTIO 4 ranks, method 0, 128\^3 x 3" + num * 8 + r"$", p.stdout, re.M)
+    assert row, p.stdout
+    to, t, ratio, bo, b, bratio, ro, r = (float(x) for x in row.groups())
+    assert ratio == pytest.approx(t / to, abs=0.01) and bratio == pytest.approx(b / bo, abs=0.01)
+    assert bo <= to and b <= t and ro > 1 and r > 1
+    runs = re.search(r"runs, s: original ([0-9.]+) ([0-9.]+); ours ([0-9.]+) ([0-9.]+)", p.stdout)
+    assert runs, p.stdout
+    o1, o2, u1, u2 = (float(x) for x in runs.groups())
+    assert bo == pytest.approx(min(o1, o2), abs=0.006) and b == pytest.approx(
+        min(u1, u2), abs=0.006
+    )
+    placement = re.search(r"^placement, both sides: (.*)$", p.stdout, re.M)
+    assert placement, p.stdout
+    version = subprocess.run(["mpiexec", "--version"], capture_output=True, text=True)
+    openmpi = re.search(r"open mpi|openrte", version.stdout + version.stderr, re.I)
+    want = (
+        "--bind-to core:overload-allowed --map-by core"
+        if bind and openmpi and os.environ.get("MPIEXEC", "mpiexec") == "mpiexec"
+        else "the launcher default"
+    )
+    assert placement.group(1) == want
