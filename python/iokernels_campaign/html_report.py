@@ -141,6 +141,7 @@ def _environment_html(store_campaigns, runs):
                 r["backend"],
                 r["backend_version"],
                 r["mpi_version"],
+                r["mpiio"],
                 r["fs_type"],
                 _striping(r),
                 ", ".join(json.loads(r.get("env") or "{}")) or "-",
@@ -149,7 +150,7 @@ def _environment_html(store_campaigns, runs):
             )
             env[key] = env.get(key, 0) + 1
     rows = [[*k, n] for k, n in env.items()]
-    head = ["nodes", "backend", "library", "MPI", "file system", "striping", "env set"]
+    head = ["nodes", "backend", "library", "MPI", "MPI-IO", "file system", "striping", "env set"]
     envs = _table([*head, "Slurm job", "iokernels", "runs"], rows, {"runs"})
     return camps, envs
 

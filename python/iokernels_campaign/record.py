@@ -180,3 +180,23 @@ def pass_rows(record):
                 }
             )
     return rows, phases
+
+
+def mpiio_layer(record_text):
+    """The MPI-IO layer a stored record names, as text: OpenMPI's io
+    component and the OMPIO parts set ("ompio fcoll=two_phase"); "ROMIO" when
+    the MPI library has no other (null); "-" for records from before the
+    field or none at all."""
+    try:
+        env = json.loads(record_text or "{}").get("environment", {})
+    except ValueError:
+        return "-"
+    if "mpiio_layer" not in env:
+        return "-"
+    layer = env["mpiio_layer"]
+    if layer is None:
+        return "ROMIO"
+    io = layer["io_component"] or "?"
+    # fcoll, fbtl, fs and sharedfp are OMPIO's parts
+    sets = [f"{k}={v}" for k, v in layer["settings"].items() if k != "io" and v and io == "ompio"]
+    return " ".join([io, *sets])

@@ -19,7 +19,14 @@ import sqlite3
 import time
 from pathlib import Path
 
-from .record import PASS_COLUMNS, PHASE_COLUMNS, RUN_COLUMNS, pass_rows, run_columns
+from .record import (
+    PASS_COLUMNS,
+    PHASE_COLUMNS,
+    RUN_COLUMNS,
+    mpiio_layer,
+    pass_rows,
+    run_columns,
+)
 
 STORE_VERSION = 3  # 2: JSON record schema 2, read_from_storage; 3: env, lustre, Slurm ids
 # columns store version 3 added to runs: a version 2 store gains them on open
@@ -199,8 +206,9 @@ class Store:
         return [dict(r) for r in self.db.execute("SELECT * FROM campaigns ORDER BY started, id")]
 
     def runs(self, campaign=None, kernel=None, backend=None, status=None):
-        """Runs as dicts (without the whole record), oldest first. `campaign`
-        matches a campaign's id or name."""
+        """Runs as dicts (without the whole record, but with the MPI-IO layer
+        it names as `mpiio`), oldest first. `campaign` matches a campaign's
+        id or name."""
         where, args = [], []
         if campaign:
             where.append("(r.campaign_id = ? OR c.name = ?)")
@@ -217,7 +225,7 @@ class Store:
         out = []
         for r in self.db.execute(sql, args):
             d = dict(r)
-            d.pop("record")
+            d["mpiio"] = mpiio_layer(d.pop("record"))
             out.append(d)
         return out
 

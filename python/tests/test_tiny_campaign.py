@@ -133,6 +133,13 @@ def test_report_is_one_self_contained_page(tiny, tmp_path):
     )[0]["ceiling_bandwidth"]
     assert f'<td class="num">{ceil / 1048576:.1f}</td>' in page
     assert "BTIO needs a square number of processes" in page  # in the failed runs
+    # the environment table names the MPI-IO layer the records name
+    rec = json.loads(
+        rows(db, "SELECT record FROM runs WHERE backend='mpiio' AND status='ok'")[0]["record"]
+    )
+    layer = rec["environment"]["mpiio_layer"]
+    want = "ROMIO" if layer is None else layer["io_component"]
+    assert "<th>MPI-IO</th>" in page and f"<td>{want}" in page, want
     assert "<td>0/1</td>" in page  # the failed cases, no figure
     # a report next to a file it did not write is refused
     mine = tmp_path / "mine.html"

@@ -70,6 +70,22 @@ void iok_hints_report(const struct iok_run *run, const struct iok_pass_result *p
 /* Environment variables the I/O libraries read on their own (NULL-ended). */
 extern const char *const iok_hint_env_names[];
 
+/* The MPI-IO implementation the MPI library picks (mpiio_layer.c): with
+ * OpenMPI, the io component by priority and the io, fcoll, fbtl, fs and
+ * sharedfp selections as set ("" = the library's choice). */
+struct iok_mpiio_layer {
+    char io[256];
+    int n;
+    struct {
+        char framework[16];
+        char value[256];
+    } setting[5];
+};
+/* 0 when the library exposes no such settings (MPICH: ROMIO only). */
+int iok_mpiio_layer(struct iok_mpiio_layer *l);
+/* The report's "MPI-IO layer" line; nothing when the library tells none. */
+void iok_mpiio_layer_report(FILE *out);
+
 /* Read and verify passes: from storage or from the page cache, by the OS
  * read_bytes against the bytes read (cache.c). */
 void iok_read_source(const struct iok_run *run, struct iok_pass_result *p);

@@ -90,6 +90,7 @@ iok_env_json(const char *hosts, int nprocs)
     json_object_set_new(e, "slurm_step_id", slurm_id("SLURM_STEP_ID"));
     json_object_set_new(e, "mpi_library_version", json_string(lib));
     json_object_set_new(e, "mpi_standard_version", json_string(std));
+    json_object_set_new(e, "mpiio_layer", iok_mpiio_layer_json());
     return e;
 }
 

@@ -14,6 +14,9 @@ json_t *iok_env_json(const char *hosts, int nprocs);
 json_t *iok_hints_json(const struct iok_run *run);
 /* A pass's hints in effect, or null when the backend cannot report them. */
 json_t *iok_pass_hints_json(const struct iok_pass_result *p);
+/* environment.mpiio_layer: the io component and the settings of
+ * iok_mpiio_layer(), or null when the library tells none. */
+json_t *iok_mpiio_layer_json(void);
 /* An option's value as its type. */
 json_t *iok_option_json(const struct iok_optset *set, const struct iok_option *o);
 

@@ -59,6 +59,8 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
     fprintf(out, "-- iokernels --\n");
     fprintf(out, "backend                  : %s (%s), %s, %s API\n", run->backend->name,
             run->backend->version(), run->collective ? "collective" : "independent", run->core.api);
+    if (run->backend->caps & IOK_CAP_HINTS) /* the backends that write through MPI-IO */
+        iok_mpiio_layer_report(out);
     if (plan->nfiles) {
         iok_fs_describe(plan->files[0].path, fstype, sizeof fstype, &free_bytes);
         fprintf(out, "file system              : %s, %.1f GiB free\n", fstype,

@@ -196,3 +196,58 @@ def test_e3sm_original_hints_follow_the_case(tmp_path, built_backends):
         assert r.rc == 0, (args, r.err)
         assert r.record["hints"]["original"] == want, args
         assert in_effect(r.record).get("nc_ibuf_size") == want.get("nc_ibuf_size", "16777216")
+
+
+def openmpi(rec):
+    return "Open MPI" in rec["environment"]["mpi_library_version"]
+
+
+@pytest.mark.parametrize(
+    "how, io, fcoll",
+    [
+        ("default", "ompio", ""),
+        ("env", "ompio", "two_phase"),  # OMPI_MCA_fcoll, as mpiexec --mca sets it
+        ("param file", "romio321", ""),  # an mca-params file, which no variable shows
+    ],
+)
+def test_mpiio_layer_is_named(tmp_path, built_backends, how, io, fcoll):
+    """OpenMPI's choice of MPI-IO implementation (no hint changes it, and
+    OpenMPI's ROMIO reports no hints back) in the record and the report,
+    from wherever it was set. What the OS counted shows that the named one
+    did the I/O: BTIO method 1's independent noncontiguous writes go through
+    ROMIO's data sieving (read-modify-write of whole extents: several times
+    the bytes written), while OMPIO writes each row as it is."""
+    need("mpiio", built_backends)
+    env = {}
+    if how == "env":
+        env["OMPI_MCA_fcoll"] = fcoll
+    if how == "param file":
+        conf = tmp_path / "mca-params.conf"
+        conf.write_text(f"io = {io}\n")
+        env["OMPI_MCA_mca_base_param_files"] = str(conf)
+    r = run(4, [*SMALL, "--method", "1"], tmp_path, env=env)
+    assert r.rc == 0, r.err
+    rec = r.record
+    if not openmpi(rec):
+        assert rec["environment"]["mpiio_layer"] is None
+        pytest.skip("not OpenMPI: ROMIO is the only MPI-IO")
+    layer = rec["environment"]["mpiio_layer"]
+    assert layer["io_component"] == io
+    assert layer["settings"]["fcoll"] == fcoll
+    assert layer["settings"]["io"] == ("" if how != "param file" else io)
+    line = next(x for x in r.out.splitlines() if x.startswith("MPI-IO layer"))
+    if io == "ompio":
+        assert line.startswith("MPI-IO layer             : OpenMPI io ompio"), line
+        assert (f", fcoll {fcoll};" in line) if fcoll else ("; fcoll, fbtl" in line), line
+    else:
+        assert line == f"MPI-IO layer             : OpenMPI io {io}", line
+    w = rec["passes"][0]
+    assert rec["backend"] == "mpiio" and w["op"] == "write"
+    ratio = w["os_bytes"]["wchar"] / w["bytes"]
+    assert ratio > 2 if io == "romio321" else ratio < 1.5, (ratio, w["os_bytes"], w["bytes"])
+
+
+def test_no_mpiio_layer_line_for_a_backend_without_mpiio(tmp_path, built_backends):
+    r = run(1, [*SMALL, "--backend", "null"], tmp_path)
+    assert r.rc == 0, r.err
+    assert "MPI-IO layer" not in r.out

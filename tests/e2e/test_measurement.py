@@ -305,14 +305,17 @@ def test_e3sm_without_rearranger_times_no_exchange(tmp_path):
 def test_bench_originals_table_with_a_stand_in_original(tmp_path, bind):
     """bench/originals with iokernels standing in for BTIO (it prints the
     original's report lines): one row per case with the medians, the fastest
-    runs and their ratios, the runs listed, the placement named."""
+    runs and their ratios, the runs listed, the placement and the MPI-IO
+    layer named."""
     stand_in = tmp_path / "btio"
     stand_in.write_text(f'#!/bin/sh\nexec "{BIN}" btio "$@"\n')
     stand_in.chmod(0o755)
     cmd = [sys.executable, str(REPO / "bench" / "originals"), "--no-env", "--btio", str(stand_in)]
     cmd += ["--bin", str(BIN), "--pairs", "2", "--only", "BTIO 4 ranks, method 0", "--dir"]
     cmd += [str(tmp_path / "work")] + ([] if bind else ["--no-bind"])
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    # an OMPIO algorithm chosen outside the bench reaches both sides and is named
+    env = {**os.environ, "OMPI_MCA_fcoll": "two_phase"}
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     assert p.returncode == 0, p.stdout + p.stderr
     num = r"\s+([0-9.]+)"
     row = re.search(r"^BTIO 4 ranks, method 0, 128\^3 x 3" + num * 8 + r"$", p.stdout, re.M)
@@ -336,3 +339,9 @@ def test_bench_originals_table_with_a_stand_in_original(tmp_path, bind):
         else "the launcher default"
     )
     assert placement.group(1) == want
+    layer = re.search(r"^MPI-IO layer, both sides: (.*)$", p.stdout, re.M)
+    assert layer, p.stdout
+    if openmpi:
+        assert layer.group(1).startswith("OpenMPI io ompio, fcoll two_phase; fbtl"), layer.group(1)
+    else:
+        assert layer.group(1) == "ROMIO (the MPI library has no other)"
