@@ -208,6 +208,7 @@ def openmpi(rec):
         ("default", "ompio", ""),
         ("env", "ompio", "two_phase"),  # OMPI_MCA_fcoll, as mpiexec --mca sets it
         ("param file", "romio321", ""),  # an mca-params file, which no variable shows
+        ("priority", "romio321", ""),  # both loaded, ROMIO raised above OMPIO's 30
     ],
 )
 def test_mpiio_layer_is_named(tmp_path, built_backends, how, io, fcoll):
@@ -221,6 +222,8 @@ def test_mpiio_layer_is_named(tmp_path, built_backends, how, io, fcoll):
     env = {}
     if how == "env":
         env["OMPI_MCA_fcoll"] = fcoll
+    if how == "priority":
+        env["OMPI_MCA_io_romio321_priority"] = "40"
     if how == "param file":
         conf = tmp_path / "mca-params.conf"
         conf.write_text(f"io = {io}\n")
