@@ -13,6 +13,7 @@
 #include <string.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -155,7 +156,10 @@ settle_core(struct core_flags *cf, struct iok_run *run)
     if (o->fsync && !run->backend->flush)
         return iok_error(IOK_EUSAGE, "backend %s cannot flush: drop --fsync", o->backend);
     if (o->json[0] && run->rank == 0) { /* before any I/O, not after it */
-        int fd = open(o->json, O_WRONLY | O_APPEND | O_CREAT, 0644);
+        int fd = open(o->json, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, 0644);
+        run->json_created = fd >= 0;
+        if (fd < 0 && errno == EEXIST)
+            fd = open(o->json, O_WRONLY | O_APPEND);
         if (fd < 0)
             return iok_error(IOK_EUSAGE, "cannot open --json file %s (%s): check the path", o->json,
                              strerror(errno));
@@ -413,6 +417,11 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     }
 out:
     fflush(stdout);
+    /* a run that failed before its record leaves no empty file of its own */
+    struct stat st;
+    if (run.rank == 0 && run.json_created && rc != IOK_OK && rc != IOK_EVERIFY &&
+        !stat(run.core.json, &st) && st.st_size == 0)
+        unlink(run.core.json);
     for (int i = 0; i < res.npasses; i++) {
         free(res.pass[i].rank_phase);
         free(res.pass[i].hints);

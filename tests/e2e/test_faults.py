@@ -123,3 +123,26 @@ def test_rank_killed_mid_write_ends_the_job(tmp_path):
         job.kill()
         pytest.fail(f"the job still ran {BOUND} s after a rank was killed")
     assert job.returncode != 0
+
+
+def test_a_failed_run_leaves_no_empty_json_file_of_its_own(tmp_path):
+    """The --json file is opened before any I/O to fail early on a bad path;
+    a run that then fails without a record removes the empty file it
+    created, and never touches one that was there before, even empty."""
+    bad = [*SMALL, "--dir", str(tmp_path)]  # BTIO on 2 ranks: not a square
+    for name, before in (("new.jsonl", None), ("theirs.jsonl", "x\n"), ("empty.jsonl", "")):
+        path = tmp_path / name
+        if before is not None:
+            path.write_text(before)
+        cmd = [str(MPIEXEC), "-n", "2", str(BIN), *bad, "--json", str(path)]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=BOUND)
+        assert p.returncode != 0 and "square number of processes" in p.stderr, p.stderr
+        if before is None:
+            assert not path.exists()
+        else:
+            assert path.read_text() == before
+    # a run that succeeds keeps the file it created, with its record
+    ok = tmp_path / "ok.jsonl"
+    cmd = [str(MPIEXEC), "-n", "1", str(BIN), *bad, "--json", str(ok)]
+    assert subprocess.run(cmd, capture_output=True, timeout=BOUND * 2).returncode == 0
+    assert ok.read_text().count("\n") == 1
