@@ -82,6 +82,8 @@ int iok_cmdline_has(const struct iok_cmdline *cl, const struct iok_optset *sets,
                     const char *name);
 void iok_cmdline_free(struct iok_cmdline *cl);
 
+/* `s` without leading and trailing white space (cut in place). */
+char *iok_trim(char *s);
 /* ParmParse style text ("key = value", '#' comments, blank lines): applies
  * each line to the sets. `path` names the file in error messages. */
 int iok_keyvalue_apply(const char *text, const char *path, const struct iok_optset *sets,

@@ -73,15 +73,15 @@ extern const char *const iok_hint_env_names[];
 /* The MPI-IO implementation the MPI library picks (mpiio_layer.c): with
  * OpenMPI, the io component by priority and the io, fcoll, fbtl, fs and
  * sharedfp selections as set ("" = the library's choice). */
+#define IOK_MPIIO_NSETTINGS 5
 struct iok_mpiio_layer {
     char io[256];
-    int n;
     struct {
         char framework[16];
         char value[256];
-    } setting[5];
+    } setting[IOK_MPIIO_NSETTINGS];
 };
-/* 0 when the library exposes no such settings (MPICH: ROMIO only). */
+/* 0 when the MPI library is not OpenMPI (MPICH: ROMIO only). */
 int iok_mpiio_layer(struct iok_mpiio_layer *l);
 /* The report's "MPI-IO layer" line; nothing when the library tells none. */
 void iok_mpiio_layer_report(FILE *out);

@@ -24,17 +24,8 @@
 #define IOK_OMPI_SYSCONFDIR "/etc/openmpi"
 #endif
 
-static const char *const frameworks[] = {"io", "fcoll", "fbtl", "fs", "sharedfp", NULL};
-
-static void
-trim(char *s)
-{
-    char *e = s + strlen(s);
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-        *--e = '\0';
-    size_t lead = strspn(s, " \t");
-    memmove(s, s + lead, strlen(s + lead) + 1);
-}
+static const char *const frameworks[IOK_MPIIO_NSETTINGS] = {"io", "fcoll", "fbtl", "fs",
+                                                            "sharedfp"};
 
 /* `name`'s value in one parameter file ("name = value" lines, '#'
  * comments) into out; 1 when the file sets it. */
@@ -53,11 +44,9 @@ file_param(const char *path, const char *name, char *out, size_t n)
         if (!eq || (hash && hash < eq))
             continue;
         *eq = '\0';
-        trim(line);
-        if (strcmp(line, name))
+        if (strcmp(iok_trim(line), name))
             continue;
-        trim(eq + 1);
-        snprintf(out, n, "%s", eq + 1);
+        snprintf(out, n, "%s", iok_trim(eq + 1));
         found = 1; /* the last line naming it wins within a file */
     }
     fclose(f);
@@ -148,7 +137,7 @@ iok_mpiio_layer(struct iok_mpiio_layer *l)
     MPI_Get_library_version(lib, &len);
     if (!strstr(lib, "Open MPI"))
         return 0;
-    for (int i = 0; frameworks[i]; i++, l->n++) {
+    for (int i = 0; i < IOK_MPIIO_NSETTINGS; i++) {
         snprintf(l->setting[i].framework, sizeof l->setting[i].framework, "%s", frameworks[i]);
         mca_param(frameworks[i], l->setting[i].value, sizeof l->setting[i].value);
     }
@@ -163,7 +152,7 @@ iok_mpiio_layer_json(void)
     if (!iok_mpiio_layer(&l))
         return json_null();
     json_t *set = json_object();
-    for (int i = 0; i < l.n; i++)
+    for (int i = 0; i < IOK_MPIIO_NSETTINGS; i++)
         json_object_set_new(set, l.setting[i].framework, json_string(l.setting[i].value));
     return json_pack("{s:s?, s:o}", "io_component", l.io[0] ? l.io : NULL, "settings", set);
 }
@@ -176,10 +165,10 @@ iok_mpiio_layer_report(FILE *out)
         return;
     fprintf(out, "MPI-IO layer             : OpenMPI io %s", l.io[0] ? l.io : "(none loaded)");
     int deflt = 0, ompio = !strcmp(l.io, "ompio"); /* the others are OMPIO's parts */
-    for (int i = 0; i < l.n && ompio; i++)
+    for (int i = 0; i < IOK_MPIIO_NSETTINGS && ompio; i++)
         if (strcmp(l.setting[i].framework, "io") && l.setting[i].value[0])
             fprintf(out, ", %s %s", l.setting[i].framework, l.setting[i].value);
-    for (int i = 0; i < l.n && ompio; i++)
+    for (int i = 0; i < IOK_MPIIO_NSETTINGS && ompio; i++)
         if (strcmp(l.setting[i].framework, "io") && !l.setting[i].value[0])
             fprintf(out, "%s%s", deflt++ ? ", " : "; ", l.setting[i].framework);
     if (deflt)

@@ -359,8 +359,8 @@ iok_cmdline_free(struct iok_cmdline *cl)
     memset(cl, 0, sizeof *cl);
 }
 
-static char *
-trim(char *s)
+char *
+iok_trim(char *s)
 {
     while (isspace((unsigned char)*s))
         s++;
@@ -383,7 +383,7 @@ iok_keyvalue_apply(const char *text, const char *path, const struct iok_optset *
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
-        char *s = trim(line);
+        char *s = iok_trim(line);
         if (!*s)
             continue;
         char where[IOK_OPT_STRLEN + 32];
@@ -394,7 +394,7 @@ iok_keyvalue_apply(const char *text, const char *path, const struct iok_optset *
             break;
         }
         *eq = '\0';
-        char *key = trim(s), *value = trim(eq + 1);
+        char *key = iok_trim(s), *value = iok_trim(eq + 1);
         const struct iok_optset *owner;
         const struct iok_option *o = find_by(sets, nsets, key, 0, &owner);
         if (!o)
