@@ -6,6 +6,111 @@
 #include "check.h"
 #include "iokernels/data.h"
 
+/* The documented value of an element (iokernels/data.h: a pure function of
+ * the element's bits), written here from the bits and not from data.c. */
+static int
+matches_reference(enum iok_type t, uint64_t bits, const char *p)
+{
+    switch (t) {
+    case IOK_CHAR:
+    case IOK_BYTE:
+        return *(const int8_t *)p == (int8_t)(bits >> 56);
+    case IOK_SHORT:
+        return *(const int16_t *)p == (int16_t)(bits >> 48);
+    case IOK_INT:
+        return *(const int32_t *)p == (int32_t)(bits >> 32);
+    case IOK_INT64:
+        return *(const int64_t *)p == (int64_t)bits;
+    case IOK_FLOAT:
+        return *(const float *)p == (float)(bits >> 40) * 0x1p-24f;
+    case IOK_DOUBLE:
+        return *(const double *)p == (double)(bits >> 11) * 0x1p-53;
+    }
+    return 0;
+}
+
+/* Every type, filled through runs that span rows (x whole), single rows (x
+ * cut) and long runs (past the check's chunks): each element equals the
+ * reference for its (record, linear index); a changed element in each of
+ * two chunks of one run counts 2 and the first is named by its coordinates. */
+static void
+every_type_against_the_reference(void)
+{
+    static const enum iok_type types[] = {IOK_CHAR,  IOK_BYTE,  IOK_SHORT, IOK_INT,
+                                          IOK_INT64, IOK_FLOAT, IOK_DOUBLE};
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
+        enum iok_type t = types[ti];
+        struct iok_schema s;
+        iok_schema_init(&s);
+        int dt = iok_schema_add_dim(&s, "t", 4, 1), dy = iok_schema_add_dim(&s, "y", 30, 0);
+        int dx = iok_schema_add_dim(&s, "x", 70, 0);
+        int d3[3] = {dt, dy, dx};
+        int v = iok_schema_add_var(&s, "v", t, 3, d3);
+        struct iok_reqlist r;
+        iok_reqlist_init(&r);
+        struct iok_access *a = iok_reqlist_add(&r, &s, v, 3);
+        /* records 1-2 whole (runs of 2,100), y 3-9 of record 3 whole rows (a
+         * run of 490), x 5-60 of y 10-12 in record 0 (rows of 56) */
+        int64_t st[9] = {1, 0, 0, 3, 3, 0, 0, 10, 5}, ct[9] = {2, 30, 70, 1, 7, 70, 1, 3, 56};
+        memcpy(a->starts, st, sizeof st);
+        memcpy(a->counts, ct, sizeof ct);
+        CHECK(iok_reqlist_finish(&r, &s) == 0, "alloc");
+        iok_data_fill(&s, &r, 9);
+        const char *p = a->buf;
+        size_t es = iok_type_size(t);
+        int64_t n = 0, wrong = 0;
+        for (int j = 0; j < 3; j++)
+            for (int64_t rec = st[3 * j]; rec < st[3 * j] + ct[3 * j]; rec++)
+                for (int64_t y = st[3 * j + 1]; y < st[3 * j + 1] + ct[3 * j + 1]; y++)
+                    for (int64_t x = st[3 * j + 2]; x < st[3 * j + 2] + ct[3 * j + 2]; x++, n++)
+                        wrong += !matches_reference(
+                            t, iok_data_bits(9, s.vars[v].name_hash, rec, y * 70 + x),
+                            p + (size_t)n * es);
+        CHECK(n == 4200 + 490 + 168 && wrong == 0, "type %d: %lld of %lld values differ", (int)t,
+              (long long)wrong, (long long)n);
+        int64_t checked = 0;
+        char first[256] = "";
+        CHECK(iok_data_check(&s, &r, 9, &checked, first, sizeof first) == 0 && checked == n,
+              "type %d: clean check, %lld checked", (int)t, (long long)checked);
+        /* record 2, y 1, x 3 and y 21, x 65: offsets 73 and 1,535 of its run,
+         * the second the last of a chunk */
+        char *b = a->buf;
+        b[(size_t)(2100 + 73) * es] ^= 1;
+        b[(size_t)(2100 + 1535) * es] ^= 1;
+        CHECK(iok_data_check(&s, &r, 9, &checked, first, sizeof first) == 2, "type %d: 2 bad",
+              (int)t);
+        CHECK(strstr(first, "v[2][1][3]: read"), "type %d names the first: %s", (int)t, first);
+        iok_reqlist_free(&r);
+        iok_schema_free(&s);
+    }
+}
+
+/* a 1-D record variable: an access over several records is one run along
+ * them, and a bad value is named by its record */
+static void
+record_run_names_its_record(void)
+{
+    struct iok_schema s;
+    iok_schema_init(&s);
+    int dt = iok_schema_add_dim(&s, "t", 5, 1);
+    int v = iok_schema_add_var(&s, "tv", IOK_DOUBLE, 1, &dt);
+    struct iok_reqlist r;
+    iok_reqlist_init(&r);
+    struct iok_access *a = iok_reqlist_add(&r, &s, v, 1);
+    a->starts[0] = 1;
+    a->counts[0] = 3;
+    CHECK(iok_reqlist_finish(&r, &s) == 0, "alloc");
+    iok_data_fill(&s, &r, 5);
+    ((double *)a->buf)[2] += 1.0;
+    int64_t checked = 0;
+    char first[256] = "";
+    CHECK(iok_data_check(&s, &r, 5, &checked, first, sizeof first) == 1 && checked == 3,
+          "one bad of 3");
+    CHECK(strstr(first, "tv[3]: read"), "names record 3: %s", first);
+    iok_reqlist_free(&r);
+    iok_schema_free(&s);
+}
+
 int
 main(void)
 {
@@ -125,5 +230,7 @@ main(void)
     iok_reqlist_free(&halves);
     iok_reqlist_free(&ints);
     iok_schema_free(&s);
+    every_type_against_the_reference();
+    record_run_names_its_record();
     return check_summary("test_data");
 }
