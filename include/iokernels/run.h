@@ -26,6 +26,7 @@ struct iok_core_opts {
     int64_t seed;
     int quiet;
     int ceiling;
+    int ceiling_samples; /* --ceiling-samples: probe samples of each kind */
     int iterations;
     int drop_caches;
     int shift_ranks;
@@ -70,16 +71,33 @@ struct iok_phase_result {
 };
 
 /* The ceiling probe (--ceiling): the same bytes by the same ranks in the same
- * job, as one contiguous block per rank of a shared file: written through
- * MPI-IO (buffered; flushed inside the timing with --fsync), then read back
- * with O_DIRECT, which is what the device delivers without the page cache. */
+ * job, as one contiguous block per rank of a shared file, measured several
+ * times (the best sample is the ceiling; every sample is recorded). Writes go
+ * through MPI-IO with the run's durability (synced inside the timing with
+ * --fsync, else buffered); reads are of the run's kind: through the page
+ * cache after a buffered write (a read that was not preceded by
+ * --drop-caches), or past it (O_DIRECT; where the file system refuses
+ * O_DIRECT, a read after dropping the probe file's pages). */
+#define IOK_CEILING_SAMPLES_MAX 16
+enum iok_ceiling_read {
+    IOK_CEIL_READ_NONE,    /* a write pass: no read ceiling */
+    IOK_CEIL_READ_CACHED,  /* through the page cache, as the file was just written */
+    IOK_CEIL_READ_STORAGE, /* past the page cache: O_DIRECT, else after fadvise */
+};
 struct iok_ceiling {
     int measured;
     int64_t bytes;
-    double time, bandwidth; /* the write */
-    int direct;             /* 1 if the O_DIRECT read could be measured */
-    double read_time, read_bandwidth;
-    int full; /* asked by `iokernels ceiling`: also the two below */
+    int samples;                              /* of each kind measured */
+    int fsync;                                /* write samples synced inside their timing */
+    double write_bw[IOK_CEILING_SAMPLES_MAX]; /* every write sample, bytes/s */
+    double time, bandwidth;                   /* the best write sample */
+    enum iok_ceiling_read read_kind;
+    int direct; /* storage reads: 1 O_DIRECT, 0 after fadvise */
+    double read_bw[IOK_CEILING_SAMPLES_MAX];
+    double read_time, read_bandwidth; /* the best read sample (0: none) */
+    int above;                        /* the pass ran faster than its ceiling */
+    char reason[320];                 /* why, as far as the suite can tell */
+    int full;                         /* asked by `iokernels ceiling`: also the two below */
     double direct_write_bandwidth, cached_read_bandwidth;
 };
 

@@ -23,6 +23,7 @@ class CaseSummary:
     read_bw: float | None = None
     ceiling_bw: float | None = None
     ceiling_fraction: float | None = None
+    ceiling_above: str | None = None  # why a run ran above its ceiling (the first such run)
     rss_min: float | None = None
     rss_avg: float | None = None
     rss_max: float | None = None
@@ -85,6 +86,9 @@ def summarize(runs, phases_by_run=None):
             s.read_bw = _median([r["read_bandwidth"] for r in good if r["read_bytes"]])
             s.ceiling_bw = _median([r["ceiling_bandwidth"] for r in good])
             s.ceiling_fraction = _median([r["ceiling_fraction"] for r in good])
+            s.ceiling_above = next(
+                (r["ceiling_above"] for r in good if r.get("ceiling_above")), None
+            )
             s.rss_min = _median([r["peak_rss_min"] for r in good])
             s.rss_avg = _median([r["peak_rss_avg"] for r in good])
             s.rss_max = _median([r["peak_rss_max"] for r in good])
@@ -104,6 +108,22 @@ def summarize(runs, phases_by_run=None):
             }
         out.append(s)
     return out
+
+
+# a fraction of the ceiling above this is flagged (the C side's margin)
+ABOVE = 1.02
+
+
+def fraction_text(fraction, above=None, fmt_spec=".2f"):
+    """A fraction of the ceiling as text, with "!" when a run ran above its
+    ceiling or the figure shown is above it: never shown silently."""
+    if fraction is None or fraction != fraction:
+        return "-"
+    flag = above or fraction > ABOVE
+    return f"{fraction:{fmt_spec}}" + ("!" if flag else "")
+
+
+ABOVE_NOTE = "! above its ceiling: the ceiling is the best of the probe's samples; see the reason"
 
 
 def kernels(summaries):

@@ -61,6 +61,7 @@ def bandwidths(runs):
                     "seconds": r["write_time"],
                     "ceiling_mib_s": (r["ceiling_bandwidth"] or 0.0) / MIB or None,
                     "fraction": r["ceiling_fraction"],
+                    "above": r.get("ceiling_above"),
                     "cached": False,
                 }
             )
@@ -73,10 +74,11 @@ def bandwidths(runs):
                     "seconds": r["read_time"],
                     "ceiling_mib_s": None,
                     "fraction": None,
+                    "above": None,
                     "cached": r.get("read_from_storage") == 0,
                 }
             )
-    cols = "label backend series ranks null op mib_s seconds ceiling_mib_s fraction cached"
+    cols = "label backend series ranks null op mib_s seconds ceiling_mib_s fraction above cached"
     return pd.DataFrame(rows, columns=cols.split())
 
 
@@ -97,6 +99,7 @@ def case_stats(bw):
         seconds=("seconds", "median"),
         ceiling=("ceiling_mib_s", "median"),
         fraction=("fraction", "median"),
+        above=("above", lambda v: next((x for x in v if x), None)),
         cached=("cached", "any"),
     )
     return out.reset_index()

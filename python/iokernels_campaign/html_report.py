@@ -15,7 +15,7 @@ from pathlib import Path
 import jinja2
 
 from . import frame, plots, rules
-from .aggregate import mislabelled_phases, summarize
+from .aggregate import fraction_text, mislabelled_phases, summarize
 from .tables import MIB, fmt, source
 
 GENERATOR = '<meta name="generator" content="iokernels-campaign">'
@@ -85,7 +85,7 @@ def _cases_html(summaries):
                 fmt(s.bandwidth, ".1f", MIB),
                 source(s.from_storage, s.mode),
                 fmt(s.ceiling_bw, ".1f", MIB),
-                fmt(s.ceiling_fraction, ".2f"),
+                fraction_text(s.ceiling_fraction, s.ceiling_above),
                 rss if s.ok else "-",
                 fmt(s.bytes, ".2f", MIB),
                 {True: "yes", False: "NO", None: "-"}[s.verified],
@@ -251,9 +251,10 @@ def _kernel_sections(stats, pdir):
                 w, r = idx.get((series, nr, "write")), idx.get((series, nr, "read"))
                 cells.append(_cell(w, (label, nr, "write"), best, "write"))
                 frac = w["fraction"] if w else None
+                above = w["above"] if w else None
                 cells.append(
-                    {"text": fmt(None if frac != frac else frac, ".2f"), "range": "", "cls": ""}
-                    | {"title": "write bandwidth / ceiling"}
+                    {"text": fraction_text(frac, above), "range": "", "cls": ""}
+                    | {"title": above or "write bandwidth / ceiling (best of the probe's samples)"}
                 )
                 cells.append(_cell(r, (label, nr, "read"), best, "read"))
             rows.append({"series": series, "cells": cells})
@@ -267,7 +268,10 @@ def _kernel_sections(stats, pdir):
             text = f"Fastest {op} at {top} rank{'s' if top > 1 else ''}: <b>{html.escape(who)}</b>"
             text += f", {_mib(st['median'])} MiB/s"
             if op == "write" and st["fraction"] == st["fraction"] and st["fraction"] is not None:
-                text += f", {st['fraction']:.2f} of the ceiling"
+                text += f", {fraction_text(st['fraction'], st['above'])} of the ceiling"
+                if fraction_text(st["fraction"], st["above"]).endswith("!"):
+                    why = st["above"] or "the median run was faster than the probe's best sample"
+                    text += f" (above it: {html.escape(why)})"
             if st["cached"]:
                 text += " (page cache: no read from storage to compare)"
             answers.append(text + ".")

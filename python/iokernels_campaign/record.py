@@ -92,13 +92,32 @@ def _os_sum(r, key):
 
 
 def _read_ceiling(r):
-    """The device's read rate (O_DIRECT) measured beside the read passes."""
+    """The read ceiling measured beside the read passes, of their kind
+    (through the page cache, or past it after --drop-caches); older records:
+    the O_DIRECT read."""
     bws = [
-        _bw(p["ceiling"]["read_bandwidth_mib_s"])
+        _bw(c["read_bandwidth_mib_s"])
         for p in r["passes"]
-        if p["op"] != "write" and p.get("ceiling", {}).get("direct_read")
+        if p["op"] != "write"
+        for c in [p.get("ceiling", {})]
+        if c.get("read_kind", "none") != "none" or c.get("direct_read")
     ]
     return max(bws) if bws else None
+
+
+def ceiling_above(record_text):
+    """Why a pass of a stored record ran above its ceiling (the record's
+    reason, the write's first), or None when none did."""
+    try:
+        passes = json.loads(record_text or "{}").get("passes", [])
+    except ValueError:
+        return None
+    above = [p for p in passes if p.get("ceiling", {}).get("above")]
+    above.sort(key=lambda p: p["op"] != "write")
+    if not above:
+        return None
+    c = above[0]["ceiling"]
+    return f"{above[0]['op']} {c.get('fraction', 0):.2f}x its ceiling: {c.get('reason', '?')}"
 
 
 def _ceiling(r):

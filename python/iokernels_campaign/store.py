@@ -23,6 +23,7 @@ from .record import (
     PASS_COLUMNS,
     PHASE_COLUMNS,
     RUN_COLUMNS,
+    ceiling_above,
     mpiio_layer,
     pass_rows,
     run_columns,
@@ -225,6 +226,7 @@ class Store:
         out = []
         for r in self.db.execute(sql, args):
             d = dict(r)
+            d["ceiling_above"] = ceiling_above(d["record"])
             d["mpiio"] = mpiio_layer(d.pop("record"))
             out.append(d)
         return out

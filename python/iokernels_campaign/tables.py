@@ -1,7 +1,7 @@
 """Plain-text tables for the terminal: runs (list), cases (the short table
 after a campaign), and two stores side by side (compare)."""
 
-from .aggregate import summarize
+from .aggregate import fraction_text, summarize
 
 MIB = 1048576.0
 
@@ -80,7 +80,7 @@ def runs_table(runs):
                 _status(r),
                 fmt(bw, scale=MIB),
                 source(r.get("read_from_storage"), r["mode"]),
-                fmt(r["ceiling_fraction"], ".2f"),
+                fraction_text(r["ceiling_fraction"], r.get("ceiling_above")),
                 fmt(r["peak_rss_max"], scale=MIB),
                 r.get("nodes") or "-",
                 _job_step(r),
@@ -115,13 +115,24 @@ def cases_table(summaries):
                 fmt(s.bandwidth, scale=MIB),
                 source(s.from_storage, s.mode),
                 fmt(s.ceiling_bw, scale=MIB),
-                fmt(s.ceiling_fraction, ".2f"),
+                fraction_text(s.ceiling_fraction, s.ceiling_above),
                 fmt(s.rss_max, scale=MIB),
                 verified,
             ]
         )
     right = {"MiB/s", "ceiling MiB/s", "fraction", "peak MiB/rank"}
-    return render(headers, rows, right=right)
+    return render(headers, rows, right=right) + above_notes(summaries)
+
+
+def above_notes(summaries):
+    """One line per case shown above its ceiling, with the reason found."""
+    lines = [
+        f"! {s.label} {s.series} n{s.ranks}: "
+        + (s.ceiling_above or f"median {s.ceiling_fraction:.2f}x the ceiling")
+        for s in summaries
+        if fraction_text(s.ceiling_fraction, s.ceiling_above).endswith("!")
+    ]
+    return "".join("\n" + x for x in lines)
 
 
 def short_table(summaries):
@@ -159,12 +170,13 @@ def short_table(summaries):
                     fmt(w.write_bw if w else None, scale=MIB),
                     fmt(r.read_bw if r else None, scale=MIB) + ("*" if r and r.cached_read else ""),
                     fmt(w.ceiling_bw if w else None, scale=MIB),
-                    fmt(w.ceiling_fraction if w else None, ".2f"),
+                    fraction_text(w.ceiling_fraction, w.ceiling_above) if w else "-",
                     fmt(rss, scale=MIB),
                     failed or "",
                 ]
             )
     text = render(headers, rows, right=set(headers[2:]))
+    text += above_notes([s for s in summaries if s.write_bw])
     if any(row[4].endswith("*") for row in rows):
         text += "\n* read served from the page cache (OS read_bytes under half the bytes read)"
     return text

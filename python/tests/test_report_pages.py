@@ -195,3 +195,30 @@ def test_export_one_row_per_pass_with_sweep_columns(tmp_path):
     assert len(pq) == len(flat) == len(passes)
     assert sorted(pq["run_id"].astype(int)) == sorted(flat["run_id"].astype(int))
     assert pq["phase_requests_seconds"].astype(float).ge(0).all()
+
+
+def test_a_run_above_its_ceiling_is_flagged_everywhere(tiny, tmp_path):
+    """A write whose record says it ran above its ceiling: "!" beside its
+    fraction and the record's reason, in the HTML report and the terminal's
+    tables; the others unmarked."""
+    d = tiny[0]
+    reason = "buffered: without --fsync (words of a test)"
+    db = _store_with(
+        tiny,
+        tmp_path,
+        "above.sqlite",
+        "UPDATE runs SET ceiling_fraction = 1.5, record = json_set(record, "
+        "'$.passes[0].ceiling.above', json('true'), '$.passes[0].ceiling.fraction', 1.5, "
+        f"'$.passes[0].ceiling.reason', '{reason}') "
+        "WHERE backend = 'mpiio' AND mode = 'write' AND status = 'ok'",
+    )
+    page = tmp_path / "above.html"
+    assert cli("report", db, "-o", page, cwd=d).returncode == 0
+    text = page.read_text()
+    assert "1.50!" in text and "write 1.50x its ceiling: " + reason in text
+    listed = cli("list", db, cwd=d)
+    assert listed.returncode == 0, listed.stderr
+    flagged = [x for x in listed.stdout.splitlines() if "1.50!" in x]
+    assert flagged and all("mpiio" in x and "write" in x for x in flagged)
+    # a fraction under 1 stays unmarked
+    assert not re.search(r"\b0\.\d\d!", listed.stdout)

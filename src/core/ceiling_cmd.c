@@ -18,6 +18,7 @@
 
 struct ceiling_opts {
     int64_t size;
+    int samples;
     char dir[IOK_OPT_STRLEN];
     char json[IOK_OPT_STRLEN];
     int help;
@@ -26,6 +27,8 @@ struct ceiling_opts {
 static const struct iok_option ceiling_options[] = {
     {"size", 0, IOK_OPT_INT64, offsetof(struct ceiling_opts, size), "1g",
      "bytes in all, over all ranks (k, m, g suffixes)"},
+    {"samples", 0, IOK_OPT_INT, offsetof(struct ceiling_opts, samples), "3",
+     "samples of each measurement (1-16); the best is printed"},
     {"dir", 0, IOK_OPT_STRING, offsetof(struct ceiling_opts, dir), ".",
      "directory of the probe file (iokernels.ceiling, removed afterwards)"},
     {"json", 0, IOK_OPT_STRING, offsetof(struct ceiling_opts, json), NULL,
@@ -52,9 +55,10 @@ append_json(const char *path, const struct ceiling_opts *o, int nprocs, const st
         "schema_version", 2, "kernel", "ceiling", "nprocs", nprocs, "bytes", (json_int_t)a->bytes,
         "dir", o->dir, "bandwidth_mib_s", "write", a->bandwidth / MiB, "write_fsync",
         b->bandwidth / MiB, "write_direct", a->direct_write_bandwidth / MiB, "read_direct",
-        a->read_bandwidth / MiB, "read_cached", a->cached_read_bandwidth / MiB, "direct_supported",
-        a->direct, "environment", iok_env_json(hosts, nprocs), "date", date, "filesystem", "type",
-        fstype, "free_bytes", (json_int_t)free_bytes, "iokernels_version", IOK_VERSION);
+        (a->direct ? a->read_bandwidth : 0) / MiB, "read_cached", a->cached_read_bandwidth / MiB,
+        "direct_supported", a->direct, "environment", iok_env_json(hosts, nprocs), "date", date,
+        "filesystem", "type", fstype, "free_bytes", (json_int_t)free_bytes, "iokernels_version",
+        IOK_VERSION);
     char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));
     json_decref(j);
     FILE *f = fopen(path, "a");
@@ -86,6 +90,9 @@ iok_ceiling_main(int argc, char **argv)
     if (rc == IOK_OK && o.size < nprocs)
         rc = iok_error(IOK_EUSAGE, "--size must be at least one byte per rank, not %lld",
                        (long long)o.size);
+    if (rc == IOK_OK && (o.samples < 1 || o.samples > IOK_CEILING_SAMPLES_MAX))
+        rc = iok_error(IOK_EUSAGE, "--samples must be 1 to %d, not %d", IOK_CEILING_SAMPLES_MAX,
+                       o.samples);
     if ((rc = iok_agree(MPI_COMM_WORLD, rc)))
         return rc;
     if (o.help) {
@@ -100,9 +107,9 @@ iok_ceiling_main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/iokernels", o.dir);
     int64_t mine = o.size / nprocs + (rank < o.size % nprocs);
     struct iok_ceiling a = {.full = 1}, b = {0};
-    rc = iok_ceiling_probe(MPI_COMM_WORLD, path, mine, 0, &a);
+    rc = iok_ceiling_probe(MPI_COMM_WORLD, path, mine, 0, IOK_CEIL_READ_STORAGE, o.samples, &a);
     if (rc == IOK_OK)
-        rc = iok_ceiling_probe(MPI_COMM_WORLD, path, mine, 1, &b);
+        rc = iok_ceiling_probe(MPI_COMM_WORLD, path, mine, 1, IOK_CEIL_READ_NONE, o.samples, &b);
     if (rc)
         return rc;
     char *hosts = NULL;
@@ -114,6 +121,7 @@ iok_ceiling_main(int argc, char **argv)
         printf("processes                : %d\n", nprocs);
         printf("bytes                    : %lld (%.2f MiB), one contiguous block per rank\n",
                (long long)a.bytes, a.bytes / MiB);
+        printf("samples                  : %d of each, the best printed\n", a.samples);
         printf("directory                : %s\n", o.dir);
         printf("write (MPI-IO, buffered) : %12.2f MiB/s\n", a.bandwidth / MiB);
         printf("write + fsync            : %12.2f MiB/s\n", b.bandwidth / MiB);
@@ -122,6 +130,7 @@ iok_ceiling_main(int argc, char **argv)
             printf("read (O_DIRECT)          : %12.2f MiB/s\n", a.read_bandwidth / MiB);
         } else {
             printf("O_DIRECT                 : not supported by this file system\n");
+            printf("read (pages dropped)     : %12.2f MiB/s\n", a.read_bandwidth / MiB);
         }
         printf("read (page cache)        : %12.2f MiB/s\n", a.cached_read_bandwidth / MiB);
         if (o.json[0])

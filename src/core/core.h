@@ -112,9 +112,15 @@ int iok_step_agree(const struct iok_run *run, MPI_Comm comm, void *h, int shared
                    struct iok_reqlist *r, int *stop);
 
 /* Collective: the ceiling probe over `bytes` (this rank's share) in a file
- * beside near_path, which it creates and removes (see run.h). */
+ * beside near_path, which it creates and removes (see run.h): `samples`
+ * writes, then `samples` reads of kind `read_kind`. */
 int iok_ceiling_probe(MPI_Comm comm, const char *near_path, int64_t bytes, int fsync_inside,
-                      struct iok_ceiling *out);
+                      enum iok_ceiling_read read_kind, int samples, struct iok_ceiling *out);
+
+/* After a pass with a ceiling: whether the pass ran above it, and the reason
+ * found (page cache from the OS counts, buffered writes, the probe's spread),
+ * into p->ceiling.above / .reason. */
+void iok_ceiling_judge(const struct iok_run *run, struct iok_pass_result *p);
 
 /* `iokernels ceiling`: the probe on its own. */
 int iok_ceiling_main(int argc, char **argv);

@@ -25,6 +25,42 @@ stat_json(struct iok_stat s)
 }
 
 static json_t *
+samples_json(const double *bw, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_real(bw[i] / MiB));
+    return a;
+}
+
+/* The ceiling that judges the pass (schema: pass.ceiling): its samples, the
+ * best, the fraction, and whether the pass ran above it and why. */
+static json_t *
+ceiling_json(const struct iok_pass_result *p)
+{
+    const struct iok_ceiling *c = &p->ceiling;
+    static const char *const kinds[] = {"none", "cached", "storage"};
+    double ref = p->op == IOK_OP_WRITE ? c->bandwidth : c->read_bandwidth;
+    json_t *cj = json_pack(
+        "{s:s, s:I, s:i, s:b, s:f, s:f, s:o, s:s, s:b, s:f, s:f, s:o, s:b}", "method",
+        "contiguous block per rank, one fresh file per write sample: MPI_File_write_at; reads of "
+        "the pass's kind (MPI_File_read_at through the page cache, or O_DIRECT pread)",
+        "bytes", (json_int_t)c->bytes, "samples", c->samples, "write_fsync", c->fsync,
+        "write_seconds", c->time, "write_bandwidth_mib_s", c->bandwidth / MiB,
+        "write_samples_mib_s", samples_json(c->write_bw, c->samples), "read_kind",
+        kinds[c->read_kind], "direct_read", c->read_kind == IOK_CEIL_READ_STORAGE && c->direct,
+        "read_seconds", c->read_time, "read_bandwidth_mib_s", c->read_bandwidth / MiB,
+        "read_samples_mib_s",
+        samples_json(c->read_bw, c->read_kind == IOK_CEIL_READ_NONE ? 0 : c->samples), "above",
+        c->above);
+    if (ref > 0) /* a write pass has no read ceiling */
+        json_object_set_new(cj, "fraction", json_real(p->bandwidth / ref));
+    if (c->above)
+        json_object_set_new(cj, "reason", json_string(c->reason));
+    return cj;
+}
+
+static json_t *
 pass_json(const struct iok_run *run, const struct iok_pass_result *p)
 {
     json_t *ph = json_object();
@@ -53,19 +89,8 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
     json_object_set_new(j, "steps_planned", json_integer(p->steps_planned));
     json_object_set_new(j, "steps_done", json_integer(p->steps_done));
     json_object_set_new(j, "stonewalled", json_boolean(p->stonewalled));
-    if (p->ceiling.measured) {
-        const struct iok_ceiling *c = &p->ceiling;
-        double ref = p->op == IOK_OP_WRITE ? c->bandwidth : c->read_bandwidth;
-        json_t *cj =
-            json_pack("{s:s, s:I, s:f, s:f, s:b, s:f, s:f}", "method",
-                      "contiguous block per rank: MPI_File_write_at, O_DIRECT pread", "bytes",
-                      (json_int_t)c->bytes, "write_seconds", c->time, "write_bandwidth_mib_s",
-                      c->bandwidth / MiB, "direct_read", c->direct, "read_seconds", c->read_time,
-                      "read_bandwidth_mib_s", c->read_bandwidth / MiB);
-        if (ref > 0) /* no O_DIRECT here: no ceiling to compare a read with */
-            json_object_set_new(cj, "fraction", json_real(p->bandwidth / ref));
-        json_object_set_new(j, "ceiling", cj);
-    }
+    if (p->ceiling.measured)
+        json_object_set_new(j, "ceiling", ceiling_json(p));
     json_object_set_new(j, "peak_rss_process_bytes", stat_json(p->peak_rss_proc));
     if (p->os.rchar >= 0)
         json_object_set_new(j, "os_bytes",

@@ -144,6 +144,9 @@ settle_core(struct core_flags *cf, struct iok_run *run)
                          o->deadline);
     if (o->iterations < 1)
         return iok_error(IOK_EUSAGE, "--iterations must be at least 1, not %d", o->iterations);
+    if (o->ceiling_samples < 1 || o->ceiling_samples > IOK_CEILING_SAMPLES_MAX)
+        return iok_error(IOK_EUSAGE, "--ceiling-samples must be 1 to %d, not %d",
+                         IOK_CEILING_SAMPLES_MAX, o->ceiling_samples);
     if ((run->kernel_flags & IOK_KERNEL_TOOL) &&
         (o->verify || o->ceiling || o->iterations != 1 || o->drop_caches || o->fsync))
         return iok_error(IOK_EUSAGE, "this subcommand is a tool, not a benchmark: drop --verify, "
@@ -217,8 +220,13 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
                 if (rc)
                     return rc;
                 if (run->core.ceiling && it == 0) {
-                    rc = iok_ceiling_probe(run->comm, p->path, p->own_bytes, run->core.fsync,
-                                           &p->ceiling);
+                    /* reads against a probe of their kind: past the page
+                     * cache when theirs was dropped, else through it */
+                    enum iok_ceiling_read kind = op == IOK_OP_WRITE ? IOK_CEIL_READ_NONE
+                                                 : p->cache[0]      ? IOK_CEIL_READ_STORAGE
+                                                                    : IOK_CEIL_READ_CACHED;
+                    rc = iok_ceiling_probe(run->comm, p->path, p->own_bytes, run->core.fsync, kind,
+                                           run->core.ceiling_samples, &p->ceiling);
                     if (rc)
                         return rc;
                 } else if (run->core.ceiling) { /* same file and op, first iteration */
@@ -227,10 +235,7 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
                             res->pass[j].op == op)
                             p->ceiling = res->pass[j].ceiling;
                 }
-                /* a read faster than the device read without the page cache */
-                if (op != IOK_OP_WRITE && p->ceiling.direct &&
-                    p->bandwidth > 1.1 * p->ceiling.read_bandwidth)
-                    p->cache_suspect = 1;
+                iok_ceiling_judge(run, p); /* above its ceiling: flagged, with a reason */
                 iok_read_source(run, p);
                 res->npasses++;
             }

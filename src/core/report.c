@@ -8,6 +8,37 @@
 
 static const double MiB = 1048576.0;
 
+static const char *
+read_kind_words(const struct iok_ceiling *c)
+{
+    if (c->read_kind == IOK_CEIL_READ_CACHED)
+        return "reads through the page cache";
+    return c->direct ? "O_DIRECT reads" : "reads after dropping the probe's pages";
+}
+
+/* The ceiling that judges the pass: its samples, the best, the fraction,
+ * and a flag with the reason when the pass ran above it. */
+static void
+ceiling_lines(const struct iok_pass_result *p, FILE *out)
+{
+    const struct iok_ceiling *c = &p->ceiling;
+    int writing = p->op == IOK_OP_WRITE;
+    double best = writing ? c->bandwidth : c->read_bandwidth;
+    const double *bw = writing ? c->write_bw : c->read_bw;
+    if (!writing && c->read_kind == IOK_CEIL_READ_NONE)
+        return;
+    fprintf(out, "       ceiling: best of %d contiguous %s of the same bytes %.2f MiB/s (",
+            c->samples,
+            writing ? (c->fsync ? "MPI-IO writes, synced," : "MPI-IO writes, buffered,")
+                    : read_kind_words(c),
+            best / MiB);
+    for (int i = 0; i < c->samples; i++)
+        fprintf(out, "%s%.0f", i ? " " : "samples ", bw[i] / MiB);
+    fprintf(out, "); this run %.1f%% of it\n", best > 0 ? 100.0 * p->bandwidth / best : 0.0);
+    if (c->above)
+        fprintf(out, "       ABOVE ITS CEILING (x%.2f): %s\n", p->bandwidth / best, c->reason);
+}
+
 static void
 os_bytes(const struct iok_pass_result *p, FILE *out)
 {
@@ -99,24 +130,8 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
             fprintf(out, "       verify: %lld values checked, %lld mismatches%s%s\n",
                     (long long)p->checked, (long long)p->mismatches,
                     p->first_bad[0] ? "; first: " : "", p->first_bad);
-        if (p->ceiling.measured && p->op == IOK_OP_WRITE)
-            fprintf(out,
-                    "       ceiling: contiguous MPI-IO write of the same bytes %.2f MiB/s; "
-                    "this run %.1f%% of it\n",
-                    p->ceiling.bandwidth / MiB, 100.0 * p->bandwidth / p->ceiling.bandwidth);
-        if (p->ceiling.measured && p->op != IOK_OP_WRITE) {
-            if (p->ceiling.direct)
-                fprintf(out,
-                        "       ceiling: O_DIRECT read of the same bytes %.2f MiB/s; "
-                        "this run %.1f%% of it\n",
-                        p->ceiling.read_bandwidth / MiB,
-                        100.0 * p->bandwidth / p->ceiling.read_bandwidth);
-            else
-                fprintf(out, "       ceiling: O_DIRECT reads not supported here\n");
-        }
-        if (p->cache_suspect)
-            fprintf(out, "       WARNING: read faster than the device (O_DIRECT) ceiling: "
-                         "probably served from the page cache (try --drop-caches)\n");
+        if (p->ceiling.measured)
+            ceiling_lines(p, out);
     }
     if (res->npasses) {
         const struct iok_stat *m = &res->pass[res->npasses - 1].peak_rss_proc;

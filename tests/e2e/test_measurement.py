@@ -188,17 +188,53 @@ def test_shifted_reads_verify(tmp_path):
     assert r.record["options"]["core"]["shift-ranks"] == 1
 
 
-def test_ceiling_flags_reads_faster_than_the_device(tmp_path):
-    r = run(4, ["btio", "--grid", "64,64,64", "--dumps", "2", "--verify", "--ceiling"], tmp_path)
+def _check_ceiling(p, out, samples):
+    """A pass's ceiling: every sample recorded, the best is the ceiling, the
+    fraction against it, and a run above it flagged with its reason in the
+    record and the report."""
+    c = p["ceiling"]
+    writing = p["op"] == "write"
+    got = c["write_samples_mib_s"] if writing else c["read_samples_mib_s"]
+    best = c["write_bandwidth_mib_s"] if writing else c["read_bandwidth_mib_s"]
+    assert c["samples"] == samples and len(got) == samples and min(got) > 0
+    assert best == max(got)
+    assert abs(c["fraction"] - p["bandwidth_mib_s"] / best) < 1e-6 * c["fraction"]
+    assert c["above"] is (c["fraction"] > 1.02)
+    assert ("reason" in c) is c["above"]
+    if c["above"]:
+        assert "ABOVE ITS CEILING" in out and c["reason"] in out
+
+
+@pytest.mark.parametrize(
+    "extra, kind",
+    [([], "cached"), (["--drop-caches", "--fsync"], "storage")],
+    ids=["cached-read", "storage-read"],
+)
+def test_ceiling_samples_of_the_runs_kind(tmp_path, extra, kind):
+    """Writes against writes of the same durability, reads against reads of
+    the same kind: through the page cache, or past it after --drop-caches."""
+    args = ["btio", "--grid", "32,32,32", "--dumps", "2", "--verify", "--ceiling", *extra]
+    r = run(4, [*args, "--ceiling-samples", "4"], tmp_path)
     assert r.rc == 0, r.err
     w, v = r.record["passes"]
-    assert w["ceiling"]["write_bandwidth_mib_s"] > 0
-    c = v["ceiling"]
-    if c["direct_read"]:
-        assert c["read_bandwidth_mib_s"] > 0
-        suspect = v["bandwidth_mib_s"] > 1.1 * c["read_bandwidth_mib_s"]
-        assert v["page_cache_suspect"] is suspect
-        assert ("probably served from the page cache" in r.out) is suspect
+    assert w["ceiling"]["write_fsync"] is ("--fsync" in extra)
+    assert w["ceiling"]["read_kind"] == "none" and w["ceiling"]["read_samples_mib_s"] == []
+    assert v["ceiling"]["read_kind"] == kind
+    for p in (w, v):
+        _check_ceiling(p, r.out, 4)
+    assert "best of 4 contiguous MPI-IO writes, " + ("synced" if extra else "buffered") in r.out
+    words = "reads through the page cache" if kind == "cached" else "O_DIRECT reads"
+    if kind == "storage" and not v["ceiling"]["direct_read"]:
+        words = "reads after dropping the probe's pages"
+    assert f"best of 4 contiguous {words} of the same bytes" in r.out
+    # the probe's files are its own, and gone
+    assert not list(tmp_path.glob("*.ceiling*"))
+
+
+def test_ceiling_samples_out_of_range(tmp_path):
+    r = run_plain(1, ["btio", "--grid", "8,8,8", "--ceiling", "--ceiling-samples", "0"], tmp_path)
+    assert r.rc == 2
+    assert "--ceiling-samples must be 1 to 16, not 0" in r.err
 
 
 def test_ceiling_command(tmp_path):
@@ -209,7 +245,7 @@ def test_ceiling_command(tmp_path):
     rec = r.record
     assert rec["kernel"] == "ceiling" and rec["bytes"] == 8 * 1024 * 1024
     assert rec["bandwidth_mib_s"]["write"] > 0 and rec["bandwidth_mib_s"]["write_fsync"] > 0
-    assert not list(tmp_path.glob("iokernels.ceiling"))
+    assert not list(tmp_path.glob("iokernels.ceiling*"))
 
 
 def test_ceiling_command_bad_size(tmp_path):
