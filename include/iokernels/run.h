@@ -178,6 +178,10 @@ enum iok_mark {
     IOK_MARK_CLOSED, /* close ends */
     IOK_MARK_SUITE,  /* not a time: the suite's time from "opened" to "close", s: per
                       * segment the least any rank spent (as the job's span) */
+    /* Each rank's own clock where the ranks meet, as a barrier-timed
+     * original (NetCDF-Bench) reads it: */
+    IOK_MARK_LOOP, /* the ranks agreed that open (+ define) succeeded: the steps start */
+    IOK_MARK_DONE, /* the ranks agreed that close succeeded */
     IOK_NMARKS
 };
 

@@ -165,7 +165,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     struct pass_state ps = {.run = run, .phase_barriers = !strcmp(run->core.barriers, "phase")};
     const int handover = k->exchange && plan->exchange_is_handover;
     int nsteps = max_steps >= 0 && max_steps < fp->nsteps ? max_steps : fp->nsteps;
-    double open_start = 0, opened = 0, close_start = 0, close_end = 0;
+    double open_start = 0, opened = 0, close_start = 0, close_end = 0, loop = 0, done = 0;
     /* reading what a stonewalled write left: its records, not the plan's */
     if (!writing && nsteps < fp->nsteps && s->ndims > 0 &&
         (tdims = malloc((size_t)s->ndims * sizeof *tdims))) {
@@ -251,6 +251,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         if ((rc = agree(&ps, rc)))
             goto close;
     }
+    loop = MPI_Wtime(); /* after the agreement: each rank's exit of it */
     double th = suite_begin();
     iok_pass_take_hints(run, h, out); /* what the library made of the hints: not I/O */
     suite_end(&ps, th);
@@ -380,6 +381,7 @@ close:
         else if (crc && writing)
             iok_note_full(path);
         crc = iok_agree(run->comm, crc);
+        done = MPI_Wtime(); /* each rank's exit of the agreement after close */
         if (rc == IOK_OK)
             rc = crc;
     }
@@ -452,6 +454,8 @@ close:
     mk[IOK_MARK_CLOSE] = close_start;
     mk[IOK_MARK_CLOSED] = close_end;
     mk[IOK_MARK_SUITE] = steps_common;
+    mk[IOK_MARK_LOOP] = loop;
+    mk[IOK_MARK_DONE] = done;
     double *all = run->rank == 0 ? malloc((size_t)run->nprocs * NOWN * sizeof *all) : NULL;
     int gather = run->rank != 0 || all != NULL;
     MPI_Bcast(&gather, 1, MPI_INT, 0, run->comm);

@@ -428,3 +428,25 @@ def test_help_shows_both_spellings(tmp_path):
                         ("x", "output-format"), ("z", "compression_level")]:  # fmt: skip
         assert f"-{short}, --{long}" in r.out
     assert "--verify" in r.out and "--backend" in r.out
+
+
+def test_per_rank_figures_are_each_ranks_own(tmp_path):
+    """As the original: each rank reads its own clock where the ranks meet
+    (around open, the I/O loop and close), so the per-rank rows differ by
+    rank (they were one value printed three times); the CSV's rows agree
+    with the table's min and max."""
+    r = nc(4, ["-d", GEOM, "-n=2", "-p=2", "-w", "-x", "parser"], tmp_path)
+    assert r.rc == 0, r.err
+    rows = list(csv.DictReader(io.StringIO(r.out)))
+    for col in ("open_s", "io_s", "close_s"):
+        got = [float(x[col]) for x in rows]
+        assert len(set(got)) > 1, (col, got)
+    (tmp_path / "testfile.nc").unlink(missing_ok=True)
+    for f in tmp_path.glob("*.nc"):
+        f.unlink()
+    t = nc(4, ["-d", GEOM, "-n=2", "-p=2", "-w"], tmp_path)
+    assert t.rc == 0, t.err
+    for label in ("Open time", "I/O time", "Close time"):
+        line = next(x for x in t.out.splitlines() if f" {label} " in x)
+        lo, avg, hi = (float(v) for v in re.findall(r"\d+\.\d{10}", line))
+        assert lo <= avg <= hi and lo < hi, line

@@ -12,14 +12,17 @@
 
 /* One rank's figures of one pass, as the original times them: it puts a
  * barrier before and after each of open (create + define, or open), the
- * I/O loop and close, so each rank's figure runs from its own start of the
- * phase to the end of the phase on the slowest rank. Here the same: from
- * the rank's marks to the latest mark over the ranks; the I/O loop less the
- * suite's time inside it (request lists, data, checks, agreements: per step
- * the least any rank spent, as the core's span), which the original does
- * not have. (A rank's own suite time alone would leave in its figure its
- * waits for ranks slower at generating data, on more ranks than cores.)
- * The bandwidths are the pass's bytes (all ranks) over this rank's time. */
+ * I/O loop and close, and reads its own clock after each barrier, so each
+ * rank's figures differ by how late it left each barrier. Here the same
+ * with the core's marks: each rank's own clock after the pass's start
+ * barrier (open), after the ranks' agreement that open succeeded (the
+ * loop), after their agreement at the loop's end (close), and after their
+ * agreement on close. The loop less the suite's time inside it (request
+ * lists, data, checks: per step the least any rank spent, as the core's
+ * span), which the original does not have. (A rank's own suite time alone
+ * would leave in its figure its waits for ranks slower at generating data,
+ * on more ranks than cores.) The bandwidths are the pass's bytes (all
+ * ranks) over this rank's time. */
 struct ncb_rank {
     double open, io, close, bw_io, bw;
 };
@@ -27,19 +30,13 @@ struct ncb_rank {
 static struct ncb_rank
 rank_figures(const struct iok_pass_result *p, int r, int nprocs)
 {
+    (void)nprocs;
     struct ncb_rank f;
     if (p->rank_marks) {
-        double last[IOK_NMARKS] = {0};
-        for (int q = 0; q < nprocs; q++)
-            for (int k = 0; k < IOK_NMARKS; k++) {
-                double v = p->rank_marks[(size_t)q * IOK_NMARKS + k];
-                if (q == 0 || v > last[k])
-                    last[k] = v;
-            }
         const double *m = p->rank_marks + (size_t)r * IOK_NMARKS;
-        f.open = last[IOK_MARK_OPENED] - m[IOK_MARK_OPEN];
-        f.io = last[IOK_MARK_CLOSE] - last[IOK_MARK_OPENED] - m[IOK_MARK_SUITE];
-        f.close = last[IOK_MARK_CLOSED] - m[IOK_MARK_CLOSE];
+        f.open = m[IOK_MARK_LOOP] - m[IOK_MARK_OPEN];
+        f.io = m[IOK_MARK_CLOSE] - m[IOK_MARK_LOOP] - m[IOK_MARK_SUITE];
+        f.close = m[IOK_MARK_DONE] - m[IOK_MARK_CLOSE];
         if (f.io < 0)
             f.io = 0;
     } else { /* the gather failed: the job's phase times */
