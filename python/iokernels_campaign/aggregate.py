@@ -5,6 +5,8 @@ tables, the plots and the HTML report."""
 import statistics
 from dataclasses import dataclass, field
 
+from .palette import order_key, series_name
+
 
 @dataclass
 class CaseSummary:
@@ -49,8 +51,9 @@ class CaseSummary:
 
     @property
     def series(self):
-        """What distinguishes cases of one kernel at one rank count."""
-        return self.backend + (f" {self.variant}" if self.variant else "")
+        """What distinguishes cases of one kernel at one rank count, in the
+        words every table, figure and CSV of a report uses ("mpiio coll")."""
+        return series_name(self.backend, self.variant)
 
 
 def _median(values):
@@ -107,6 +110,13 @@ def summarize(runs, phases_by_run=None):
                 for n, io in s.phase_io.items()
             }
         out.append(s)
+    # one order everywhere: kernels as they first appear, then ranks, then
+    # the series in the palette's order (backend, variant), then the mode
+    first = {k: i for i, k in enumerate(dict.fromkeys(s.label for s in out))}
+    modes = {"write": 0, "both": 1, "read": 2}
+    out.sort(
+        key=lambda s: (first[s.label], s.ranks, order_key(s.series), modes.get(s.mode, 3), s.mode)
+    )
     return out
 
 

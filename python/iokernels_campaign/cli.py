@@ -17,7 +17,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import html_report, inventory, launch, lustre, runner, spec, tables
+from . import html_report, inventory, launch, lustre, record, runner, spec, tables
 from .aggregate import summarize
 from .store import Store, StoreError
 
@@ -73,9 +73,9 @@ def _parser():
     )
     rep.add_argument("--campaign", help="campaign id or name (default: every run)")
 
-    c = sub.add_parser("compare", help="the cases two stores share, side by side")
-    c.add_argument("a", help="results store taken as the reference")
-    c.add_argument("b", help="results store compared with it (bandwidth ratios b / a)")
+    c = sub.add_parser("compare", help="the cases two stores or --json files share, side by side")
+    c.add_argument("a", help="results store, or JSON Lines file of records, taken as the reference")
+    c.add_argument("b", help="store or JSON Lines file compared with it (bandwidth ratios b / a)")
     c.add_argument("--html", help="also write the compare page (B/A per case, better / worse)")
     c.add_argument("--campaign-a", help="only this campaign (id or name) of A")
     c.add_argument("--campaign-b", help="only this campaign (id or name) of B")
@@ -100,6 +100,18 @@ def _parser():
 
 def _open(path):
     return Store(path, create=False)
+
+
+def _runs_of(path, campaign=None):
+    """The runs of a store, or of a JSON Lines file of --json records."""
+    if Path(path).is_file() and record.is_jsonl(path):
+        if campaign:
+            raise UsageError(f"{path} is a JSON Lines file of records: it has no campaigns")
+        try:
+            return record.runs_from_jsonl(path)
+        except record.RecordError as e:
+            raise UsageError(str(e)) from None
+    return _open(path).runs(campaign=campaign)
 
 
 def cmd_run(a):
@@ -177,7 +189,7 @@ def cmd_report(a):
 
 
 def cmd_compare(a):
-    ra, rb = _open(a.a).runs(campaign=a.campaign_a), _open(a.b).runs(campaign=a.campaign_b)
+    ra, rb = _runs_of(a.a, a.campaign_a), _runs_of(a.b, a.campaign_b)
     name_a = a.a + (f" (campaign {a.campaign_a})" if a.campaign_a else "")
     name_b = a.b + (f" (campaign {a.campaign_b})" if a.campaign_b else "")
     text, common = tables.compare_table(ra, rb, "A", "B")

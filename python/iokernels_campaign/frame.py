@@ -3,29 +3,15 @@ operation) behind the report's per-kernel tables and figures, the pivots of
 those tables, the null backend's overhead, the comparison of two campaigns,
 and the export (one row per pass)."""
 
+import statistics
+from dataclasses import dataclass
+
 import pandas as pd
 
-from . import rules
+from . import rules, verdict
+from .palette import WORDS, series_name  # noqa: F401 (series_name: the one naming)
 
 MIB = 1048576.0
-
-# swept option values as the words an I/O person uses
-WORDS = {
-    "independent=off": "coll",
-    "independent=on": "indep",
-    "io-type=coll": "coll",
-    "io-type=ind": "indep",
-    "io-type=indep": "indep",
-}
-
-# a ratio of B to A within this band of 1 is marked "same"
-SAME_BAND = 0.05
-
-
-def series_name(backend, variant):
-    """'mpiio coll' rather than 'mpiio independent=off'."""
-    words = [WORDS.get(t, t) for t in (variant or "").split()]
-    return " ".join([backend, *words])
 
 
 def sweep_values(variant):
@@ -51,6 +37,7 @@ def bandwidths(runs):
             "series": series_name(r["backend"], r["variant"]),
             "ranks": r["ranks"],
             "null": rules.moves_no_data(r["backend"]),
+            "ran": r.get("ran", ""),
         }
         if r["write_bytes"]:
             rows.append(
@@ -78,7 +65,9 @@ def bandwidths(runs):
                     "cached": r.get("read_from_storage") == 0,
                 }
             )
-    cols = "label backend series ranks null op mib_s seconds ceiling_mib_s fraction above cached"
+    cols = (
+        "label backend series ranks null op mib_s seconds ceiling_mib_s fraction above cached ran"
+    )
     return pd.DataFrame(rows, columns=cols.split())
 
 
@@ -105,49 +94,110 @@ def case_stats(bw):
     return out.reset_index()
 
 
-def best(stats):
+def _runs_of(bw, key, series):
+    """The per-run MiB/s of one series at (label, ranks, op)."""
+    if bw is None:
+        return []
+    m = (bw["label"] == key[0]) & (bw["ranks"] == key[1]) & (bw["op"] == key[2])
+    return list(bw[m & (bw["series"] == series)]["mib_s"])
+
+
+@dataclass
+class Winner:
+    series: str  # the highest median
+    ties: list  # series not told apart from it by the runs' spread (or untested)
+    against: str | None = None  # the runner-up
+    ratio: object = None  # verdict.Ratio of the winner over the runner-up
+
+    @property
+    def clear(self):
+        """Faster than every other series beyond the runs' spread (or alone)."""
+        return not self.ties
+
+
+def best(stats, bw=None):
     """Per (label, ranks, op): the series with the highest median among the
-    reads that came from storage (all of them when none did)."""
+    reads that came from storage (all of them when none did), and those it
+    is not faster than beyond the runs' spread (verdict.py): with `bw`
+    (frame.bandwidths, one row per run), each other series' runs against
+    the winner's; without, every other series is untested."""
     out = {}
     for key, g in stats.groupby(["label", "ranks", "op"], sort=False):
         pool = g[~g["cached"]] if (~g["cached"]).any() else g
-        out[key] = pool.loc[pool["median"].idxmax(), "series"]
+        pool = pool.sort_values("median", ascending=False, kind="stable")
+        names = list(pool["series"])
+        win = Winner(names[0], [])
+        if len(names) > 1:
+            win.against = names[1]
+
+            mine = _runs_of(bw, key, names[0])
+            for other in names[1:]:
+                r = verdict.ratio(mine, _runs_of(bw, key, other)) if bw is not None else None
+                if other == names[1]:
+                    win.ratio = r
+                if r is None or r.call != "higher":
+                    win.ties.append(other)
+        out[key] = win
     return out
 
 
-def compare(runs_a, runs_b, summarize):
-    """Cases present in both lists (same case hash): medians, ratio b/a and a
-    mark (better, worse, same within SAME_BAND). Bandwidth: higher is better."""
-    a = {s.case_hash: s for s in summarize([r for r in runs_a if r["status"] == "ok"])}
-    b = {s.case_hash: s for s in summarize([r for r in runs_b if r["status"] == "ok"])}
+def case_key(r):
+    """What makes two runs the same case across stores and JSON Lines files:
+    what ran (the kernel and its options, less where it stored: record.what_ran),
+    the backend, the ranks and the mode; the store's case hash when the run
+    has no record."""
+    return (r.get("ran") or r["case_hash"], r["backend"], r["ranks"], r["mode"])
+
+
+def _bandwidth(r):
+    return r["read_bandwidth"] if r["mode"] == "read" else r["write_bandwidth"]
+
+
+MARKS = {"higher": "better", "lower": "worse", "tied": "same", "untested": "untested"}
+
+
+def compare(runs_a, runs_b, summarize=None):
+    """Cases present in both lists (frame.case_key): medians, ratio b/a and
+    a mark called by verdict.py: better or worse only where the bootstrap
+    interval of the ratio of medians excludes 1 (3 or more runs on each
+    side), same where it does not, untested with fewer runs. Bandwidth:
+    higher is better. Returns (frame, cases only in a, only in b)."""
+    del summarize  # kept for callers: the medians come from the runs
+
+    def groups(runs):
+        out = {}
+        for r in runs:
+            if r["status"] == "ok" and _bandwidth(r):
+                out.setdefault(case_key(r), []).append(r)
+        return out
+
+    a, b = groups(runs_a), groups(runs_b)
     rows = []
-    for h, sa in a.items():
-        sb = b.get(h)
-        if sb is None:
+    for key, ga in a.items():
+        gb = b.get(key)
+        if gb is None:
             continue
-        ratio = sb.bandwidth / sa.bandwidth if sa.bandwidth and sb.bandwidth else None
-        if ratio is None:
-            mark = "na"
-        elif ratio > 1 + SAME_BAND:
-            mark = "better"
-        elif ratio < 1 - SAME_BAND:
-            mark = "worse"
-        else:
-            mark = "same"
+        va, vb = [_bandwidth(r) for r in ga], [_bandwidth(r) for r in gb]
+        ratio = verdict.ratio(vb, va)
+        first = ga[0]
         rows.append(
             {
-                "kernel": sa.label,
-                "series": series_name(sa.backend, sa.variant),
-                "ranks": sa.ranks,
-                "mode": sa.mode,
-                "a_mib_s": sa.bandwidth / MIB if sa.bandwidth else None,
-                "b_mib_s": sb.bandwidth / MIB if sb.bandwidth else None,
-                "ratio": ratio,
-                "mark": mark,
-                "cached": sa.cached_read or sb.cached_read,
+                "kernel": first["label"] or first["kernel"],
+                "series": series_name(first["backend"], first.get("variant")),
+                "ranks": first["ranks"],
+                "mode": first["mode"],
+                "a_mib_s": statistics.median(va) / MIB,
+                "b_mib_s": statistics.median(vb) / MIB,
+                "ratio": ratio.ratio if ratio else None,
+                "interval": ratio.text() if ratio else "",
+                "n_a": len(va),
+                "n_b": len(vb),
+                "mark": MARKS[ratio.call] if ratio else "na",
+                "cached": any(r.get("read_from_storage") == 0 for r in ga + gb),
             }
         )
-    return pd.DataFrame(rows), len(a) - len(rows), len(b) - len(rows)
+    common = len(rows)
+    return pd.DataFrame(rows), len(a) - common, len(b) - common
 
 
 # run columns carried into every exported pass row

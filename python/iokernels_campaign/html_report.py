@@ -14,7 +14,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import frame, plots, rules
+from . import frame, palette, plots, rules
 from .aggregate import fraction_text, mislabelled_phases, summarize
 from .tables import MIB, fmt, source
 
@@ -224,19 +224,45 @@ def _cell(st, key, best, what):
         cls.append("cached")
         text += " \u2020"
         title += "; served from the page cache, not storage"
-    if best.get(key) == st["series"]:
+    win = best.get(key)
+    if win and win.series == st["series"] and win.clear:
         cls.append("best")
-        title += "; fastest at this rank count"
+        title += "; fastest at this rank count, beyond the runs' spread"
+    elif win and (win.series == st["series"] or st["series"] in win.ties):
+        cls.append("tied")
+        title += "; tied for fastest: the runs' spread does not tell these apart"
     rng = f"({_mib(st['low'])}\u2013{_mib(st['high'])})" if st["n"] > 1 else ""
     return {"text": text, "range": rng, "cls": " ".join(cls), "title": title}
 
 
-def _kernel_sections(stats, pdir):
+def _answer(op, top, win, st):
+    """The answer line of one operation at the largest rank count: the
+    fastest series only where the runs' spread tells it apart."""
+    ranks = f"{top} rank{'s' if top > 1 else ''}"
+    text = f"Fastest {op} at {ranks}: <b>{html.escape(win.series)}</b>"
+    text += f", {_mib(st['median'])} MiB/s"
+    if win.against and win.clear:
+        text += f", {html.escape(win.series)} / {html.escape(win.against)} = {win.ratio.text()}"
+    elif win.against:
+        who = ", ".join(html.escape(x) for x in [win.series, *win.ties])
+        why = win.ratio.text() if win.ratio else "no runs to compare"
+        untested = win.ratio is None or not win.ratio.tested
+        text = (
+            f"{op.capitalize()} at {ranks}: <b>tied</b> between {who}"
+            f" (the best median {_mib(st['median'])} MiB/s; "
+            f"{html.escape(win.series)} / {html.escape(win.against)} = {why}"
+            + ("; run at least 3 iterations to tell them apart" if untested else "")
+            + ")"
+        )
+    return text
+
+
+def _kernel_sections(stats, pdir, bw=None):
     """Per kernel (null backend left out): summary rows, the answer lines at
     the largest rank count, and the figure."""
     out = []
     real = stats[~stats["null"]] if not stats.empty else stats
-    best = frame.best(real) if not real.empty else {}
+    best = frame.best(real, bw) if not real.empty else {}
     labels = list(dict.fromkeys(stats["label"])) if not stats.empty else []
     for n, label in enumerate(labels):
         mine = real[real["label"] == label]
@@ -245,7 +271,7 @@ def _kernel_sections(stats, pdir):
         ranks = sorted(set(mine["ranks"]))
         idx = {(r.series, r.ranks, r.op): r._asdict() for r in mine.itertuples(index=False)}
         rows = []
-        for series in dict.fromkeys(mine["series"]):
+        for series in palette.ordered(mine["series"]):
             cells = []
             for nr in ranks:
                 w, r = idx.get((series, nr, "write")), idx.get((series, nr, "read"))
@@ -261,12 +287,11 @@ def _kernel_sections(stats, pdir):
         top = ranks[-1]
         answers = []
         for op in ("write", "read"):
-            who = best.get((label, top, op))
-            if who is None:
+            win = best.get((label, top, op))
+            if win is None:
                 continue
-            st = idx[(who, top, op)]
-            text = f"Fastest {op} at {top} rank{'s' if top > 1 else ''}: <b>{html.escape(who)}</b>"
-            text += f", {_mib(st['median'])} MiB/s"
+            st = idx[(win.series, top, op)]
+            text = _answer(op, top, win, st)
             if op == "write" and st["fraction"] == st["fraction"] and st["fraction"] is not None:
                 text += f", {fraction_text(st['fraction'], st['above'])} of the ceiling"
                 if fraction_text(st["fraction"], st["above"]).endswith("!"):
@@ -276,9 +301,16 @@ def _kernel_sections(stats, pdir):
                 text += " (page cache: no read from storage to compare)"
             answers.append(text + ".")
         fig = plots.kernel_figure(stats, label, pdir / f"kernel-{n + 1}.png")
+        ran = (
+            [x for x in dict.fromkeys(bw[bw["label"] == label]["ran"]) if x]
+            if bw is not None
+            else []
+        )
         out.append(
             {
                 "label": label,
+                "ran": ran[:3],
+                "ran_more": max(0, len(ran) - 3),
                 "ranks": ranks,
                 "rows": rows,
                 "answers": answers,
@@ -323,8 +355,9 @@ def write(store, html_path, campaign=None, title=None):
     runs = store.runs(campaign=campaign)
     camps = [c for c in store.campaigns() if campaign is None or campaign in (c["id"], c["name"])]
     summaries = summarize(runs, store.phases(r["id"] for r in runs if r["status"] == "ok"))
-    stats = frame.case_stats(frame.bandwidths(runs))
-    kernels = _kernel_sections(stats, pdir)
+    bw = frame.bandwidths(runs)
+    stats = frame.case_stats(bw)
+    kernels = _kernel_sections(stats, pdir, bw)
     figures = plots.draw_all(summaries, pdir)
     camp_table, env_table = _environment_html(camps, runs)
     page = ENV.get_template("report.html").render(
@@ -357,7 +390,13 @@ def write_compare(runs_a, runs_b, html_path, name_a, name_b, summarize_fn=summar
         raise ReportError(f"{html_path} exists and was not written by iokernels-campaign")
     html_path.parent.mkdir(parents=True, exist_ok=True)
     df, only_a, only_b = frame.compare(runs_a, runs_b, summarize_fn)
-    words = {"better": "\u25b2 better", "worse": "\u25bc worse", "same": "= same", "na": "-"}
+    words = {
+        "better": "\u25b2 better",
+        "worse": "\u25bc worse",
+        "same": "= same",
+        "untested": "? fewer than 3 runs",
+        "na": "-",
+    }
     rows = [
         {
             "kernel": r["kernel"],
@@ -367,20 +406,20 @@ def write_compare(runs_a, runs_b, html_path, name_a, name_b, summarize_fn=summar
             "a": _mib(r["a_mib_s"]),
             "b": _mib(r["b_mib_s"]),
             "ratio": fmt(r["ratio"], ".2f"),
+            "interval": r["interval"],
             "mark": r["mark"],
             "word": words[r["mark"]],
             "cached": bool(r["cached"]),
         }
         for r in df.to_dict("records")
     ]
-    counts = {m: sum(r["mark"] == m for r in rows) for m in ("better", "worse", "same")}
+    counts = {m: sum(r["mark"] == m for r in rows) for m in ("better", "worse", "same", "untested")}
     page = ENV.get_template("compare.html").render(
         title="iokernels campaigns compared",
         a=name_a,
         b=name_b,
         rows=rows,
         counts=counts,
-        band=round(frame.SAME_BAND * 100),
         only_a=only_a,
         only_b=only_b,
     )

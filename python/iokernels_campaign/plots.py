@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from . import rules  # noqa: E402
+from . import palette, rules  # noqa: E402
 from .aggregate import kernels  # noqa: E402
 
 MIB = 1048576.0
@@ -100,22 +100,38 @@ def bandwidth_by_backend(summaries, path):
 
 
 def bandwidth_vs_ranks(summaries, path):
-    """Per kernel and operation: bandwidth against ranks, one line per
-    backend (and variant); the ceiling dotted in the same colour. Backends
-    that move no data (null) are left out: their figures, orders of
-    magnitude above, measure the suite and would flatten every other line."""
+    """Scaling: per kernel and operation, bandwidth against ranks (log-2
+    axis), one line per backend (and variant) in its palette colour and
+    style; the write ceiling as a grey band from the lowest to the highest
+    ceiling measured at each rank count. Backends that move no data (null)
+    are left out: their figures, orders of magnitude above, measure the
+    suite and would flatten every other line."""
     ok = [s for s in _ok(summaries) if s.bandwidth and not rules.moves_no_data(s.backend)]
     if not ok:
         return None
     ks = kernels(ok)
     fig, axes = plt.subplots(len(ks), 2, figsize=(11, 4.2 * len(ks)), squeeze=False)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     cached_any = False
     for row, k in zip(axes, ks, strict=True):
         mine = [s for s in ok if s.label == k]
-        series = list(dict.fromkeys(s.series for s in mine))
+        series = palette.ordered(s.series for s in mine)
         for ax, (op, attr, _) in zip(row, OPS, strict=True):
-            for i, name in enumerate(series):
+            band = {}
+            for s in mine:
+                if op == "write" and s.ceiling_bw and s.mode in (op, "both"):
+                    band.setdefault(s.ranks, []).append(s.ceiling_bw / MIB)
+            if band:
+                xs = sorted(band)
+                ax.fill_between(
+                    xs,
+                    [min(band[x]) for x in xs],
+                    [max(band[x]) for x in xs],
+                    color="#999999",
+                    alpha=0.25,
+                    linewidth=0,
+                    label="ceiling (lowest-highest)",
+                )
+            for name in series:
                 pts = sorted(
                     (s.ranks, getattr(s, attr), s.ceiling_bw, op == "read" and s.cached_read)
                     for s in mine
@@ -123,9 +139,17 @@ def bandwidth_vs_ranks(summaries, path):
                 )
                 if not pts:
                     continue
-                color = colors[i % len(colors)]
+                color = palette.colour(name)
+                _, linestyle, marker = palette.style(name)
                 xs = [p[0] for p in pts]
-                ax.plot(xs, [p[1] / MIB for p in pts], "o-", color=color, label=name)
+                ax.plot(
+                    xs,
+                    [p[1] / MIB for p in pts],
+                    marker=marker,
+                    linestyle=linestyle,
+                    color=color,
+                    label=name,
+                )
                 hollow = [(p[0], p[1] / MIB) for p in pts if p[3]]
                 if hollow:  # page cache: hollow markers over the line's
                     ax.plot(
@@ -137,16 +161,6 @@ def bandwidth_vs_ranks(summaries, path):
                         label="_",
                     )
                     cached_any = True
-                cpts = [(p[0], p[2] / MIB) for p in pts if p[2]]
-                if op == "write" and cpts:
-                    ax.plot(
-                        *zip(*cpts, strict=True),
-                        ":",
-                        color=color,
-                        linewidth=1,
-                        marker="_",
-                        markersize=12,
-                    )
             ax.set_xscale("log", base=2)
             ranks = sorted({s.ranks for s in mine})
             ax.set_xticks(ranks, [str(r) for r in ranks])
@@ -154,7 +168,7 @@ def bandwidth_vs_ranks(summaries, path):
             ax.set_yscale("log")
             ax.set_xlabel("ranks")
             ax.set_ylabel("MiB/s (median)")
-            title = f"{k}: {op}" + (" (dotted: ceiling)" if op == "write" else "")
+            title = f"{k}: {op}" + (" (grey band: ceiling)" if op == "write" and band else "")
             ax.set_title(title)
             ax.grid(which="both", alpha=0.3)
             if ax.lines:
@@ -240,9 +254,8 @@ def kernel_figure(stats, label, path):
     mine = stats[(stats["label"] == label) & ~stats["null"]]
     if mine.empty:
         return None
-    series = list(dict.fromkeys(mine["series"]))
+    series = palette.ordered(mine["series"])
     ranks = sorted(set(mine["ranks"]))
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     width_in = min(MAX_WIDTH_PX / DPI, 5.0 + 0.35 * len(series) * len(ranks))
     fig, axes = plt.subplots(1, 2, figsize=(width_in, 3.8), squeeze=False)
     step = 0.8 / len(series)
@@ -257,8 +270,17 @@ def kernel_figure(stats, label, path):
             got = rows.loc[[n for n in ranks if n in rows.index]]
             med = got["median"].to_numpy()
             err = [med - got["low"].to_numpy(), got["high"].to_numpy() - med]
+            hatch, _, _ = palette.style(name)
             bars = ax.bar(
-                xs, med, step * 0.9, yerr=err, capsize=2, color=colors[i % len(colors)], label=name
+                xs,
+                med,
+                step * 0.9,
+                yerr=err,
+                capsize=2,
+                color=palette.colour(name),
+                hatch=hatch or None,
+                edgecolor="white" if hatch else None,
+                label=name,
             )
             for b, c in zip(bars, got["cached"], strict=True):
                 if c:
@@ -294,10 +316,16 @@ def kernel_figure(stats, label, path):
 
 def draw_all(summaries, directory):
     """[(title, path)] of the figures drawn into directory: per kernel, so
-    that one kernel's long phases do not flatten another's."""
+    that one kernel's long phases do not flatten another's; the scaling
+    figure for every kernel run at two or more rank counts."""
     out = []
     for n, k in enumerate(kernels(summaries)):
         mine = [s for s in summaries if s.label == k]
+        moving = {s.ranks for s in mine if s.ok and not rules.moves_no_data(s.backend)}
+        if len(moving) >= 2:
+            path = bandwidth_vs_ranks(mine, directory / f"scaling-{n + 1}.png")
+            if path:
+                out.append((f"Scaling (bandwidth against ranks): {k}", path))
         for name, title, fn in ALL:
             path = fn(mine, directory / name.replace(".png", f"-{n + 1}.png"))
             if path:

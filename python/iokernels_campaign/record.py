@@ -105,6 +105,83 @@ def _read_ceiling(r):
     return max(bws) if bws else None
 
 
+# options of a run that say where and how it stored, not what ran
+_WHERE = {"--backend", "--json", "--dir", "--mode", "-f"}
+_WHERE_FLAGS = {"--overwrite", "--quiet"}
+
+
+def what_ran(record_text):
+    """The kernel and its options as the run got them, less where and into
+    which backend it stored ("btio --grid 16,16,16 --dumps 2 --verify"), so
+    that a report section names what ran; "" when unknown."""
+    try:
+        r = json.loads(record_text or "{}")
+    except ValueError:
+        return ""
+    argv, out, skip = r.get("argv") or [], [], False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        name = a.split("=", 1)[0]
+        if name in _WHERE:
+            skip = "=" not in a
+            continue
+        if name not in _WHERE_FLAGS:
+            out.append(a)
+    return " ".join([r.get("kernel", ""), *out]).strip()
+
+
+def is_jsonl(path):
+    """Whether a file holds JSON Lines records (its first non-blank byte is
+    '{'), not an SQLite store."""
+    with open(path, "rb") as f:
+        head = f.read(4096).lstrip()
+    return head[:1] == b"{"
+
+
+def runs_from_jsonl(path):
+    """The records of a --json file (JSON Lines: one run per line) as run
+    rows like a store's, so that compare takes them as it takes a store:
+    every figure of run_columns, with the case told by what ran (what_ran),
+    its backend, ranks and mode. A line that is not a record of this
+    schema is a RecordError naming the file and line."""
+    runs = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                r = json.loads(line)
+                if r.get("kernel") == "ceiling":
+                    continue  # `iokernels ceiling`'s own record: no case
+                cols = run_columns(r)
+            except (ValueError, AttributeError) as e:
+                raise RecordError(f"{path}:{n}: not a JSON record of iokernels ({e})") from None
+            except RecordError as e:
+                raise RecordError(f"{path}:{n}: {e}") from None
+            ok = r.get("exit_code") == 0
+            runs.append(
+                cols
+                | {
+                    "id": len(runs) + 1,
+                    "case_hash": "",
+                    "kernel": r["kernel"],
+                    "label": r["kernel"],
+                    "backend": r["backend"],
+                    "ranks": r["nprocs"],
+                    "variant": "",
+                    "mode": r["mode"],
+                    "status": "ok" if ok else "failed",
+                    "exit_code": r.get("exit_code"),
+                    "error": None,
+                    "ran": what_ran(line),
+                    "ceiling_above": ceiling_above(line),
+                }
+            )
+    return runs
+
+
 def ceiling_above(record_text):
     """Why a pass of a stored record ran above its ceiling (the record's
     reason, the write's first), or None when none did."""

@@ -27,6 +27,7 @@ from .record import (
     mpiio_layer,
     pass_rows,
     run_columns,
+    what_ran,
 )
 
 STORE_VERSION = 3  # 2: JSON record schema 2, read_from_storage; 3: env, lustre, Slurm ids
@@ -227,6 +228,7 @@ class Store:
         for r in self.db.execute(sql, args):
             d = dict(r)
             d["ceiling_above"] = ceiling_above(d["record"])
+            d["ran"] = what_ran(d["record"])
             d["mpiio"] = mpiio_layer(d.pop("record"))
             out.append(d)
         return out

@@ -1,7 +1,7 @@
 """Plain-text tables for the terminal: runs (list), cases (the short table
 after a campaign), and two stores side by side (compare)."""
 
-from .aggregate import fraction_text, summarize
+from .aggregate import fraction_text
 
 MIB = 1048576.0
 
@@ -183,25 +183,29 @@ def short_table(summaries):
 
 
 def compare_table(runs_a, runs_b, name_a="A", name_b="B"):
-    """Cases present in both stores (same case hash), medians side by side."""
-    a = {s.case_hash: s for s in summarize([r for r in runs_a if r["status"] == "ok"])}
-    b = {s.case_hash: s for s in summarize([r for r in runs_b if r["status"] == "ok"])}
-    common = [h for h in a if h in b]
-    rows = []
-    for h in common:
-        sa, sb = a[h], b[h]
-        ratio = sb.bandwidth / sa.bandwidth if sa.bandwidth and sb.bandwidth else None
-        rows.append(
-            [
-                f"{sa.label} {sa.series} n{sa.ranks}",
-                sa.mode,
-                fmt(sa.bandwidth, scale=MIB),
-                fmt(sb.bandwidth, scale=MIB),
-                fmt(ratio, ".2f"),
-            ]
-        )
+    """Cases present in both (frame.case_key), medians side by side, B/A
+    and its call: better or worse only beyond the runs' spread."""
+    from . import frame  # pandas: only when comparing
+
+    df, only_a, only_b = frame.compare(runs_a, runs_b)
+    rows = [
+        [
+            f"{r['kernel']} {r['series']} n{r['ranks']}",
+            r["mode"],
+            fmt(r["a_mib_s"]),
+            fmt(r["b_mib_s"]),
+            fmt(r["ratio"], ".2f"),
+            f"{r['n_a']}/{r['n_b']}",
+            r["mark"],
+        ]
+        for r in df.to_dict("records")
+    ]
     headers = ["case", "mode", f"{name_a} MiB/s", f"{name_b} MiB/s", f"{name_b}/{name_a}"]
-    text = render(headers, rows, right=set(headers[2:]))
-    only_a, only_b = len(a) - len(common), len(b) - len(common)
-    text += f"\n{len(common)} cases in both; {only_a} only in {name_a}, {only_b} only in {name_b}"
-    return text, len(common)
+    headers += ["runs", "call"]
+    text = render(headers, rows, right=set(headers[2:6]))
+    text += (
+        f"\n{len(rows)} cases in both; {only_a} only in {name_a}, {only_b} only in {name_b}; "
+        "better/worse only where the 95% bootstrap interval of the ratio of medians excludes 1 "
+        "(3 or more runs each), untested with fewer"
+    )
+    return text, len(rows)

@@ -127,24 +127,102 @@ def test_summary_marks_cached_reads(tiny, tmp_path):
         assert ("page cache" in attrs) is marked
 
 
+def _thrice(db):
+    """Every run of a store copy stored three times (its iterations), so that
+    compare has 3 runs a side to call a difference on."""
+    con = sqlite3.connect(db)
+    cols = [r[1] for r in con.execute("PRAGMA table_info(runs)") if r[1] not in ("id", "iteration")]
+    names = ", ".join(cols)
+    last = con.execute("SELECT max(id) FROM runs").fetchone()[0]
+    for it in (1, 2):
+        con.execute(
+            f"INSERT INTO runs ({names}, iteration) SELECT {names}, iteration + {it} "
+            f"FROM runs WHERE id <= {last}"
+        )
+    con.commit()
+    con.close()
+    return db
+
+
 def test_compare_page_marks_better_and_worse(tiny, tmp_path):
     d, db, _ = tiny
-    b = _store_with(
-        tiny,
-        tmp_path,
-        "b.sqlite",
-        "UPDATE runs SET write_bandwidth = write_bandwidth / 2, read_bandwidth = read_bandwidth * 3"
-        " WHERE backend = 'mpiio'",
+    a = _thrice(_store_with(tiny, tmp_path, "a.sqlite", "SELECT 1"))
+    b = _thrice(
+        _store_with(
+            tiny,
+            tmp_path,
+            "b.sqlite",
+            "UPDATE runs SET write_bandwidth = write_bandwidth / 2, "
+            "read_bandwidth = read_bandwidth * 3 WHERE backend = 'mpiio'",
+        )
     )
     page = tmp_path / "cmp.html"
-    p = cli("compare", db, b, "--html", page, cwd=d)
+    p = cli("compare", a, b, "--html", page, cwd=d)
     assert p.returncode == 0, p.stderr
     html = page.read_text()
     rows = re.findall(r'<tr class="(\w+)"><td>btio</td><td>(\w+)</td>.*?<td>(\w+)', html, re.S)
     assert ("worse", "mpiio", "write") in rows and ("better", "mpiio", "read") in rows
     assert ("same", "null", "write") in rows
     assert "\u25bc worse" in html and "\u25b2 better" in html
-    assert "1 better, 1 worse, 2 the same" in html
+    assert "1 better, 1 worse, 2 the same, 0 untested" in " ".join(html.split())
+    # one run a side: no call, whatever the ratio
+    one = _store_with(tiny, tmp_path, "one.sqlite", "UPDATE runs SET write_bandwidth = 1")
+    p = cli("compare", db, one, "--html", tmp_path / "one.html", cwd=d)
+    assert p.returncode == 0, p.stderr
+    one_page = " ".join((tmp_path / "one.html").read_text().split())
+    assert "0 better, 0 worse, 0 the same, 4 untested" in one_page
+    calls = [x.split()[-1] for x in p.stdout.splitlines() if x.startswith("btio ")]
+    assert calls == ["untested"] * 4, p.stdout
+
+
+def test_compare_takes_json_lines_and_stores_in_any_mix(tiny, tmp_path):
+    """The tiny campaign's mpiio write, run again by hand with --json: the
+    record matches the store's case (what ran, backend, ranks, mode)."""
+    d, db, _ = tiny
+    import json
+    import os
+
+    from conftest import BIN
+
+    con = sqlite3.connect(db)
+    rec = json.loads(
+        con.execute(
+            "SELECT record FROM runs WHERE backend = 'mpiio' AND mode = 'write' "
+            "AND status = 'ok' AND ranks = 1"
+        ).fetchone()[0]
+    )
+    con.close()
+    argv = [a for a in rec["argv"]]
+    jsonl = tmp_path / "mine.jsonl"
+    work = tmp_path / "w"
+    work.mkdir()
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    for _ in range(3):
+        rest, skip = [], False
+        for x in argv:  # its own --json and --dir, the rest as the campaign ran it
+            if skip:
+                skip = False
+                continue
+            if x in ("--json", "--dir"):
+                skip = True
+                continue
+            rest.append(x)
+        cmd = [str(BIN), rec["kernel"], *rest, "--json", str(jsonl), "--dir", str(work)]
+        p = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        for f in work.iterdir():
+            f.unlink()
+    for a, b in ((db, jsonl), (jsonl, db), (jsonl, jsonl)):
+        p = cli("compare", a, b, cwd=d)
+        assert p.returncode == 0, p.stderr
+        line = next(x for x in p.stdout.splitlines() if x.startswith("btio mpiio n1"))
+        assert "write" in line
+    p = cli("compare", jsonl, jsonl, cwd=d)
+    assert "1 cases in both" in p.stdout and " same" in p.stdout  # 3 runs a side, identical
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"kernel": "btio"}\n')
+    p = cli("compare", bad, db, cwd=d)
+    assert p.returncode == 2 and "bad.jsonl:1: " in p.stderr and "Traceback" not in p.stderr
 
 
 SWEPT = """
