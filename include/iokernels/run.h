@@ -76,13 +76,13 @@ struct iok_phase_result {
  * through MPI-IO with the run's durability (synced inside the timing with
  * --fsync, else buffered); reads are of the run's kind: through the page
  * cache after a buffered write (a read that was not preceded by
- * --drop-caches), or past it (O_DIRECT; where the file system refuses
- * O_DIRECT, a read after dropping the probe file's pages). */
+ * --drop-caches), or from storage (through the page cache after dropping
+ * the probe file's pages, as the kernel's read after --drop-caches). */
 #define IOK_CEILING_SAMPLES_MAX 16
 enum iok_ceiling_read {
     IOK_CEIL_READ_NONE,    /* a write pass: no read ceiling */
     IOK_CEIL_READ_CACHED,  /* through the page cache, as the file was just written */
-    IOK_CEIL_READ_STORAGE, /* past the page cache: O_DIRECT, else after fadvise */
+    IOK_CEIL_READ_STORAGE, /* from storage: after fadvise DONTNEED (O_DIRECT: `ceiling`) */
 };
 struct iok_ceiling {
     int measured;

@@ -129,7 +129,7 @@ def fraction_text(fraction, above=None, fmt_spec=".2f"):
     ceiling or the figure shown is above it: never shown silently."""
     if fraction is None or fraction != fraction:
         return "-"
-    flag = above or fraction > ABOVE
+    flag = (isinstance(above, str) and above) or fraction > ABOVE
     return f"{fraction:{fmt_spec}}" + ("!" if flag else "")
 
 

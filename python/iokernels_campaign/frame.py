@@ -88,7 +88,7 @@ def case_stats(bw):
         seconds=("seconds", "median"),
         ceiling=("ceiling_mib_s", "median"),
         fraction=("fraction", "median"),
-        above=("above", lambda v: next((x for x in v if x), None)),
+        above=("above", lambda v: next((x for x in v if isinstance(x, str) and x), None)),
         cached=("cached", "any"),
     )
     return out.reset_index()

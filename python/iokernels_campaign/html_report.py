@@ -277,7 +277,7 @@ def _kernel_sections(stats, pdir, bw=None):
                 w, r = idx.get((series, nr, "write")), idx.get((series, nr, "read"))
                 cells.append(_cell(w, (label, nr, "write"), best, "write"))
                 frac = w["fraction"] if w else None
-                above = w["above"] if w else None
+                above = w["above"] if w and isinstance(w["above"], str) else None
                 cells.append(
                     {"text": fraction_text(frac, above), "range": "", "cls": ""}
                     | {"title": above or "write bandwidth / ceiling (best of the probe's samples)"}
@@ -293,9 +293,10 @@ def _kernel_sections(stats, pdir, bw=None):
             st = idx[(win.series, top, op)]
             text = _answer(op, top, win, st)
             if op == "write" and st["fraction"] == st["fraction"] and st["fraction"] is not None:
-                text += f", {fraction_text(st['fraction'], st['above'])} of the ceiling"
-                if fraction_text(st["fraction"], st["above"]).endswith("!"):
-                    why = st["above"] or "the median run was faster than the probe's best sample"
+                above = st["above"] if isinstance(st["above"], str) else None
+                text += f", {fraction_text(st['fraction'], above)} of the ceiling"
+                if fraction_text(st["fraction"], above).endswith("!"):
+                    why = above or "the median run was faster than the probe's best sample"
                     text += f" (above it: {html.escape(why)})"
             if st["cached"]:
                 text += " (page cache: no read from storage to compare)"

@@ -33,7 +33,7 @@ const struct iok_option iok_core_options[] = {
      "no human report (the JSON record is still written)"},
     {"ceiling", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.ceiling), NULL,
      "probe plain contiguous I/O of the same bytes in the same job (MPI-IO writes with the run's "
-     "durability, reads of the run's kind: cached, or O_DIRECT after --drop-caches); the best "
+     "durability, reads of the run's kind: cached, or from storage after --drop-caches); the best "
      "sample is the ceiling"},
     {"ceiling-samples", 0, IOK_OPT_INT, offsetof(struct core_flags, o.ceiling_samples), "3",
      "samples of each kind the ceiling probe takes (1-16; every one is recorded)"},

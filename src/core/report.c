@@ -13,7 +13,7 @@ read_kind_words(const struct iok_ceiling *c)
 {
     if (c->read_kind == IOK_CEIL_READ_CACHED)
         return "reads through the page cache";
-    return c->direct ? "O_DIRECT reads" : "reads after dropping the probe's pages";
+    return c->direct ? "O_DIRECT reads" : "reads from storage (pages dropped)";
 }
 
 /* The ceiling that judges the pass: its samples, the best, the fraction,

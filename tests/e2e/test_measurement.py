@@ -223,9 +223,10 @@ def test_ceiling_samples_of_the_runs_kind(tmp_path, extra, kind):
     for p in (w, v):
         _check_ceiling(p, r.out, 4)
     assert "best of 4 contiguous MPI-IO writes, " + ("synced" if extra else "buffered") in r.out
-    words = "reads through the page cache" if kind == "cached" else "O_DIRECT reads"
-    if kind == "storage" and not v["ceiling"]["direct_read"]:
-        words = "reads after dropping the probe's pages"
+    words = (
+        "reads through the page cache" if kind == "cached" else "reads from storage (pages dropped)"
+    )
+    assert v["ceiling"]["direct_read"] is False  # O_DIRECT: `iokernels ceiling` only
     assert f"best of 4 contiguous {words} of the same bytes" in r.out
     # the probe's files are its own, and gone
     assert not list(tmp_path.glob("*.ceiling*"))
