@@ -59,9 +59,13 @@ def bandwidths(runs):
                     "op": "read",
                     "mib_s": (r["read_bandwidth"] or 0.0) / MIB,
                     "seconds": r["read_time"],
-                    "ceiling_mib_s": None,
-                    "fraction": None,
-                    "above": None,
+                    "ceiling_mib_s": (r.get("ceiling_read_bandwidth") or 0.0) / MIB or None,
+                    "fraction": (
+                        r["read_bandwidth"] / r["ceiling_read_bandwidth"]
+                        if r.get("ceiling_read_bandwidth") and r["read_bandwidth"]
+                        else None
+                    ),
+                    "above": r.get("read_ceiling_above"),
                     "cached": r.get("read_from_storage") == 0,
                 }
             )

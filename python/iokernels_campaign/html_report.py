@@ -225,7 +225,9 @@ def _cell(st, key, best, what):
         text += " \u2020"
         title += "; served from the page cache, not storage"
     win = best.get(key)
-    if win and win.series == st["series"] and win.clear:
+    if win and win.ratio is not None and not win.ratio.tested:
+        pass  # fewer than 3 runs: no verdict, no colour
+    elif win and win.series == st["series"] and win.clear:
         cls.append("best")
         title += "; fastest at this rank count, beyond the runs' spread"
     elif win and (win.series == st["series"] or st["series"] in win.ties):
@@ -241,18 +243,23 @@ def _answer(op, top, win, st):
     ranks = f"{top} rank{'s' if top > 1 else ''}"
     text = f"Fastest {op} at {ranks}: <b>{html.escape(win.series)}</b>"
     text += f", {_mib(st['median'])} MiB/s"
-    if win.against and win.clear:
+    if win.against and (win.ratio is None or not win.ratio.tested):
+        n = win.ratio.n_a if win.ratio else 0
+        text = (
+            f"{op.capitalize()} at {ranks}: highest median <b>{html.escape(win.series)}</b>, "
+            f"{_mib(st['median'])} MiB/s; no winner called: {n} run(s) per case, and a "
+            f"difference is called only beyond the spread of 3 or more"
+        )
+    elif win.against and win.clear:
         text += f", {html.escape(win.series)} / {html.escape(win.against)} = {win.ratio.text()}"
     elif win.against:
-        who = ", ".join(html.escape(x) for x in [win.series, *win.ties])
-        why = win.ratio.text() if win.ratio else "no runs to compare"
-        untested = win.ratio is None or not win.ratio.tested
+        names = [win.series, *win.ties]
+        who = ", ".join(html.escape(x) for x in names[:4])
+        who += f" and {len(names) - 4} more" if len(names) > 4 else ""
         text = (
             f"{op.capitalize()} at {ranks}: <b>tied</b> between {who}"
             f" (the best median {_mib(st['median'])} MiB/s; "
-            f"{html.escape(win.series)} / {html.escape(win.against)} = {why}"
-            + ("; run at least 3 iterations to tell them apart" if untested else "")
-            + ")"
+            f"{html.escape(win.series)} / {html.escape(win.against)} = {win.ratio.text()})"
         )
     return text
 
@@ -283,6 +290,12 @@ def _kernel_sections(stats, pdir, bw=None):
                     | {"title": above or "write bandwidth / ceiling (best of the probe's samples)"}
                 )
                 cells.append(_cell(r, (label, nr, "read"), best, "read"))
+                frac = r["fraction"] if r else None
+                above = r["above"] if r and isinstance(r["above"], str) else None
+                cells.append(
+                    {"text": fraction_text(frac, above), "range": "", "cls": ""}
+                    | {"title": above or "read bandwidth / ceiling (best read of its kind)"}
+                )
             rows.append({"series": series, "cells": cells})
         top = ranks[-1]
         answers = []

@@ -177,20 +177,20 @@ def runs_from_jsonl(path):
                     "error": None,
                     "ran": what_ran(line),
                     "ceiling_above": ceiling_above(line),
+                    "read_ceiling_above": ceiling_above(line, ("read",)),
                 }
             )
     return runs
 
 
-def ceiling_above(record_text):
-    """Why a pass of a stored record ran above its ceiling (the record's
-    reason, the write's first), or None when none did."""
+def ceiling_above(record_text, ops=("write",)):
+    """Why a pass of a stored record whose op is in `ops` (write; read) ran
+    above its ceiling (the record's reason), or None when none did."""
     try:
         passes = json.loads(record_text or "{}").get("passes", [])
     except ValueError:
         return None
-    above = [p for p in passes if p.get("ceiling", {}).get("above")]
-    above.sort(key=lambda p: p["op"] != "write")
+    above = [p for p in passes if p.get("ceiling", {}).get("above") and p.get("op") in ops]
     if not above:
         return None
     c = above[0]["ceiling"]

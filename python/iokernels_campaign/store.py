@@ -228,6 +228,7 @@ class Store:
         for r in self.db.execute(sql, args):
             d = dict(r)
             d["ceiling_above"] = ceiling_above(d["record"])
+            d["read_ceiling_above"] = ceiling_above(d["record"], ("read",))
             d["ran"] = what_ran(d["record"])
             d["mpiio"] = mpiio_layer(d.pop("record"))
             out.append(d)
