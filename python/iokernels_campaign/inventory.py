@@ -10,6 +10,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import paths
+
 REPO = Path(__file__).resolve().parents[2]
 
 # how an option's type is shown in messages ("--grid takes a value (X,Y,Z)")
@@ -69,6 +71,10 @@ def _run_json(cmd):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     except FileNotFoundError:
         raise InventoryError(f"{cmd[0]} not found: build it (make build) or pass --bin") from None
+    except subprocess.TimeoutExpired:
+        raise InventoryError(f"{' '.join(cmd)} did not answer in 60 s") from None
+    except OSError as e:  # not executable, not a program
+        raise InventoryError(f"cannot run {cmd[0]}: {e.strerror} (pass --bin)") from None
     if p.returncode != 0:
         raise InventoryError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
     try:
@@ -101,9 +107,14 @@ def parse_options(desc):
 
 
 def load(binary=None):
+    label = "--bin" if binary else "$IOK_BIN" if os.environ.get("IOK_BIN") else "binary"
     binary = Path(binary) if binary else default_binary()
     if not binary.exists():
         raise InventoryError(f"{binary} not found: build it (make build) or pass --bin")
+    try:
+        paths.executable(label, binary)
+    except paths.PathError as e:
+        raise InventoryError(str(e)) from None
     kernels, backends, caps = parse_list(_run_json([str(binary), "--list", "--json"]))
     if not kernels or not backends:
         raise InventoryError(f"{binary} --list --json names no kernels or no backends")
