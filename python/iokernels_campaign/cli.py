@@ -108,9 +108,18 @@ def _store_path(label, path):
     return path
 
 
+_OPENED = []  # the stores a command opened, closed when it ends
+
+
+def _store(*args, **kwargs):
+    store = Store(*args, **kwargs)
+    _OPENED.append(store)
+    return store
+
+
 def _open(label, path):
     """A store for reading: checked, then opened read-only (never created)."""
-    return Store(paths.store_for_reading(label, _store_path(label, path)), readonly=True)
+    return _store(paths.store_for_reading(label, _store_path(label, path)), readonly=True)
 
 
 def _check_out(out, report):
@@ -159,10 +168,10 @@ def cmd_run(a):
     if not a.dry_run and not shutil.which(needs):
         raise UsageError(f"{needs} not found on PATH: is this the right machine (--launcher)?")
     if a.launcher == "sbatch":
-        store = None if a.dry_run else Store(a.db)
+        store = None if a.dry_run else _store(a.db)
         runner.write_sbatch(campaign, inv, out, store, submit=not a.dry_run)
         return 0
-    store = Store(a.db)
+    store = _store(a.db)
     session = runner.run_cases(campaign, inv, store, a.launcher, out)
     runs = store.runs(campaign=session.id)
     print("\nmedians at each kernel's largest rank count (every case: the report, or list):")
@@ -209,6 +218,8 @@ def cmd_report(a):
 
 
 def cmd_compare(a):
+    for label, path in (("A", a.a), ("B", a.b)):  # both, before opening either
+        paths.store_for_reading(label, _store_path(label, path))
     sa, sb = _open("A", a.a), _open("B", a.b)
     if a.html:
         paths.output_file("--html", a.html)
@@ -258,7 +269,7 @@ def cmd_collect(a):
         raise UsageError(
             f"{a.session}: not a session directory (OUT/runs/SESSION of run --launcher sbatch)"
         )
-    _, _, failed = runner.collect(session, Store(a.db, create=False), job_ended=a.job_ended)
+    _, _, failed = runner.collect(session, _store(a.db, create=False), job_ended=a.job_ended)
     return 1 if failed else 0  # as run: a failed run is not a clean exit
 
 
@@ -313,3 +324,6 @@ def main(argv=None):
             f"unexpected {type(e).__name__}: {e} (a bug: IOK_CAMPAIGN_DEBUG=1 prints the traceback)"
         )
         return 1
+    finally:
+        while _OPENED:
+            _OPENED.pop().close()

@@ -48,11 +48,13 @@ def _why_not_writable(path):
 
 def _existing_parent(label, path):
     """The nearest folder above path that exists; it must be a writable folder."""
-    parent = path.absolute().parent
+    parent = path.parent
     while True:
         st = _stat(label, parent)
         if st is not None:
             break
+        if parent == parent.parent:  # the working folder itself is gone
+            raise PathError(f"{label} {show(path)}: {show(parent.absolute())} not found")
         parent = parent.parent
     if not stat.S_ISDIR(st.st_mode):
         raise PathError(f"{label} {show(path)}: {show(parent)} is a file, not a folder")
@@ -173,7 +175,7 @@ def store_for_writing(label, path):
         why = sqlite_problem(path)
         if why:
             raise PathError(f"{label} {show(path)} {why}; give another path")
-        folder = path.absolute().parent
+        folder = path.parent
         if not os.access(folder, os.W_OK | os.X_OK):
             raise PathError(
                 f"{label} {show(path)}: its folder {_why_not_writable(folder)} "

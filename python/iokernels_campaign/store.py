@@ -130,7 +130,12 @@ class Store:
         if (readonly or not create) and not self.path.exists():
             raise StoreError(f"no results store at {show(self.path)}")
         self.readonly = readonly
-        self._open()
+        self.db = None
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
 
     @_named
     def _open(self):
@@ -186,11 +191,12 @@ class Store:
 
     def _connect_ro(self):
         uri = "file:" + urllib.parse.quote(str(self.path.absolute())) + "?mode=ro"
+        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         try:
-            db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             return db
         except sqlite3.OperationalError as e:
+            db.close()
             folder = self.path.absolute().parent
             if "unable to open" not in str(e) or os.access(folder, os.W_OK):
                 raise
@@ -211,7 +217,8 @@ class Store:
                 time.sleep(0.05)
 
     def close(self):
-        self.db.close()
+        if self.db is not None:
+            self.db.close()
 
     def transaction(self):
         return _Transaction(self.db)
