@@ -109,6 +109,8 @@ def _store_path(label, path):
 
 
 _OPENED = []  # the stores a command opened, closed when it ends
+# what reading a store's values of the wrong type or shape raises
+DATA_ERRORS = (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError)
 
 
 def _store(*args, **kwargs):
@@ -320,6 +322,15 @@ def main(argv=None):
     except Exception as e:  # a backstop: every known failure has its own line
         if os.environ.get("IOK_CAMPAIGN_DEBUG"):
             traceback.print_exc()
+        read = [s for s in _OPENED if s.readonly]
+        if read and isinstance(e, DATA_ERRORS):  # SQLite keeps any value in any column
+            names = " or ".join(paths.show(s.path) for s in read)
+            _say(
+                f"{names} holds values this tool cannot read ({type(e).__name__}: {e}): "
+                "a damaged store, or one another program wrote? "
+                "(IOK_CAMPAIGN_DEBUG=1 prints the traceback)"
+            )
+            return 2
         _say(
             f"unexpected {type(e).__name__}: {e} (a bug: IOK_CAMPAIGN_DEBUG=1 prints the traceback)"
         )

@@ -107,6 +107,27 @@ def sqlite_message(path, e):
     return f"{p}: sqlite: {text}"
 
 
+def _columns(db):
+    """{table: set of column names} of the store's tables in db."""
+    return {t: {r[1] for r in db.execute(f"PRAGMA table_info({t})")} for t in STORE_TABLES}
+
+
+def _expected_columns():
+    db = sqlite3.connect(":memory:")
+    db.executescript(_SCHEMA)
+    cols = _columns(db)
+    db.close()
+    cols["runs"] -= set(EXTRA_COLUMNS)  # a version 2 store read as it is lacks them
+    return cols
+
+
+def _json_is(text, kind):
+    try:
+        return isinstance(json.loads(text), kind)
+    except (ValueError, TypeError):
+        return False
+
+
 def _named(method):
     """SQLite errors of a store method become a StoreError naming the file."""
 
@@ -116,6 +137,10 @@ def _named(method):
             return method(self, *args, **kwargs)
         except sqlite3.Error as e:
             raise StoreError(sqlite_message(self.path, e)) from None
+        except UnicodeDecodeError:  # SQLite's message quotes damaged schema text
+            raise StoreError(
+                f"{show(self.path)} is truncated or corrupt (its schema text is damaged)"
+            ) from None
 
     return wrapper
 
@@ -145,6 +170,8 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         self.db.row_factory = sqlite3.Row
+        # text that is not UTF-8 (a damaged page) is read with U+FFFD, not refused
+        self.db.text_factory = lambda b: b.decode("utf-8", "replace")
         self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
         if tables and "meta" not in tables:
@@ -164,6 +191,7 @@ class Store:
                     f"{show(self.path)}: store version {got[0] if got else 'missing'}, "
                     f"this tool reads {STORE_VERSION}"
                 )
+            self._check_columns()
             return
         mode = self._wal()
         if mode != "wal":
@@ -188,6 +216,17 @@ class Store:
             raise StoreError(
                 f"{show(self.path)}: store version {got[0]}, this tool reads {STORE_VERSION}"
             )
+        self._check_columns()
+
+    def _check_columns(self):
+        have = _columns(self.db)
+        for table, want in _expected_columns().items():
+            missing = sorted(want - have[table])
+            if missing:
+                raise StoreError(
+                    f"{show(self.path)} is not an iokernels results store of version "
+                    f"{STORE_VERSION} (table {table} has no column {missing[0]})"
+                )
 
     def _connect_ro(self):
         uri = "file:" + urllib.parse.quote(str(self.path.absolute())) + "?mode=ro"
@@ -195,7 +234,7 @@ class Store:
         try:
             db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             return db
-        except sqlite3.OperationalError as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:
             db.close()
             folder = self.path.absolute().parent
             if "unable to open" not in str(e) or os.access(folder, os.W_OK):
@@ -325,6 +364,12 @@ class Store:
             d["mpiio"] = mpiio_layer(d.pop("record"))
             for col in EXTRA_COLUMNS:  # a version 2 store opened read-only
                 d.setdefault(col, None)
+            for col, kind in (("env", dict), ("hostnames", list)):
+                if d[col] is not None and not _json_is(d[col], kind):
+                    raise StoreError(
+                        f"{show(self.path)} is corrupt: run {d['id']} has a damaged {col} "
+                        f"(not a JSON {kind.__name__})"
+                    )
             out.append(d)
         return out
 
