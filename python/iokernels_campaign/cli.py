@@ -13,6 +13,7 @@ IOK_CAMPAIGN_DEBUG=1 prints the traceback of an unexpected one."""
 
 import argparse
 import importlib.util
+import json
 import os
 import shlex
 import shutil
@@ -209,6 +210,7 @@ def cmd_list(a):
 def cmd_report(a):
     store = _open("DB", a.db)
     paths.output_file("-o", a.output)
+    paths.not_an_input("-o", a.output, [a.db])
     page = Path(a.output)
     paths.output_dir("plots folder of -o", page.with_name(page.stem + "-plots"))
     if not store.runs(campaign=a.campaign):
@@ -225,6 +227,7 @@ def cmd_compare(a):
     sa, sb = _open("A", a.a), _open("B", a.b)
     if a.html:
         paths.output_file("--html", a.html)
+        paths.not_an_input("--html", a.html, [a.a, a.b])
     ra, rb = sa.runs(campaign=a.campaign_a), sb.runs(campaign=a.campaign_b)
     name_a = a.a + (f" (campaign {a.campaign_a})" if a.campaign_a else "")
     name_b = a.b + (f" (campaign {a.campaign_b})" if a.campaign_b else "")
@@ -246,6 +249,7 @@ def cmd_export(a):
     for flag, path in (("--csv", a.csv), ("--parquet", a.parquet)):
         if path:
             paths.output_file(flag, path)
+            paths.not_an_input(flag, path, [a.db])
     from . import frame
 
     df, failed = frame.export(store, campaign=a.campaign)
@@ -271,6 +275,11 @@ def cmd_collect(a):
         raise UsageError(
             f"{a.session}: not a session directory (OUT/runs/SESSION of run --launcher sbatch)"
         )
+    try:
+        if not isinstance(json.loads((session / "campaign.json").read_text()).get("id"), str):
+            raise ValueError("no campaign id")
+    except (ValueError, AttributeError, UnicodeDecodeError) as e:
+        raise UsageError(f"{paths.show(session / 'campaign.json')} is damaged ({e})") from None
     _, _, failed = runner.collect(session, _store(a.db, create=False), job_ended=a.job_ended)
     return 1 if failed else 0  # as run: a failed run is not a clean exit
 

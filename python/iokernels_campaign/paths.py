@@ -182,3 +182,14 @@ def store_for_writing(label, path):
                 "(SQLite writes PATH-wal beside it); give a path in a writable folder"
             )
     return path
+
+
+def not_an_input(label, out, inputs):
+    """An output that would replace one of the command's inputs is refused."""
+    for path in inputs:
+        try:
+            same = os.path.samefile(out, path)
+        except OSError:
+            continue
+        if same:
+            raise PathError(f"{label} {show(out)} is {show(path)}, which this command reads")

@@ -373,3 +373,24 @@ def test_unexpected_errors_are_one_line_and_debug_shows_the_traceback(here, caps
     rc, lines, _ = run_main(capsys, "list", "good.sqlite")
     assert rc == 1 and lines[0] == "Traceback (most recent call last):"
     assert lines[-1].startswith("iokernels-campaign: error: unexpected RuntimeError")
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["report", "good.sqlite", "-o", "good.sqlite"], "-o good.sqlite is good.sqlite, which"),
+        (["export", "good.sqlite", "--csv", "good.sqlite"], "--csv good.sqlite is good.sqlite"),
+        (["compare", "good.sqlite", "b.sqlite", "--html", "b.sqlite"], "--html b.sqlite is b"),
+    ],
+    ids=["report", "export", "compare"],
+)
+def test_an_output_never_replaces_the_store_it_reads(here, capsys, args, expected):
+    make_store(here / "b.sqlite")
+    refused(capsys, here, args, expected)
+
+
+def test_collect_names_a_damaged_session_file(here, capsys):
+    (here / "session" / "campaign.json").write_text("{not json")
+    refused(
+        capsys, here, ["collect", "session", "--db", "good.sqlite"], "campaign.json is damaged ("
+    )
