@@ -127,6 +127,7 @@ def _open(label, path):
 
 def _check_out(out, report):
     paths.output_dir("--out", out)
+    paths.output_dir("runs folder of --out", Path(out) / "runs")
     if report:  # written after every run: refused now rather than then
         page = Path(out) / "report.html"
         paths.output_file("report (--no-report: none)", page)
@@ -240,6 +241,29 @@ def cmd_compare(a):
     return 0 if common else 1
 
 
+def _exported_before(flag, path):
+    """An existing file export may replace: one it wrote (its first column is
+    run_id), never another."""
+    path = Path(path)
+    if not path.exists():
+        return
+    try:
+        if flag == "--csv":
+            with open(path, encoding="utf-8", errors="replace") as f:
+                ours = f.readline(4096).startswith("run_id,")
+        else:
+            import pyarrow.parquet
+
+            ours = pyarrow.parquet.read_schema(path).names[:1] == ["run_id"]
+    except Exception:  # not Parquet at all: not ours either
+        ours = False
+    if not ours:
+        raise UsageError(
+            f"{flag} {paths.show(path)} exists and was not written by iokernels-campaign "
+            "export: give another file"
+        )
+
+
 def cmd_export(a):
     if not a.csv and not a.parquet:
         raise UsageError("export needs --csv FILE or --parquet FILE")
@@ -250,6 +274,7 @@ def cmd_export(a):
         if path:
             paths.output_file(flag, path)
             paths.not_an_input(flag, path, [a.db])
+            _exported_before(flag, path)
     from . import frame
 
     df, failed = frame.export(store, campaign=a.campaign)

@@ -221,8 +221,13 @@ def test_report_plots_folder_that_is_a_file(here, capsys):
             "o",
             "report (--no-report: none) o/report.html is a folder; give a file path",
         ),
+        (
+            lambda d: (d / "o").mkdir() or (d / "o" / "runs").write_text("x\n"),
+            "o",
+            "runs folder of --out o/runs is a file; give a folder path",
+        ),
     ],
-    ids=["file", "under-a-file", "report-is-a-folder"],
+    ids=["file", "under-a-file", "report-is-a-folder", "runs-is-a-file"],
 )
 def test_run_out_folder(here, capsys, setup, out, expected):
     setup(here)
@@ -393,4 +398,15 @@ def test_collect_names_a_damaged_session_file(here, capsys):
     (here / "session" / "campaign.json").write_text("{not json")
     refused(
         capsys, here, ["collect", "session", "--db", "good.sqlite"], "campaign.json is damaged ("
+    )
+
+
+@pytest.mark.parametrize("flag", ["--csv", "--parquet"])
+def test_export_never_replaces_someone_elses_file(here, capsys, flag):
+    (here / "mine").write_text("name,value\nmine,1\n")
+    refused(
+        capsys,
+        here,
+        ["export", "good.sqlite", flag, "mine"],
+        f"{flag} mine exists and was not written by iokernels-campaign export",
     )
