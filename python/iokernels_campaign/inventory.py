@@ -92,13 +92,29 @@ def parse_list(desc):
     return kernels, backends, caps
 
 
+def infer_type(default, choices=None):
+    """An option's type from its default, for a binary that names none."""
+    if choices:
+        return "choice"
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, int):
+        return "int64"
+    if isinstance(default, float):
+        return "double"
+    if isinstance(default, list) and len(default) == 3:
+        return "int3"
+    return "string"
+
+
 def parse_options(desc):
-    """{option name: Option} from the object `iokernels KERNEL --help --json` prints."""
+    """{option name: Option} from the object `iokernels KERNEL --help --json`
+    prints; an option without a type gets the one its default suggests."""
     return {
         o["name"]: Option(
             o["name"],
             o["group"],
-            o["type"],
+            o.get("type") or infer_type(o.get("default"), o.get("choices")),
             tuple(o["choices"]) if o.get("choices") else None,
             o.get("default"),
         )

@@ -281,3 +281,30 @@ def test_a_bad_name_writes_nothing_outside(tmp_path):
     assert p.returncode == 2, p.stderr
     assert p.stderr.startswith("iokernels-campaign: error: c.toml: [campaign]: name '../../escape'")
     assert sorted(x.name for x in tmp_path.rglob("*")) == ["c.toml", "w"]
+
+
+def test_an_option_without_a_type_is_checked_by_its_default():
+    from iokernels_campaign import inventory, optcheck
+
+    desc = {
+        "options": [
+            {"name": "n", "group": "k", "default": 4},
+            {"name": "x", "group": "k", "default": 0.5},
+            {"name": "g", "group": "k", "default": [8, 8, 8]},
+            {"name": "f", "group": "k", "default": False},
+            {"name": "s", "group": "k", "default": None},
+        ]
+    }
+    opts = inventory.parse_options(desc)
+    assert {k: o.type for k, o in opts.items()} == {
+        "n": "int64",
+        "x": "double",
+        "g": "int3",
+        "f": "bool",
+        "s": "string",
+    }
+    assert optcheck.text(opts["g"], [1, 2, 3]) == "1,2,3"
+    with pytest.raises(optcheck.BadValue, match="a whole number"):
+        optcheck.text(opts["n"], "many")
+    with pytest.raises(optcheck.BadValue, match="three whole numbers"):
+        optcheck.text(opts["g"], "1,2")
