@@ -50,8 +50,8 @@ class Inventory:
     def options(self, kernel):
         """Every option `iokernels KERNEL --help --json` lists, by name."""
         if kernel not in self._options:
-            desc = _run_json([str(self.binary), kernel, "--help", "--json"])
-            self._options[kernel] = parse_options(desc)
+            cmd = [str(self.binary), kernel, "--help", "--json"]
+            self._options[kernel] = _parsed(cmd, parse_options, _run_json(cmd))
         return self._options[kernel]
 
 
@@ -81,6 +81,16 @@ def _run_json(cmd):
         return json.loads(p.stdout)
     except json.JSONDecodeError as e:
         raise InventoryError(f"{' '.join(cmd)} printed no JSON ({e}): an older binary?") from None
+
+
+def _parsed(cmd, parse, desc):
+    """parse(desc), or one line saying the binary's JSON is not as expected."""
+    try:
+        return parse(desc)
+    except (KeyError, TypeError, AttributeError) as e:
+        raise InventoryError(
+            f"{' '.join(cmd)}: its JSON lacks {e} (not an iokernels binary, or another version?)"
+        ) from None
 
 
 def parse_list(desc):
@@ -131,7 +141,8 @@ def load(binary=None):
         paths.executable(label, binary)
     except paths.PathError as e:
         raise InventoryError(str(e)) from None
-    kernels, backends, caps = parse_list(_run_json([str(binary), "--list", "--json"]))
+    cmd = [str(binary), "--list", "--json"]
+    kernels, backends, caps = _parsed(cmd, parse_list, _run_json(cmd))
     if not kernels or not backends:
         raise InventoryError(f"{binary} --list --json names no kernels or no backends")
     return Inventory(binary.resolve(), kernels, backends, caps=caps)

@@ -153,7 +153,9 @@ def sqlite_problem(path):
     valid = head[24:28] == head[92:96] and pages > 0  # the in-header size is current
     if page < 512 or page & (page - 1):
         return "is corrupt (its header's page size is not a power of two)"
-    if valid and size < page * pages:
+    # with a -wal beside it a checkpoint may be under way (page 1 is written
+    # before the file grows): then SQLite itself says whether it is damaged
+    if valid and size < page * pages and not os.path.exists(f"{path}-wal"):
         return f"is truncated ({size} bytes, its header says {page * pages})"
     return None
 

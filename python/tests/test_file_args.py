@@ -410,3 +410,19 @@ def test_export_never_replaces_someone_elses_file(here, capsys, flag):
         ["export", "good.sqlite", flag, "mine"],
         f"{flag} mine exists and was not written by iokernels-campaign export",
     )
+
+
+@pytest.mark.parametrize(
+    "script, expected",
+    [
+        ("echo not json", "printed no JSON"),
+        ("echo '{\"kernels\": 5}'", "its JSON lacks"),
+        ("exit 3", "exited 3"),
+    ],
+    ids=["not-json", "other-json", "fails"],
+)
+def test_a_binary_that_is_not_iokernels(here, capsys, script, expected):
+    fake = here / "fake-iokernels"
+    fake.write_text(f"#!/bin/sh\n{script}\n")
+    fake.chmod(0o755)
+    refused(capsys, here, ["run", "c.toml", "--bin", fake, "--db", "n.sqlite"], expected)
