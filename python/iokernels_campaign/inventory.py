@@ -45,6 +45,8 @@ class Inventory:
     kernels: dict[str, str]  # name -> summary
     backends: dict[str, str]  # name -> version
     caps: dict[str, set] = field(default_factory=dict)  # name -> capability words
+    # kernel name -> {"flags": set ("shiftable", "tool"), "input": {"positional": ...}}
+    kernel_info: dict[str, dict] = field(default_factory=dict)
     _options: dict[str, dict[str, Option]] = field(default_factory=dict)
 
     def options(self, kernel):
@@ -117,6 +119,15 @@ def infer_type(default, choices=None):
     return "string"
 
 
+def parse_kernel_info(desc):
+    """{kernel: {"flags": set, "input": dict}} from `iokernels --list --json`
+    (a binary that says nothing of them: no flags, input unknown)."""
+    return {
+        k["name"]: {"flags": set(k.get("flags") or ()), "input": k.get("input") or {}}
+        for k in desc["kernels"]
+    }
+
+
 def parse_options(desc):
     """{option name: Option} from the object `iokernels KERNEL --help --json`
     prints; an option without a type gets the one its default suggests."""
@@ -142,7 +153,9 @@ def load(binary=None):
     except paths.PathError as e:
         raise InventoryError(str(e)) from None
     cmd = [str(binary), "--list", "--json"]
-    kernels, backends, caps = _parsed(cmd, parse_list, _run_json(cmd))
+    desc = _run_json(cmd)
+    kernels, backends, caps = _parsed(cmd, parse_list, desc)
+    info = _parsed(cmd, parse_kernel_info, desc)
     if not kernels or not backends:
         raise InventoryError(f"{binary} --list --json names no kernels or no backends")
-    return Inventory(binary.resolve(), kernels, backends, caps=caps)
+    return Inventory(binary.resolve(), kernels, backends, caps=caps, kernel_info=info)

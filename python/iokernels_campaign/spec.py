@@ -257,6 +257,11 @@ def _block_cases(where, block, defaults, inventory):
     if kernel not in inventory.kernels:
         _fail(where, f"unknown kernel '{kernel}': this build has {', '.join(inventory.kernels)}")
     where = f"{where} ({kernel})"
+    info = inventory.kernel_info.get(kernel, {})
+    if "tool" in info.get("flags", ()):
+        _fail(where, f"{kernel} is a tool (iokernels --list): it measures no I/O")
+    if "input" in block and info.get("input", {}).get("positional") is False:
+        _fail(where, f"kernel {kernel} takes no input file: drop input")
     known = inventory.options(kernel)
     backends = _backends(where, kernel, block.get("backends", "all"), inventory)
     ranks = _positive_ints(where, "ranks", block.get("ranks", defaults["ranks"]))
@@ -312,6 +317,9 @@ def _block_cases(where, block, defaults, inventory):
             swept = dict(zip(sweep, combo, strict=True))
             args = {**base, **swept, **per_backend.get(backend, {})}
             why = rules.refusal(backend, args, inventory.caps)
+            shift = args.get("shift-ranks", "0")
+            if shift != "0" and info and "shiftable" not in info.get("flags", ()):
+                why = f"shift-ranks = {shift}: the reads of {kernel} cannot be shifted"
             if why:
                 _fail(
                     where, f"kernel {kernel} cannot use backend {backend} with these options: {why}"

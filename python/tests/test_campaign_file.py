@@ -308,3 +308,28 @@ def test_an_option_without_a_type_is_checked_by_its_default():
         optcheck.text(opts["n"], "many")
     with pytest.raises(optcheck.BadValue, match="three whole numbers"):
         optcheck.text(opts["g"], "1,2")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (BLOCK.replace('"btio"', '"abrgen"').replace('grid = "16,16,16"', ""), "abrgen is a tool"),
+        (
+            BLOCK.replace('"btio"', '"ncbench"').replace('grid = "16,16,16"', "")
+            + 'input = "c.toml"\n',
+            "kernel ncbench takes no input file: drop input",
+        ),
+        (
+            BLOCK.replace('"btio"', '"amrex"').replace('grid = "16,16,16"', "shift-ranks = 1"),
+            "shift-ranks = 1: the reads of amrex cannot be shifted",
+        ),
+    ],
+    ids=["tool", "no-input", "not-shiftable"],
+)
+def test_what_the_binary_says_of_its_kernels(tmp_path, inv, text, expected):
+    assert expected in error(tmp_path, inv, text)
+
+
+def test_btio_reads_may_be_shifted(tmp_path, inv):
+    c = load(tmp_path, inv, BLOCK.replace('"16,16,16" }', '"16,16,16", shift-ranks = 1 }'))
+    assert "--shift-ranks" in c.cases[0].argv("read")
