@@ -8,16 +8,20 @@
     iokernels-campaign collect OUT/runs/SESSION --db DB [--job-ended]   (after the sbatch job)
 
 Exit codes: 0 success, 1 some run failed (they are stored as failed), 2 bad
-campaign file, store or usage."""
+campaign file, store, file argument or usage. Every error is one line;
+IOK_CAMPAIGN_DEBUG=1 prints the traceback of an unexpected one."""
 
 import argparse
 import importlib.util
+import json
+import os
 import shlex
 import shutil
 import sys
+import traceback
 from pathlib import Path
 
-from . import html_report, inventory, launch, lustre, record, runner, spec, tables
+from . import html_report, inventory, launch, lustre, paths, record, runner, spec, tables
 from .aggregate import summarize
 from .store import Store, StoreError
 
@@ -60,28 +64,34 @@ def _parser():
     r.add_argument("--no-report", action="store_true", help="store only, write no report")
 
     li = sub.add_parser("list", help="list the runs in a store")
-    li.add_argument("db", help="results store (SQLite file)")
+    li.add_argument("db", metavar="DB", help="results store (SQLite file)")
     li.add_argument("--kernel", help="only runs of this kernel")
     li.add_argument("--backend", help="only runs on this backend")
     li.add_argument("--campaign", help="campaign id or name")
     li.add_argument("--failed", action="store_true", help="only failed runs")
 
     rep = sub.add_parser("report", help="write the HTML report of a store")
-    rep.add_argument("db", help="results store (SQLite file)")
+    rep.add_argument("db", metavar="DB", help="results store (SQLite file)")
     rep.add_argument(
         "-o", "--output", default="results/report.html", help="HTML file (default %(default)s)"
     )
     rep.add_argument("--campaign", help="campaign id or name (default: every run)")
 
     c = sub.add_parser("compare", help="the cases two stores or --json files share, side by side")
-    c.add_argument("a", help="results store, or JSON Lines file of records, taken as the reference")
-    c.add_argument("b", help="store or JSON Lines file compared with it (bandwidth ratios b / a)")
+    c.add_argument(
+        "a",
+        metavar="A",
+        help="results store, or JSON Lines file of records, taken as the reference",
+    )
+    c.add_argument(
+        "b", metavar="B", help="store or JSON Lines file compared with it (bandwidth ratios b / a)"
+    )
     c.add_argument("--html", help="also write the compare page (B/A per case, better / worse)")
     c.add_argument("--campaign-a", help="only this campaign (id or name) of A")
     c.add_argument("--campaign-b", help="only this campaign (id or name) of B")
 
     ex = sub.add_parser("export", help="runs, passes and phases as one table: a row per pass")
-    ex.add_argument("db", help="results store (SQLite file)")
+    ex.add_argument("db", metavar="DB", help="results store (SQLite file)")
     ex.add_argument("--csv", help="CSV file to write")
     ex.add_argument("--parquet", help="Parquet file to write (needs pyarrow)")
     ex.add_argument("--campaign", help="campaign id or name (default: every run)")
@@ -98,26 +108,68 @@ def _parser():
     return ap
 
 
-def _open(path):
-    return Store(path, create=False)
+def _store_path(label, path):
+    """An existing store: a missing one is named as such."""
+    if not os.path.lexists(path):
+        raise paths.PathError(f"no results store at {paths.show(path)} ({label})")
+    return path
 
 
-def _runs_of(path, campaign=None):
+_OPENED = []  # the stores a command opened, closed when it ends
+# what reading a store's values of the wrong type or shape raises
+DATA_ERRORS = (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError)
+
+
+def _store(*args, **kwargs):
+    store = Store(*args, **kwargs)
+    _OPENED.append(store)
+    return store
+
+
+def _open(label, path):
+    """A store for reading: checked, then opened read-only (never created)."""
+    return _store(paths.store_for_reading(label, _store_path(label, path)), readonly=True)
+
+
+def _check_out(out, report):
+    paths.output_dir("--out", out)
+    paths.output_dir("runs folder of --out", Path(out) / "runs")
+    if report:  # written after every run: refused now rather than then
+        page = Path(out) / "report.html"
+        paths.output_file("report (--no-report: none)", page)
+        paths.output_dir("report plots (--no-report: none)", page.with_name("report-plots"))
+
+
+def _is_jsonl(path):
+    return Path(path).is_file() and os.access(path, os.R_OK) and record.is_jsonl(path)
+
+
+def _runs_of(label, path, campaign=None):
     """The runs of a store, or of a JSON Lines file of --json records."""
-    if Path(path).is_file() and record.is_jsonl(path):
+    if _is_jsonl(path):
         if campaign:
-            raise UsageError(f"{path} is a JSON Lines file of records: it has no campaigns")
+            raise UsageError(f"{label} {path} is a JSON Lines file of records: it has no campaigns")
         try:
             return record.runs_from_jsonl(path)
         except record.RecordError as e:
             raise UsageError(str(e)) from None
-    return _open(path).runs(campaign=campaign)
+    return _open(label, path).runs(campaign=campaign)
 
 
 def cmd_run(a):
+    paths.input_file("campaign file", a.campaign)
+    if a.bin:
+        paths.executable("--bin", a.bin)
+    writes = not a.dry_run or a.launcher == "sbatch"
+    if not a.dry_run:
+        paths.store_for_writing("--db", a.db)
+    if a.out and writes:
+        _check_out(a.out, not a.no_report and a.launcher != "sbatch")
     inv = inventory.load(a.bin)
     campaign = spec.load(a.campaign, inv)
     out = Path(a.out or Path("results") / campaign.name).resolve()
+    if not a.out and writes:
+        _check_out(out, not a.no_report and a.launcher != "sbatch")
     if a.dry_run and a.launcher != "sbatch":
         for case in campaign.cases:
             if case.lustre:
@@ -142,10 +194,10 @@ def cmd_run(a):
     if not a.dry_run and not shutil.which(needs):
         raise UsageError(f"{needs} not found on PATH: is this the right machine (--launcher)?")
     if a.launcher == "sbatch":
-        store = None if a.dry_run else Store(a.db)
+        store = None if a.dry_run else _store(a.db)
         runner.write_sbatch(campaign, inv, out, store, submit=not a.dry_run)
         return 0
-    store = Store(a.db)
+    store = _store(a.db)
     session = runner.run_cases(campaign, inv, store, a.launcher, out)
     runs = store.runs(campaign=session.id)
     print("\nmedians at each kernel's largest rank count (every case: the report, or list):")
@@ -167,7 +219,7 @@ def cmd_run(a):
 
 
 def cmd_list(a):
-    store = _open(a.db)
+    store = _open("DB", a.db)
     runs = store.runs(
         campaign=a.campaign,
         kernel=a.kernel,
@@ -179,7 +231,11 @@ def cmd_list(a):
 
 
 def cmd_report(a):
-    store = _open(a.db)
+    store = _open("DB", a.db)
+    paths.output_file("-o", a.output)
+    paths.not_an_input("-o", a.output, [a.db])
+    page = Path(a.output)
+    paths.output_dir("plots folder of -o", page.with_name(page.stem + "-plots"))
     if not store.runs(campaign=a.campaign):
         raise UsageError(f"{a.db}: no runs" + (f" of campaign {a.campaign}" if a.campaign else ""))
     path, pngs, summaries = html_report.write(store, a.output, campaign=a.campaign)
@@ -189,7 +245,13 @@ def cmd_report(a):
 
 
 def cmd_compare(a):
-    ra, rb = _runs_of(a.a, a.campaign_a), _runs_of(a.b, a.campaign_b)
+    for label, path in (("A", a.a), ("B", a.b)):  # both, before opening either
+        if not _is_jsonl(path):
+            paths.store_for_reading(label, _store_path(label, path))
+    if a.html:
+        paths.output_file("--html", a.html)
+        paths.not_an_input("--html", a.html, [a.a, a.b])
+    ra, rb = _runs_of("A", a.a, a.campaign_a), _runs_of("B", a.b, a.campaign_b)
     name_a = a.a + (f" (campaign {a.campaign_a})" if a.campaign_a else "")
     name_b = a.b + (f" (campaign {a.campaign_b})" if a.campaign_b else "")
     text, common = tables.compare_table(ra, rb, "A", "B")
@@ -201,14 +263,43 @@ def cmd_compare(a):
     return 0 if common else 1
 
 
+def _exported_before(flag, path):
+    """An existing file export may replace: one it wrote (its first column is
+    run_id), never another."""
+    path = Path(path)
+    if not path.exists():
+        return
+    try:
+        if flag == "--csv":
+            with open(path, encoding="utf-8", errors="replace") as f:
+                ours = f.readline(4096).startswith("run_id,")
+        else:
+            import pyarrow.parquet
+
+            ours = pyarrow.parquet.read_schema(path).names[:1] == ["run_id"]
+    except Exception:  # not Parquet at all: not ours either
+        ours = False
+    if not ours:
+        raise UsageError(
+            f"{flag} {paths.show(path)} exists and was not written by iokernels-campaign "
+            "export: give another file"
+        )
+
+
 def cmd_export(a):
     if not a.csv and not a.parquet:
         raise UsageError("export needs --csv FILE or --parquet FILE")
     if a.parquet and importlib.util.find_spec("pyarrow") is None:
         raise UsageError("--parquet needs pyarrow, which is not installed: use --csv")
+    store = _open("DB", a.db)
+    for flag, path in (("--csv", a.csv), ("--parquet", a.parquet)):
+        if path:
+            paths.output_file(flag, path)
+            paths.not_an_input(flag, path, [a.db])
+            _exported_before(flag, path)
     from . import frame
 
-    df, failed = frame.export(_open(a.db), campaign=a.campaign)
+    df, failed = frame.export(store, campaign=a.campaign)
     if df.empty:
         raise UsageError(f"{a.db}: no successful runs to export")
     for path, write in ((a.csv, df.to_csv), (a.parquet, df.to_parquet)):
@@ -223,12 +314,20 @@ def cmd_export(a):
 
 
 def cmd_collect(a):
-    session = Path(a.session)
-    if not (session / "campaign.json").exists():
+    session = paths.input_dir(
+        "session", a.session, "give OUT/runs/SESSION of run --launcher sbatch"
+    )
+    paths.store_for_writing("--db", _store_path("--db", a.db))
+    if not (session / "campaign.json").is_file():
         raise UsageError(
             f"{a.session}: not a session directory (OUT/runs/SESSION of run --launcher sbatch)"
         )
-    _, _, failed = runner.collect(session, _open(a.db), job_ended=a.job_ended)
+    try:
+        if not isinstance(json.loads((session / "campaign.json").read_text()).get("id"), str):
+            raise ValueError("no campaign id")
+    except (ValueError, AttributeError, UnicodeDecodeError) as e:
+        raise UsageError(f"{paths.show(session / 'campaign.json')} is damaged ({e})") from None
+    _, _, failed = runner.collect(session, _store(a.db, create=False), job_ended=a.job_ended)
     return 1 if failed else 0  # as run: a failed run is not a clean exit
 
 
@@ -242,6 +341,16 @@ COMMANDS = {
 }
 
 
+def _one_line(text):
+    text = " ".join(str(text).split())
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    return text if len(text) <= 600 else text[:580] + "..."
+
+
+def _say(text):
+    print(f"iokernels-campaign: error: {_one_line(text)}", file=sys.stderr)
+
+
 def main(argv=None):
     a = _parser().parse_args(argv)
     try:
@@ -251,11 +360,37 @@ def main(argv=None):
         inventory.InventoryError,
         StoreError,
         UsageError,
+        paths.PathError,
         html_report.ReportError,
         runner.RunnerError,
     ) as e:
-        print(f"iokernels-campaign: error: {e}", file=sys.stderr)
+        _say(e)
         return 2
     except KeyboardInterrupt:
         print("iokernels-campaign: interrupted", file=sys.stderr)
         return 130
+    except OSError as e:  # after the checks: a disk filling up, a folder removed
+        if os.environ.get("IOK_CAMPAIGN_DEBUG"):
+            traceback.print_exc()
+        where = f"{paths.show(e.filename)}: " if e.filename else ""
+        _say(f"{where}{e.strerror or e}")
+        return 1
+    except Exception as e:  # a backstop: every known failure has its own line
+        if os.environ.get("IOK_CAMPAIGN_DEBUG"):
+            traceback.print_exc()
+        read = [s for s in _OPENED if s.readonly]
+        if read and isinstance(e, DATA_ERRORS):  # SQLite keeps any value in any column
+            names = " or ".join(paths.show(s.path) for s in read)
+            _say(
+                f"{names} holds values this tool cannot read ({type(e).__name__}: {e}): "
+                "a damaged store, or one another program wrote? "
+                "(IOK_CAMPAIGN_DEBUG=1 prints the traceback)"
+            )
+            return 2
+        _say(
+            f"unexpected {type(e).__name__}: {e} (a bug: IOK_CAMPAIGN_DEBUG=1 prints the traceback)"
+        )
+        return 1
+    finally:
+        while _OPENED:
+            _OPENED.pop().close()

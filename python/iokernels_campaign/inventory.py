@@ -10,6 +10,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import paths
+
 REPO = Path(__file__).resolve().parents[2]
 
 # how an option's type is shown in messages ("--grid takes a value (X,Y,Z)")
@@ -43,13 +45,15 @@ class Inventory:
     kernels: dict[str, str]  # name -> summary
     backends: dict[str, str]  # name -> version
     caps: dict[str, set] = field(default_factory=dict)  # name -> capability words
+    # kernel name -> {"flags": set ("shiftable", "tool"), "input": {"positional": ...}}
+    kernel_info: dict[str, dict] = field(default_factory=dict)
     _options: dict[str, dict[str, Option]] = field(default_factory=dict)
 
     def options(self, kernel):
         """Every option `iokernels KERNEL --help --json` lists, by name."""
         if kernel not in self._options:
-            desc = _run_json([str(self.binary), kernel, "--help", "--json"])
-            self._options[kernel] = parse_options(desc)
+            cmd = [str(self.binary), kernel, "--help", "--json"]
+            self._options[kernel] = _parsed(cmd, parse_options, _run_json(cmd))
         return self._options[kernel]
 
 
@@ -69,12 +73,26 @@ def _run_json(cmd):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     except FileNotFoundError:
         raise InventoryError(f"{cmd[0]} not found: build it (make build) or pass --bin") from None
+    except subprocess.TimeoutExpired:
+        raise InventoryError(f"{' '.join(cmd)} did not answer in 60 s") from None
+    except OSError as e:  # not executable, not a program
+        raise InventoryError(f"cannot run {cmd[0]}: {e.strerror} (pass --bin)") from None
     if p.returncode != 0:
         raise InventoryError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
     try:
         return json.loads(p.stdout)
     except json.JSONDecodeError as e:
         raise InventoryError(f"{' '.join(cmd)} printed no JSON ({e}): an older binary?") from None
+
+
+def _parsed(cmd, parse, desc):
+    """parse(desc), or one line saying the binary's JSON is not as expected."""
+    try:
+        return parse(desc)
+    except (KeyError, TypeError, AttributeError) as e:
+        raise InventoryError(
+            f"{' '.join(cmd)}: its JSON lacks {e} (not an iokernels binary, or another version?)"
+        ) from None
 
 
 def parse_list(desc):
@@ -86,13 +104,38 @@ def parse_list(desc):
     return kernels, backends, caps
 
 
+def infer_type(default, choices=None):
+    """An option's type from its default, for a binary that names none."""
+    if choices:
+        return "choice"
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, int):
+        return "int64"
+    if isinstance(default, float):
+        return "double"
+    if isinstance(default, list) and len(default) == 3:
+        return "int3"
+    return "string"
+
+
+def parse_kernel_info(desc):
+    """{kernel: {"flags": set, "input": dict}} from `iokernels --list --json`
+    (a binary that says nothing of them: no flags, input unknown)."""
+    return {
+        k["name"]: {"flags": set(k.get("flags") or ()), "input": k.get("input") or {}}
+        for k in desc["kernels"]
+    }
+
+
 def parse_options(desc):
-    """{option name: Option} from the object `iokernels KERNEL --help --json` prints."""
+    """{option name: Option} from the object `iokernels KERNEL --help --json`
+    prints; an option without a type gets the one its default suggests."""
     return {
         o["name"]: Option(
             o["name"],
             o["group"],
-            o["type"],
+            o.get("type") or infer_type(o.get("default"), o.get("choices")),
             tuple(o["choices"]) if o.get("choices") else None,
             o.get("default"),
         )
@@ -101,10 +144,18 @@ def parse_options(desc):
 
 
 def load(binary=None):
+    label = "--bin" if binary else "$IOK_BIN" if os.environ.get("IOK_BIN") else "binary"
     binary = Path(binary) if binary else default_binary()
     if not binary.exists():
         raise InventoryError(f"{binary} not found: build it (make build) or pass --bin")
-    kernels, backends, caps = parse_list(_run_json([str(binary), "--list", "--json"]))
+    try:
+        paths.executable(label, binary)
+    except paths.PathError as e:
+        raise InventoryError(str(e)) from None
+    cmd = [str(binary), "--list", "--json"]
+    desc = _run_json(cmd)
+    kernels, backends, caps = _parsed(cmd, parse_list, desc)
+    info = _parsed(cmd, parse_kernel_info, desc)
     if not kernels or not backends:
         raise InventoryError(f"{binary} --list --json names no kernels or no backends")
-    return Inventory(binary.resolve(), kernels, backends, caps=caps)
+    return Inventory(binary.resolve(), kernels, backends, caps=caps, kernel_info=info)

@@ -285,14 +285,16 @@ def mpiio_layer(record_text):
     field or none at all."""
     try:
         env = json.loads(record_text or "{}").get("environment", {})
-    except ValueError:
+        if "mpiio_layer" not in env:
+            return "-"
+        layer = env["mpiio_layer"]
+        if layer is None:
+            return "ROMIO"
+        io = layer["io_component"] or "?"
+        # fcoll, fbtl, fs and sharedfp are OMPIO's parts
+        sets = [
+            f"{k}={v}" for k, v in layer["settings"].items() if k != "io" and v and io == "ompio"
+        ]
+        return " ".join([str(io), *sets])
+    except (ValueError, KeyError, TypeError, AttributeError):  # a damaged record
         return "-"
-    if "mpiio_layer" not in env:
-        return "-"
-    layer = env["mpiio_layer"]
-    if layer is None:
-        return "ROMIO"
-    io = layer["io_component"] or "?"
-    # fcoll, fbtl, fs and sharedfp are OMPIO's parts
-    sets = [f"{k}={v}" for k, v in layer["settings"].items() if k != "io" and v and io == "ompio"]
-    return " ".join([io, *sets])

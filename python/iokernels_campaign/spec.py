@@ -34,11 +34,12 @@ checked against the binary before anything runs."""
 import hashlib
 import itertools
 import json
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import envvars, lustre, rules, slurm
+from . import envvars, lustre, optcheck, rules, slurm
 
 RESERVED = {
     "backend": "use backends = [...] in the block",
@@ -51,6 +52,9 @@ CAMPAIGN_KEYS = {"name", "description", "ranks", "iterations", "modes", "timeout
 CAMPAIGN_KEYS |= {"env", "lustre"}
 BLOCK_KEYS = {"name", "label", "backends", "ranks", "iterations", "modes", "timeout"}
 BLOCK_KEYS |= {"options", "sweep", "backend", "input", "env", "lustre"}
+# a campaign's name names its folder (results/NAME) and its jobs: one plain name
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}\Z")
+PLAIN_RULE = "letters, digits, -, _ and . (not first), at most 100; no / or .."
 
 
 class CampaignError(Exception):
@@ -194,14 +198,15 @@ def _option_value(where, opt, value):
         if not isinstance(value, bool):
             _fail(where, f"{name} is a flag: give true or false, not {value!r}")
         return value
-    if isinstance(value, list) and value and all(isinstance(v, int | float | str) for v in value):
-        value = ",".join(str(v) for v in value)
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        _fail(where, f"{name} takes a value ({opt.meta}), not {value!r}")
-    value = str(value)
-    if opt.choices and value not in opt.choices:
-        _fail(where, f"{name} must be one of {', '.join(opt.choices)}, not {value!r}")
-    return value
+    if opt.choices:
+        if not isinstance(value, str) or value not in opt.choices:
+            _fail(where, f"{name} must be one of {', '.join(opt.choices)}, not {value!r}")
+        return value
+    try:
+        return optcheck.text(opt, value)
+    except optcheck.BadValue as e:
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+        _fail(where, f"option {name} = {shown}: expected {e} ({opt.type}, --{name} {opt.meta})")
 
 
 def _check_option(where, kernel, known, backends, key, backend=None):
@@ -252,6 +257,11 @@ def _block_cases(where, block, defaults, inventory):
     if kernel not in inventory.kernels:
         _fail(where, f"unknown kernel '{kernel}': this build has {', '.join(inventory.kernels)}")
     where = f"{where} ({kernel})"
+    info = inventory.kernel_info.get(kernel, {})
+    if "tool" in info.get("flags", ()):
+        _fail(where, f"{kernel} is a tool (iokernels --list): it measures no I/O")
+    if "input" in block and info.get("input", {}).get("positional") is False:
+        _fail(where, f"kernel {kernel} takes no input file: drop input")
     known = inventory.options(kernel)
     backends = _backends(where, kernel, block.get("backends", "all"), inventory)
     ranks = _positive_ints(where, "ranks", block.get("ranks", defaults["ranks"]))
@@ -307,12 +317,18 @@ def _block_cases(where, block, defaults, inventory):
             swept = dict(zip(sweep, combo, strict=True))
             args = {**base, **swept, **per_backend.get(backend, {})}
             why = rules.refusal(backend, args, inventory.caps)
+            shift = args.get("shift-ranks", "0")
+            if shift != "0" and info and "shiftable" not in info.get("flags", ()):
+                why = f"shift-ranks = {shift}: the reads of {kernel} cannot be shifted"
             if why:
                 _fail(
                     where, f"kernel {kernel} cannot use backend {backend} with these options: {why}"
                 )
             variant = " ".join(_show(k, v) for k, v in swept.items())
             for n in ranks:
+                why = optcheck.rank_refusal(kernel, n, args, modes, known, bool(input_file))
+                if why:
+                    _fail(where, f"kernel {kernel} cannot run at {n} ranks: {why}")
                 cases.append(
                     Case(
                         kernel,
@@ -405,6 +421,10 @@ def load(path, inventory):
         settings = slurm.check(data.get("slurm", {}))
     except (envvars.EnvError, lustre.LustreError, slurm.SlurmError) as e:
         _fail(where, str(e))
+    name = _campaign_name(where, head, path)
+    description = head.get("description", "")
+    if not isinstance(description, str):
+        _fail(f"{where}: [campaign]", f"description must be a string, got {description!r}")
     defaults = {
         "ranks": head.get("ranks", [1]),
         "iterations": head.get("iterations", 1),
@@ -430,12 +450,31 @@ def load(path, inventory):
         seen[key] = c.name
     _check_allocation(where, settings, cases)
     return Campaign(
-        name=str(head.get("name", path.stem)),
-        description=str(head.get("description", "")),
+        name=name,
+        description=description,
         path=path,
         cases=cases,
         slurm=settings,
     )
+
+
+def _campaign_name(where, head, path):
+    """[campaign] name, else the file's stem: a plain name either way."""
+    if "name" not in head:
+        if PLAIN_NAME.match(path.stem) and ".." not in path.stem:
+            return path.stem
+        _fail(
+            where,
+            f"the file name {path.stem!r} is no plain campaign name ({PLAIN_RULE}): "
+            'give [campaign] name = "..."',
+        )
+    name = head["name"]
+    if not isinstance(name, str) or not PLAIN_NAME.match(name) or ".." in name:
+        _fail(
+            f"{where}: [campaign]",
+            f"name {name!r} is not a plain name: {PLAIN_RULE}",
+        )
+    return name
 
 
 def _check_allocation(where, settings, cases):

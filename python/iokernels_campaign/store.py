@@ -14,11 +14,15 @@ and its Slurm job and step (slurm_job_id, slurm_step_id; a run that never
 started keeps the job id of its batch job). A failed run has status
 'failed', its exit code and error line, and no figures."""
 
+import functools
 import json
+import os
 import sqlite3
 import time
+import urllib.parse
 from pathlib import Path
 
+from .paths import show
 from .record import (
     PASS_COLUMNS,
     PHASE_COLUMNS,
@@ -78,21 +82,122 @@ CREATE INDEX IF NOT EXISTS runs_case ON runs (case_hash);
 
 
 class StoreError(Exception):
-    """A file that is not a results store of this version."""
+    """A file that is not a results store of this version, or that SQLite
+    refuses: one line naming the file."""
+
+
+STORE_TABLES = ("meta", "campaigns", "runs", "passes", "phases")
+
+
+def sqlite_message(path, e):
+    """One line for a SQLite error on the store at path, naming the file."""
+    text = str(e)
+    low = text.lower()
+    p = show(path)
+    if "file is not a database" in low:
+        return f"{p} is not a SQLite database"
+    if "malformed" in low or "corrupt" in low:
+        return f"{p} is truncated or corrupt (sqlite: {text})"
+    if "readonly" in low or "read-only" in low:
+        return f"{p} is read-only (sqlite: {text})"
+    if "no such table" in low or "no such column" in low:
+        return f"{p} is not an iokernels results store (sqlite: {text})"
+    if "locked" in low or "busy" in low:
+        return f"{p} is locked by another process (sqlite: {text})"
+    if "unable to open" in low:
+        return f"cannot open {p} (sqlite: {text})"
+    return f"{p}: sqlite: {text}"
+
+
+def _columns(db):
+    """{table: set of column names} of the store's tables in db."""
+    return {t: {r[1] for r in db.execute(f"PRAGMA table_info({t})")} for t in STORE_TABLES}
+
+
+def _expected_columns():
+    db = sqlite3.connect(":memory:")
+    db.executescript(_SCHEMA)
+    cols = _columns(db)
+    db.close()
+    cols["runs"] -= set(EXTRA_COLUMNS)  # a version 2 store read as it is lacks them
+    return cols
+
+
+def _json_is(text, kind):
+    try:
+        return isinstance(json.loads(text), kind)
+    except (ValueError, TypeError):
+        return False
+
+
+def _named(method):
+    """SQLite errors of a store method become a StoreError naming the file."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as e:
+            raise StoreError(sqlite_message(self.path, e)) from None
+        except UnicodeDecodeError:  # SQLite's message quotes damaged schema text
+            raise StoreError(
+                f"{show(self.path)} is truncated or corrupt (its schema text is damaged)"
+            ) from None
+
+    return wrapper
 
 
 class Store:
-    def __init__(self, path, create=True):
+    """create: make the file when missing; readonly: open it read-only
+    (mode=ro: never created nor changed; on a read-only folder, where SQLite
+    cannot make the WAL's shared-memory file, as immutable)."""
+
+    def __init__(self, path, create=True, readonly=False):
         self.path = Path(path)
-        if not create and not self.path.exists():
-            raise StoreError(f"no results store at {self.path}")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        if (readonly or not create) and not self.path.exists():
+            raise StoreError(f"no results store at {show(self.path)}")
+        self.readonly = readonly
+        self.db = None
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    @_named
+    def _open(self):
+        if self.readonly:
+            self.db = self._connect_ro()
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         self.db.row_factory = sqlite3.Row
+        # text that is not UTF-8 (a damaged page) is read with U+FFFD, not refused
+        self.db.text_factory = lambda b: b.decode("utf-8", "replace")
         self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
+        if tables and "meta" not in tables:
+            raise StoreError(
+                f"{show(self.path)} is a SQLite database but not an iokernels results store "
+                f"(no table meta; it has {', '.join(sorted(tables)[:4])})"
+            )
+        if self.readonly:
+            missing = [t for t in STORE_TABLES if t not in tables]
+            if missing:
+                raise StoreError(
+                    f"{show(self.path)} is not an iokernels results store (no table {missing[0]})"
+                )
+            got = self.db.execute("SELECT value FROM meta WHERE key='store_version'").fetchone()
+            if got is None or got[0] not in ("2", str(STORE_VERSION)):
+                raise StoreError(
+                    f"{show(self.path)}: store version {got[0] if got else 'missing'}, "
+                    f"this tool reads {STORE_VERSION}"
+                )
+            self._check_columns()
+            return
         mode = self._wal()
         if mode != "wal":
-            raise StoreError(f"{self.path}: cannot switch to WAL mode (got {mode})")
+            raise StoreError(f"{show(self.path)}: cannot switch to WAL mode (got {mode})")
         self.db.execute("PRAGMA foreign_keys = ON")
         with self.transaction():
             for stmt in _SCHEMA.split(";"):
@@ -111,8 +216,33 @@ class Store:
                 got = ("3",)
         if got[0] != str(STORE_VERSION):
             raise StoreError(
-                f"{self.path}: store version {got[0]}, this tool reads {STORE_VERSION}"
+                f"{show(self.path)}: store version {got[0]}, this tool reads {STORE_VERSION}"
             )
+        self._check_columns()
+
+    def _check_columns(self):
+        have = _columns(self.db)
+        for table, want in _expected_columns().items():
+            missing = sorted(want - have[table])
+            if missing:
+                raise StoreError(
+                    f"{show(self.path)} is not an iokernels results store of version "
+                    f"{STORE_VERSION} (table {table} has no column {missing[0]})"
+                )
+
+    def _connect_ro(self):
+        uri = "file:" + urllib.parse.quote(str(self.path.absolute())) + "?mode=ro"
+        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return db
+        except (sqlite3.Error, UnicodeDecodeError) as e:
+            db.close()
+            folder = self.path.absolute().parent
+            if "unable to open" not in str(e) or os.access(folder, os.W_OK):
+                raise
+        # a WAL store in a read-only folder: nobody can be writing it
+        return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
 
     def _wal(self):
         """Switches to WAL. A new store opened by two processes at once: the
@@ -128,11 +258,13 @@ class Store:
                 time.sleep(0.05)
 
     def close(self):
-        self.db.close()
+        if self.db is not None:
+            self.db.close()
 
     def transaction(self):
         return _Transaction(self.db)
 
+    @_named
     def begin_campaign(self, cid, campaign, launcher, binary, out_dir, host, started):
         with self.transaction():
             self.db.execute(
@@ -151,10 +283,12 @@ class Store:
                 ),
             )
 
+    @_named
     def finish_campaign(self, cid, finished):
         with self.transaction():
             self.db.execute("UPDATE campaigns SET finished = ? WHERE id = ?", (finished, cid))
 
+    @_named
     def add_run(self, cid, case, mode, iteration, outcome, extra=None):
         """Stores one run in one transaction; figures only when it succeeded.
         extra: columns of EXTRA_COLUMNS known around the run (its env, the
@@ -204,9 +338,11 @@ class Store:
             [row[c] for c in cols],
         )
 
+    @_named
     def campaigns(self):
         return [dict(r) for r in self.db.execute("SELECT * FROM campaigns ORDER BY started, id")]
 
+    @_named
     def runs(self, campaign=None, kernel=None, backend=None, status=None):
         """Runs as dicts (without the whole record, but with the MPI-IO layer
         it names as `mpiio`), oldest first. `campaign` matches a campaign's
@@ -231,9 +367,18 @@ class Store:
             d["read_ceiling_above"] = ceiling_above(d["record"], ("read",))
             d["ran"] = what_ran(d["record"])
             d["mpiio"] = mpiio_layer(d.pop("record"))
+            for col in EXTRA_COLUMNS:  # a version 2 store opened read-only
+                d.setdefault(col, None)
+            for col, kind in (("env", dict), ("hostnames", list)):
+                if d[col] is not None and not _json_is(d[col], kind):
+                    raise StoreError(
+                        f"{show(self.path)} is corrupt: run {d['id']} has a damaged {col} "
+                        f"(not a JSON {kind.__name__})"
+                    )
             out.append(d)
         return out
 
+    @_named
     def phases(self, run_ids):
         """{run id: {phase: (job time summed over the run's passes, is I/O)}},
         phases in the order the record lists them."""
@@ -250,6 +395,7 @@ class Store:
                 out.setdefault(r["run_id"], {})[r["phase"]] = (r["job"], bool(r["io"]))
         return out
 
+    @_named
     def _rows(self, table, run_ids, order):
         out, ids = [], list(run_ids)
         for i in range(0, len(ids), 500):
@@ -269,6 +415,7 @@ class Store:
         """The phases of these runs, one dict per pass and phase."""
         return self._rows("phases", run_ids, "run_id, pass_idx, rowid")
 
+    @_named
     def record(self, run_id):
         row = self.db.execute("SELECT record FROM runs WHERE id = ?", (run_id,)).fetchone()
         return json.loads(row[0]) if row and row[0] else None

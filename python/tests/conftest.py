@@ -18,12 +18,14 @@ from iokernels_campaign import inventory  # noqa: E402
 
 BIN = Path(os.environ.get("IOK_BIN", REPO / "build" / "iokernels")).resolve()
 
-# null and mpiio at 1 and 2 ranks: BTIO refuses 2 (not a square), so every
-# 2-rank case fails for real and must be stored as failed.
+# null and mpiio at 1 rank, each twice: the second block names a hints file
+# that is not there, which only the run finds out (iokernels refuses to
+# start), so its writes fail for real, are stored as failed and their reads
+# as not run.
 TINY = """
 [campaign]
 name = "tiny"
-ranks = [1, 2]
+ranks = [1]
 modes = ["write", "read"]
 timeout = 120
 
@@ -34,6 +36,12 @@ options = { grid = "16,16,16", dumps = 2, verify = true, ceiling = true }
 [kernel.backend.null]
 verify = false
 ceiling = false
+
+[[kernel]]
+name = "btio"
+label = "btio-nohints"
+backends = ["null", "mpiio"]
+options = { grid = "16,16,16", dumps = 2, hints-file = "no-such.hints" }
 """
 
 

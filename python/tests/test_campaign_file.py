@@ -135,6 +135,88 @@ BAD = [
     ("no blocks", "[campaign]\nname = 'x'\n", "no [[kernel]] block"),
     ("unknown key", BLOCK + "rank = [1]\n", "unknown key 'rank'"),
     ("not toml", "[[kernel]\nname=", "not valid TOML"),
+    (
+        "int option given text",
+        BLOCK.replace('"16,16,16" }', '"16,16,16", dumps = "many" }'),
+        "option dumps = 'many': expected a whole number (int, --dumps N)",
+    ),
+    (
+        "int option given a float",
+        BLOCK.replace('"16,16,16" }', '"16,16,16", dumps = 2.5 }'),
+        "option dumps = 2.5: expected a whole number",
+    ),
+    (
+        "int option out of C range",
+        BLOCK.replace('"16,16,16" }', '"16,16,16", dumps = 99999999999 }'),
+        "option dumps = 99999999999: expected a whole number from -2147483648 to 2147483647",
+    ),
+    (
+        "below the kernel's least",
+        BLOCK.replace('"16,16,16" }', '"16,16,16", dumps = 0 }'),
+        "option dumps = 0: expected at least 1",
+    ),
+    (
+        "above the kernel's most",
+        BLOCK.replace('"16,16,16" }', '"16,16,16", method = 7 }'),
+        "option method = 7: expected 0 to 3",
+    ),
+    (
+        "int3 with two numbers",
+        BLOCK.replace('"16,16,16"', '"16,16"'),
+        "option grid = '16,16': expected three whole numbers",
+    ),
+    (
+        "int3 not numbers",
+        BLOCK.replace('"16,16,16"', '["a", "b", "c"]'),
+        "option grid = ['a', 'b', 'c']: expected three whole numbers",
+    ),
+    (
+        "double not finite",
+        BLOCK.replace('"16,16,16" }', '"16,16,16", deadline = nan }'),
+        "option deadline = nan: expected a finite number",
+    ),
+    (
+        "swept value of the wrong type",
+        BLOCK + 'sweep = { dumps = [1, "two"] }\n',
+        "option dumps = 'two': expected a whole number",
+    ),
+    (
+        "text with a control character",
+        BLOCK.replace('"16,16,16" }', '"16,16,16", hints = "a\\u0000b" }'),
+        "option hints = 'a\\x00b': expected one line of printable text",
+    ),
+    (
+        "btio at a non-square rank count",
+        BLOCK + "ranks = [1, 2, 4]\n",
+        "kernel btio cannot run at 2 ranks: BTIO needs a square number of processes "
+        "(1, 4, 9, 16, ...), not 2",
+    ),
+    (
+        "btio grid too small for the ranks",
+        BLOCK.replace('"16,16,16"', '"8,8,8"') + "ranks = [9]\n",
+        "kernel btio cannot run at 9 ranks: grid 8x8x8 is too small for 9 processes",
+    ),
+    (
+        "btio default grid too small",
+        BLOCK.replace('options = { grid = "16,16,16" }', "") + "ranks = [625]\n",
+        "grid 64x64x64 is too small for 625 processes",
+    ),
+    (
+        "btio both in one run",
+        BLOCK + 'modes = ["both"]\n',
+        "BTIO writes or reads in one run",
+    ),
+    (
+        "more ranks than the allocation",
+        "[slurm]\nnodes = 1\nntasks-per-node = 4\n" + BLOCK + "ranks = [1, 9]\n",
+        "case 'btio mpiio n9' needs 9 ranks but nodes x ntasks-per-node is 1 x 4 = 4",
+    ),
+    ("name with ..", '[campaign]\nname = "../up"\n' + BLOCK, "[campaign]: name '../up' is not"),
+    ("name with /", '[campaign]\nname = "a/b"\n' + BLOCK, "name 'a/b' is not a plain name"),
+    ("name hidden", '[campaign]\nname = ".x"\n' + BLOCK, "name '.x' is not a plain name"),
+    ("name not text", "[campaign]\nname = 5\n" + BLOCK, "name 5 is not a plain name"),
+    ("name empty", '[campaign]\nname = ""\n' + BLOCK, "name '' is not a plain name"),
+    ("description not text", "[campaign]\ndescription = 1\n" + BLOCK, "description must be"),
 ]
 
 
@@ -166,3 +248,88 @@ def test_bad_file_runs_nothing(tmp_path):
     assert p.returncode == 2
     assert "cannot use backend 'posix'" in p.stderr
     assert not (tmp_path / "out").exists() and not (tmp_path / "x.sqlite").exists()
+
+
+def test_values_reach_the_command_line_as_the_binary_takes_them(tmp_path, inv):
+    c = load(
+        tmp_path,
+        inv,
+        BLOCK.replace('"16,16,16" }', '"16 16 16", dumps = "3", deadline = 2 }') + "ranks = [4]\n",
+    )
+    argv = c.cases[0].argv("write")
+    assert argv[argv.index("--grid") + 1] == "16,16,16"
+    assert argv[argv.index("--dumps") + 1] == "3"
+    assert argv[argv.index("--deadline") + 1] == "2"
+
+
+def test_name_from_the_file_must_be_plain_too(tmp_path, inv):
+    path = tmp_path / ".hidden.toml"
+    path.write_text(BLOCK)
+    with pytest.raises(spec.CampaignError) as e:
+        spec.load(path, inv)
+    assert "the file name '.hidden' is no plain campaign name" in str(e.value)
+    assert 'give [campaign] name = "..."' in str(e.value)
+    ok = tmp_path / "my-run_1.toml"
+    ok.write_text(BLOCK)
+    assert spec.load(ok, inv).name == "my-run_1"
+
+
+def test_a_bad_name_writes_nothing_outside(tmp_path):
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "c.toml").write_text('[campaign]\nname = "../../escape"\n' + BLOCK)
+    p = cli("run", "c.toml", "--db", "x.sqlite", cwd=tmp_path / "w")
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.startswith("iokernels-campaign: error: c.toml: [campaign]: name '../../escape'")
+    assert sorted(x.name for x in tmp_path.rglob("*")) == ["c.toml", "w"]
+
+
+def test_an_option_without_a_type_is_checked_by_its_default():
+    from iokernels_campaign import inventory, optcheck
+
+    desc = {
+        "options": [
+            {"name": "n", "group": "k", "default": 4},
+            {"name": "x", "group": "k", "default": 0.5},
+            {"name": "g", "group": "k", "default": [8, 8, 8]},
+            {"name": "f", "group": "k", "default": False},
+            {"name": "s", "group": "k", "default": None},
+        ]
+    }
+    opts = inventory.parse_options(desc)
+    assert {k: o.type for k, o in opts.items()} == {
+        "n": "int64",
+        "x": "double",
+        "g": "int3",
+        "f": "bool",
+        "s": "string",
+    }
+    assert optcheck.text(opts["g"], [1, 2, 3]) == "1,2,3"
+    with pytest.raises(optcheck.BadValue, match="a whole number"):
+        optcheck.text(opts["n"], "many")
+    with pytest.raises(optcheck.BadValue, match="three whole numbers"):
+        optcheck.text(opts["g"], "1,2")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (BLOCK.replace('"btio"', '"abrgen"').replace('grid = "16,16,16"', ""), "abrgen is a tool"),
+        (
+            BLOCK.replace('"btio"', '"ncbench"').replace('grid = "16,16,16"', "")
+            + 'input = "c.toml"\n',
+            "kernel ncbench takes no input file: drop input",
+        ),
+        (
+            BLOCK.replace('"btio"', '"amrex"').replace('grid = "16,16,16"', "shift-ranks = 1"),
+            "shift-ranks = 1: the reads of amrex cannot be shifted",
+        ),
+    ],
+    ids=["tool", "no-input", "not-shiftable"],
+)
+def test_what_the_binary_says_of_its_kernels(tmp_path, inv, text, expected):
+    assert expected in error(tmp_path, inv, text)
+
+
+def test_btio_reads_may_be_shifted(tmp_path, inv):
+    c = load(tmp_path, inv, BLOCK.replace('"16,16,16" }', '"16,16,16", shift-ranks = 1 }'))
+    assert "--shift-ranks" in c.cases[0].argv("read")

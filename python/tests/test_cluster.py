@@ -225,22 +225,25 @@ def test_submit_run_collect_with_env_lustre_and_nodes(tmp_path):
 def test_srun_inside_an_allocation_places_ranks_and_exports_env(tmp_path):
     fake = fakeslurm.install(tmp_path, tools=("srun", "lfs"))
     fake["SLURM_JOB_ID"] = "777"  # as inside salloc
-    text = CLUSTER.replace("ranks = [1, 4]", "ranks = [1, 2]").replace(
+    text = CLUSTER.replace("ranks = [1, 4]", "ranks = [1]").replace(
         'modes = ["write", "read"]', 'modes = ["write"]'
     )
+    text += '[[kernel]]\nname = "btio"\nlabel = "broken"\nbackends = ["mpiio"]\nranks = [1]\n'
+    text += 'options = { grid = "16,16,16", dumps = 2, hints-file = "no-such.hints" }\n'
     (tmp_path / "c.toml").write_text(text)
     p = run_here(tmp_path, fake, "--launcher", "srun")
-    assert p.returncode == 1, p.stdout + p.stderr  # BTIO refuses 2 ranks
+    assert p.returncode == 1, p.stdout + p.stderr  # broken: iokernels finds no hints file
     steps = (tmp_path / "log" / "steps").read_text().splitlines()
     assert len(steps) == 2 and all(" btio --backend mpiio --mode write " in x for x in steps)
-    got = {r["ranks"]: r for r in rows(tmp_path / "x.sqlite", "SELECT * FROM runs")}
-    assert got[1]["status"] == "ok" and got[1]["slurm_job_id"] == 777
-    record = json.loads(got[1]["record"])
-    assert record["hints"]["environment"]["ROMIO_HINTS"] == json.loads(got[1]["env"])["ROMIO_HINTS"]
+    got = {r["label"]: r for r in rows(tmp_path / "x.sqlite", "SELECT * FROM runs")}
+    assert got["btio"]["status"] == "ok" and got["btio"]["slurm_job_id"] == 777
+    record = json.loads(got["btio"]["record"])
+    env = json.loads(got["btio"]["env"])
+    assert record["hints"]["environment"]["ROMIO_HINTS"] == env["ROMIO_HINTS"]
     seen = (tmp_path / "log" / "step0.env").read_text()
     assert "DARSHAN_EXCLUDE_DIRS=/proc,/etc\n" in seen  # through srun's own environment
     # a run that failed before writing a record keeps the allocation's job
-    assert (got[2]["status"], got[2]["slurm_job_id"]) == ("failed", 777)
+    assert (got["broken"]["status"], got["broken"]["slurm_job_id"]) == ("failed", 777)
 
 
 # the second case outlasts its own timeout; the third outlasts the job's limit

@@ -30,6 +30,16 @@ ranks = [1, 4]
 options = { grid = "16,16,16", dumps = 2 }
 """
 
+# a block whose runs fail for real: iokernels finds no such hints file
+BROKEN = """
+[[kernel]]
+name = "btio"
+label = "broken"
+backends = ["null", "mpiio"]
+ranks = [1]
+options = { grid = "16,16,16", dumps = 2, hints-file = "no-such.hints" }
+"""
+
 
 @pytest.mark.parametrize(
     "ranks, openmpi, root, cores, expected",
@@ -153,8 +163,11 @@ def test_sbatch_dry_run_is_one_valid_script_with_a_step_per_run(tmp_path):
 
 def test_sbatch_submits_one_job_that_runs_and_collect_stores_it(tmp_path):
     path = fakeslurm.install(tmp_path)
-    one = CAMPAIGN.replace("ranks = [1, 4]", "ranks = [1, 2]").replace(
-        "iterations = 2", "iterations = 1"
+    one = (
+        CAMPAIGN.replace("ranks = [1, 4]", "ranks = [1]").replace(
+            "iterations = 2", "iterations = 1"
+        )
+        + BROKEN
     )
     (tmp_path / "c.toml").write_text(one)
     p = cli(
@@ -175,7 +188,7 @@ def test_sbatch_submits_one_job_that_runs_and_collect_stores_it(tmp_path):
     session = Path(scripts[0]).parent
     assert (session / "jobid").read_text() == f"{fakeslurm.JOB_ID}\n"
     assert f"collect {session} --db x.sqlite" in p.stdout
-    # the fake sbatch ran the job at once: 8 steps in order, 2-rank BTIO refused
+    # the fake sbatch ran the job at once: 8 steps in order, no hints file for broken
     assert (tmp_path / "log" / "sacct").read_text() == "FAILED\n"
     steps = (tmp_path / "log" / "steps").read_text().splitlines()
     assert len(steps) == 6  # a refused write skips its read
@@ -191,23 +204,23 @@ def test_sbatch_submits_one_job_that_runs_and_collect_stores_it(tmp_path):
     assert "stored 8 runs (4 failed), 0 not finished yet" in p.stdout
     db = sqlite3.connect(tmp_path / "x.sqlite")
     rows = db.execute(
-        "SELECT ranks, mode, status, exit_code, error, write_bytes, slurm_job_id, slurm_step_id "
+        "SELECT label, mode, status, exit_code, error, write_bytes, slurm_job_id, slurm_step_id "
         "FROM runs ORDER BY id"
     ).fetchall()
     assert len(rows) == 8
-    for ranks, mode, status, code, err, wbytes, job, step in rows:
+    for label, mode, status, code, err, wbytes, job, step in rows:
         assert job == fakeslurm.JOB_ID
-        if ranks == 1:
+        if label == "btio":
             assert (status, code, err) == ("ok", 0, None)
             assert wbytes == (16**3 * 5 * 2 * 8 if mode == "write" else 0)
             assert isinstance(step, int)  # from the record: the rank's SLURM_STEP_ID
         elif mode == "write":
             assert (status, code, wbytes) == ("failed", 2, None)
-            assert err.startswith("iokernels: error: BTIO needs a square number of processes")
+            assert err.startswith("iokernels: error: cannot open hints file no-such.hints")
         else:
             assert (status, code) == ("failed", None)
             assert err == "not run: the write step of this iteration failed"
-    steps_ok = [r[7] for r in rows if r[0] == 1]
+    steps_ok = [r[7] for r in rows if r[0] == "btio"]
     assert len(set(steps_ok)) == 4  # every run its own job step
     finished = db.execute("SELECT finished FROM campaigns").fetchone()[0]
     assert finished

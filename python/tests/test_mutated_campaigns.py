@@ -105,3 +105,85 @@ def test_a_path_too_long_is_one_line(tmp_path, capsys):
     rc = cli.main(["run", str(tmp_path / ("a" * 300 + ".toml")), "--dry-run"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "File name too long" in err[0], err
+
+
+# values of another type or range for the options the campaigns set
+OPTION_VALUES = ['"many"', "-3", "0", "2.5", "[1, 2]", '"1,2"', "true", '"x\\ny"', "1e999"]
+
+
+def typed_mutations(n, seed, text):
+    """The campaign with one option value or rank list replaced."""
+    rng = random.Random(seed)
+    lines = text.splitlines()
+    spots = [i for i, x in enumerate(lines) if "options" in x or x.startswith("ranks")]
+    for _ in range(n):
+        out = list(lines)
+        i = rng.choice(spots)
+        if out[i].startswith("ranks"):
+            out[i] = f"ranks = [{rng.choice([2, 3, 5, 8, 100000, 0])}]"
+        else:
+            key = rng.choice(["dumps", "grid", "deadline", "method", "iterations", "seed"])
+            out[i] = out[i].replace("{ ", f"{{ {key} = {rng.choice(OPTION_VALUES)}, ", 1)
+        yield ("\n".join(out) + "\n").encode()
+
+
+@pytest.mark.parametrize("text", [DEFAULT, CLUSTER], ids=["default", "cluster-example"])
+def test_command_line_on_mutated_campaigns_one_line_no_traceback(
+    tmp_path, inv, capsys, monkeypatch, text
+):
+    """run --dry-run on mutated campaign files: exit 0, or exit 2 with one
+    `iokernels-campaign: error:` line naming the file; never the backstop."""
+    monkeypatch.setattr(cli.inventory, "load", lambda binary=None: inv)
+    monkeypatch.chdir(tmp_path)
+    cases = list(mutations(n=120, seed=11, text=text)) + list(typed_mutations(60, 5, text))
+    codes = {0: 0, 2: 0}
+    for k, data in enumerate(cases):
+        name = f"m{k}.toml"
+        (tmp_path / name).write_bytes(data)
+        rc = cli.main(["run", name, "--dry-run", "--db", "s.sqlite"])
+        out = capsys.readouterr()
+        lines = out.err.strip().splitlines()
+        assert "Traceback" not in out.err, (k, out.err)
+        assert rc in codes, (k, rc, lines)
+        codes[rc] += 1
+        if rc == 0:
+            assert lines == [] and "# dry run:" in out.out, (k, lines)
+        else:
+            assert len(lines) == 1, (k, lines)
+            assert lines[0].startswith(f"iokernels-campaign: error: {name}"), (k, lines)
+            assert "unexpected" not in lines[0], (k, lines)
+    assert not (tmp_path / "s.sqlite").exists()  # a dry run stores nothing
+    assert codes[0] > 0 and codes[2] > 60, codes
+
+
+BTIO_ONLY = """
+[campaign]
+ranks = [1, 4]
+[[kernel]]
+name = "btio"
+backends = ["null"]
+options = { fsync = true }
+"""
+# each wrong for each of dumps, grid, method and iterations
+ALWAYS_WRONG = ['"many"', "-3", "[1, 2]", '"1,2"', "true", '"x\\ny"', "1e999", "2.5"]
+
+
+def test_typed_mutations_are_all_refused(tmp_path, inv):
+    """Each option value of the wrong type or range, each rank count BTIO
+    refuses: refused before anything runs, naming the option or the ranks."""
+    rng = random.Random(3)
+    for k in range(80):
+        if k % 4 == 0:
+            text = BTIO_ONLY.replace("ranks = [1, 4]", f"ranks = [{rng.choice([2, 3, 8, 0])}]")
+            want = "ranks"
+        else:
+            key = rng.choice(["dumps", "grid", "method", "iterations"])
+            value = rng.choice(ALWAYS_WRONG)
+            text = BTIO_ONLY.replace("{ ", f"{{ {key} = {value}, ")
+            want = f"option {key} = "
+        f = tmp_path / f"t{k}.toml"
+        f.write_text(text)
+        with pytest.raises(spec.CampaignError) as e:
+            spec.load(f, inv)
+        assert str(e.value).startswith(f"{f}: [[kernel]] block 1 (btio): "), str(e.value)
+        assert want in str(e.value), (text, str(e.value))

@@ -1,5 +1,6 @@
-"""A tiny real campaign (btio on null and mpiio, 1 and 2 ranks, write then
-read) into a temporary store, then list, report and compare on it."""
+"""A tiny real campaign (btio on null and mpiio, write then read, once as it
+should run and once naming a hints file that is not there) into a temporary
+store, then list, report and compare on it."""
 
 import json
 import shutil
@@ -13,11 +14,11 @@ MIB = 1048576.0
 
 def test_run_stores_results_and_failures(tiny):
     d, db, p = tiny
-    assert p.returncode == 1, p.stderr  # some runs failed (2 ranks), stored as such
+    assert p.returncode == 1, p.stderr  # some runs failed (no hints file), stored as such
     lines = [x for x in p.stdout.splitlines() if x.startswith("[")]
     assert len(lines) == 8 and lines[0].startswith("[1/8] btio null n1")
-    assert all(" ok " in x for x in lines if " n1 " in x)
-    assert "FAILED (exit 2): iokernels: error: BTIO needs a square number" in p.stdout
+    assert all(" ok " in x for x in lines if "] btio " in x)
+    assert "FAILED (exit 2): iokernels: error: cannot open hints file no-such.hints" in p.stdout
     runs = rows(db, "SELECT * FROM runs ORDER BY id")
     assert len(runs) == 8
     ok = [r for r in runs if r["status"] == "ok"]
@@ -56,15 +57,15 @@ def test_run_stores_results_and_failures(tiny):
 def test_failed_runs_are_never_results(tiny):
     _, db, _ = tiny
     failed = rows(db, "SELECT * FROM runs WHERE status = 'failed' ORDER BY id")
-    assert len(failed) == 4 and all(r["ranks"] == 2 for r in failed)
+    assert len(failed) == 4 and all(r["label"] == "btio-nohints" for r in failed)
     for r in failed:
         assert r["write_bandwidth"] is None and r["nprocs"] is None
         assert rows(db, "SELECT * FROM passes WHERE run_id = ?", r["id"]) == []
         if r["mode"] == "write":
             assert r["exit_code"] == 2
             assert r["error"] == (
-                "iokernels: error: BTIO needs a square number of processes (1, 4, 9, 16, ...), "
-                "not 2"
+                "iokernels: error: cannot open hints file no-such.hints (No such file or "
+                "directory): check the path"
             )
         else:
             assert r["exit_code"] is None
@@ -76,7 +77,7 @@ def test_each_case_keeps_its_directory(tiny):
     runs = rows(db, "SELECT * FROM runs")
     dirs = {r["case_dir"] for r in runs}
     assert len(dirs) == 4  # one per case (one iteration each)
-    mw = next(r for r in runs if r["backend"] == "mpiio" and r["ranks"] == 1)
+    mw = next(r for r in runs if r["backend"] == "mpiio" and r["label"] == "btio")
     from pathlib import Path
 
     d = Path(mw["case_dir"])
@@ -94,8 +95,8 @@ def test_each_case_keeps_its_directory(tiny):
     assert "BT-IO Benchmark" in (d / "write.stdout").read_text()
     case = json.loads((d.parent / "case.json").read_text())
     assert case["backend"] == "mpiio" and case["ranks"] == 1
-    bad = next(r for r in runs if r["ranks"] == 2 and r["mode"] == "write")
-    assert "BTIO needs a square number" in (Path(bad["case_dir"]) / "write.stderr").read_text()
+    bad = next(r for r in runs if r["label"] == "btio-nohints" and r["mode"] == "write")
+    assert "cannot open hints file" in (Path(bad["case_dir"]) / "write.stderr").read_text()
 
 
 def test_list_filters(tiny):
@@ -103,11 +104,11 @@ def test_list_filters(tiny):
     p = cli("list", db, cwd=d)
     assert p.returncode == 0, p.stderr
     body = [x for x in p.stdout.splitlines() if x[:1].isdigit() or x.strip()[:1].isdigit()]
-    assert len([x for x in body if " btio " in x]) == 8
+    assert len([x for x in body if " btio " in x or " btio-nohints " in x]) == 8
     p = cli("list", db, "--backend", "mpiio", "--failed", cwd=d)
-    table = [x for x in p.stdout.splitlines() if " btio " in x]
+    table = [x for x in p.stdout.splitlines() if " btio-nohints " in x]
     assert len(table) == 2 and all("mpiio" in x and "FAILED" in x for x in table)
-    assert "BTIO needs a square number of processes" in p.stdout
+    assert "cannot open hints file no-such.hints" in p.stdout
     p = cli("list", db, "--kernel", "e3sm", cwd=d)
     assert p.stdout.strip() == "no runs match"
     p = cli("list", d / "missing.sqlite", cwd=d)
@@ -132,7 +133,7 @@ def test_report_is_one_self_contained_page(tiny, tmp_path):
         "SELECT ceiling_bandwidth FROM runs WHERE backend='mpiio' AND status='ok' AND mode='write'",
     )[0]["ceiling_bandwidth"]
     assert f'<td class="num">{ceil / 1048576:.1f}</td>' in page
-    assert "BTIO needs a square number of processes" in page  # in the failed runs
+    assert "cannot open hints file no-such.hints" in page  # in the failed runs
     # the environment table names the MPI-IO layer the records name
     rec = json.loads(
         rows(db, "SELECT record FROM runs WHERE backend='mpiio' AND status='ok'")[0]["record"]
