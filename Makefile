@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # iokernels: the two commands of the README are `make demo` and `make test`.
 BUILD ?= build
 VENV ?= .venv

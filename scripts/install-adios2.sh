@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # ADIOS2 built with MPI into the venv: the adios2 backend's library (its C
 # API's libadios2_c_mpi, headers and CMake files in site-packages/adios2).
 # PyPI's binary adios2 wheel is serial, so the source package is built with

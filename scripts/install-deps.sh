@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian packages iokernels needs, only those missing.
 # Idempotent: a second run installs nothing and makes no network call.
 set -euo pipefail

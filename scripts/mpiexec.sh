@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # mpiexec with the flags this machine needs, and nothing else: OpenMPI
 # refuses root without --allow-run-as-root and more ranks than cores without
 # --oversubscribe. Usage: scripts/mpiexec.sh -n 4 build/iokernels btio ...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reading a kernel's input text (input files, grid files): rank 0 reads the
  * whole file and broadcasts it, so one reader serves any number of ranks. */
 #ifndef IOKERNELS_INPUT_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """iokernels-campaign: run campaigns, query the results store, write reports.
 
     iokernels-campaign run campaigns/default.toml [--db DB] [--out DIR] [--launcher L] [--dry-run]

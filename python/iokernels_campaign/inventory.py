@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What an iokernels binary offers, as it describes itself in JSON: kernels
 and backends from `iokernels --list --json`, each kernel's options from
 `iokernels KERNEL --help --json`. Nothing here is hard-wired to a kernel, and

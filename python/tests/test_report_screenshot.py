@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The HTML report as a person sees it: a headless Chromium screenshot of the
 page (Debian's chromium, installed by scripts/install-deps.sh)."""
 

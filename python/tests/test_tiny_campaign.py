@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A tiny real campaign (btio on null and mpiio, 1 and 2 ranks, write then
 read) into a temporary store, then list, report and compare on it."""
 

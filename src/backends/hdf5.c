@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Parallel HDF5 backend: one dataset per variable, MPI-IO file driver.
  *
  * Groups of the schema are HDF5 groups (a variable named "a/b" is dataset b

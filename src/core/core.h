@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal interfaces of the core: timelines, system probes, the pass
  * runner and the JSON record. Not seen by kernels or backends. */
 #ifndef IOKERNELS_CORE_H
@@ -69,6 +70,10 @@ void iok_pass_take_hints(const struct iok_run *run, void *handle, struct iok_pas
 void iok_hints_report(const struct iok_run *run, const struct iok_pass_result *p, FILE *out);
 /* Environment variables the I/O libraries read on their own (NULL-ended). */
 extern const char *const iok_hint_env_names[];
+
+/* The git commit built, "commit abc123def456[, dirty]" or "unknown commit"
+ * (generated at each build by cmake/version.cmake). */
+extern const char iok_commit[];
 
 /* The MPI-IO implementation the MPI library picks (mpiio_layer.c): with
  * OpenMPI, the io component by priority and the io, fcoll, fbtl, fs and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iokernels: one binary, one subcommand per kernel.
  *
  *   iokernels KERNEL [options] [input-file]
@@ -463,7 +464,7 @@ main(int argc, char **argv)
         rc = iok_ceiling_main(argc - 2, argv + 2);
     } else if (!strcmp(what, "--version")) {
         if (rank == 0)
-            printf("iokernels %s\n", IOK_VERSION);
+            printf("iokernels %s (%s)\n", IOK_VERSION, iok_commit);
     } else {
         const struct iok_kernel *k = iok_kernel_find(what);
         if (!k) {

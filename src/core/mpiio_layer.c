@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Which MPI-IO implementation the run's MPI library uses. OpenMPI picks an
  * "io" component (OMPIO or ROMIO) and, inside OMPIO, a collective algorithm
  * ("fcoll"), a file system driver ("fs"), a byte transfer layer ("fbtl") and

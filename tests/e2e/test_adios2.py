@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """ADIOS2 backend end to end: one dataset written by one engine over the
 ranks, its subfiles following the aggregation asked for, values where they
 belong, reads by another number of ranks, --overwrite, --fsync, corruption

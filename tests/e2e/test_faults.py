@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Real failures, no mocks: a full file system (a small tmpfs), a truncated
 file, a read-only directory, a rank killed mid-write. Each must end the whole
 job quickly with a non-zero exit and one error line, and record nothing as a

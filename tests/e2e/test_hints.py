@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Hints as data (issue 12): --hints, --hints-file and --mpiio-hints reach
 every backend's library, and the hints in effect read back from the open
 file appear in the report and the JSON record; BTIO's striping lines print

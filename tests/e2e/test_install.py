@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The installed tree stands alone, and the binary describes itself.
 
 `cmake --install` into a temporary prefix, the prefix then moved elsewhere:
