@@ -33,6 +33,7 @@ deps:
 build: deps venv
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > $(BUILD).cmake.log 2>&1 \
 	  || { cat $(BUILD).cmake.log; exit 1; }
+	@cat $(BUILD)/backends.txt
 	@cmake --build $(BUILD)
 
 venv: $(VENV)/.installed

@@ -5,6 +5,7 @@
 #define IOKERNELS_INPUT_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 /* Collective. On success *text holds the file's contents (NUL-terminated,
  * the caller frees it). A missing file is an error unless `optional`, when
