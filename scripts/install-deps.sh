@@ -10,6 +10,7 @@ packages=(
   libpnetcdf-dev pnetcdf-bin
   libhdf5-openmpi-dev hdf5-tools
   libnetcdf-mpi-dev netcdf-bin
+  mpich libhdf5-mpich-dev   # make test-mpich: the suite built and run with MPICH too
   libjansson-dev
   python3 python3-venv python3-pip
   clang-format clang        # clang: libFuzzer targets (make fuzz)
