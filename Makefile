@@ -82,8 +82,8 @@ demo: build venv
 	$(VENV)/bin/iokernels-campaign run campaigns/default.toml --db results/iokernels.sqlite \
 	  --out results/default
 
-# Everything: the ordinary build's tests, then the sanitizers' run, then
-# each fuzz target for TEST_FUZZ_SECONDS.
+# Everything: the ordinary build's tests, then the MPICH pass, then the
+# sanitizers' run, then each fuzz target for TEST_FUZZ_SECONDS.
 test: build venv
 	@# re-configure so that ctest finds the venv's pytest
 	@cmake -S . -B $(BUILD) > /dev/null

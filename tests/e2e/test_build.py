@@ -100,3 +100,34 @@ def test_spdx_check_names_the_file_without_it(repo):
     assert r.returncode == 1
     named = sorted(re.findall(r"no SPDX-License-Identifier line: (\S+)", r.stdout))
     assert named == ["a.c", "b.py", "tool"], r.stdout
+
+
+def test_backend_choice_on_off_auto(tmp_path):
+    """IOK_BACKEND_<NAME>: ON fails the configure in one line naming what is
+    missing and the variable to set; AUTO leaves the backend out with the
+    reason in the table; OFF says so."""
+    if not shutil.which("cmake"):
+        pytest.skip("cmake not on PATH")
+    nowhere = tmp_path / "no-venv"
+    nowhere.mkdir()
+    base = ["cmake", "-S", str(REPO), f"-DIOK_ADIOS2_VENV={nowhere}", "-DIOK_BACKEND_HDF5=OFF"]
+    on = subprocess.run(
+        [*base, "-B", str(tmp_path / "on"), "-DIOK_BACKEND_ADIOS2=ON"],
+        capture_output=True,
+        text=True,
+    )
+    assert on.returncode != 0
+    lines = [x.strip() for x in on.stderr.splitlines() if "IOK_BACKEND_ADIOS2=ON" in x]
+    assert lines == [
+        "IOK_BACKEND_ADIOS2=ON: ADIOS2 with MPI not found (make venv builds it into .venv) "
+        "(set ADIOS2_DIR=PREFIX/lib/cmake/adios2 or ADIOS2_ROOT=PREFIX of an MPI ADIOS2)"
+    ], on.stderr
+    auto = subprocess.run([*base, "-B", str(tmp_path / "auto")], capture_output=True, text=True)
+    assert auto.returncode == 0, auto.stderr[-2000:]
+    table = (tmp_path / "auto" / "backends.txt").read_text()
+    rows = {line.split()[0]: line.split(None, 2) for line in table.splitlines()[2:]}
+    assert rows["adios2"][1] == "no" and "ADIOS2 with MPI not found" in rows["adios2"][2], table
+    assert rows["hdf5"][1] == "no" and rows["hdf5"][2].endswith("IOK_BACKEND_HDF5=OFF"), table
+    assert rows["netcdf4"][1] == "no" and "needs the hdf5 backend" in rows["netcdf4"][2], table
+    assert rows["mpiio"][1] == rows["null"][1] == "yes", table
+    assert "backend adios2 left out: ADIOS2 with MPI not found" in auto.stdout
