@@ -30,7 +30,9 @@ MPICH_HDF5 ?= /usr/lib/$(shell gcc -print-multiarch 2>/dev/null)/hdf5/mpich
 # Its end-to-end subset: the MPICH tests, hints, faults, modules, adios2,
 # the release pieces, and each kernel's write + verify + read at 4 ranks
 # on mpiio, hdf5 and adios2 (null: test_hints). Left out: a full disk under
-# HDF5, whose H5Fclose hangs with MPICH (ranks in different collectives).
+# HDF5 at 4 ranks, whose H5Fclose hangs with MPICH's ROMIO after the failed
+# write (one rank in MPI_File_close, the others in the metadata cache's
+# MPI_File_set_view): to fix in the failure path, not here.
 E2E = tests/e2e
 MPICH_E2E = $(E2E)/test_mpich.py $(E2E)/test_hints.py $(E2E)/test_faults.py \
 	$(E2E)/test_modules.py $(E2E)/test_adios2.py $(E2E)/test_build.py \
@@ -46,7 +48,7 @@ MPICH_E2E = $(E2E)/test_mpich.py $(E2E)/test_hints.py $(E2E)/test_faults.py \
 	"$(E2E)/test_e3sm_gen.py::test_generated_write_then_verify[G-hdf5]" \
 	"$(E2E)/test_e3sm_gen.py::test_generated_write_then_verify[F-mpiio]" \
 	"$(E2E)/test_e3sm_gen.py::test_generated_write_then_verify[G-adios2]"
-MPICH_E2E_SKIP = not (test_full_disk_is_an_error and hdf5)
+MPICH_E2E_SKIP = not (test_full_disk_is_an_error and hdf5-4)
 
 .PHONY: all deps build venv demo test test-sanitize test-mpich fuzz bench format clean
 
