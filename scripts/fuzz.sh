@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs every libFuzzer target of BUILD (make fuzz) for SECONDS each, two at a
 # time (one per core), from the committed corpus tests/fuzz/corpus/TARGET/
 # (8 GiB of memory each at most: the .dat and map parsers allocate what a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian packages iokernels needs, only those missing.
 # Idempotent: a second run installs nothing and makes no network call.
 set -euo pipefail
@@ -9,6 +10,7 @@ packages=(
   libpnetcdf-dev pnetcdf-bin
   libhdf5-openmpi-dev hdf5-tools
   libnetcdf-mpi-dev netcdf-bin
+  mpich libhdf5-mpich-dev   # make test-mpich: the suite built and run with MPICH too
   libjansson-dev
   python3 python3-venv python3-pip
   clang-format clang        # clang: libFuzzer targets (make fuzz)

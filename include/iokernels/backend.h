@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A backend executes a kernel's description with one I/O library. It never
  * knows which kernel produced the schema and the requests, and it never
  * times or reports anything: the core times each call from outside.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The suite's deterministic data: every element's value is a pure function
  * of (seed, variable, record, element index within the record), so any rank
  * can generate or check any element without communication, and a file

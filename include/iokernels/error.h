@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Error codes, the per-rank error message, and agreement across ranks.
  *
  * Every function that can fail returns one of the codes below. The first

@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reading a kernel's input text (input files, grid files): rank 0 reads the
  * whole file and broadcasts it, so one reader serves any number of ranks. */
 #ifndef IOKERNELS_INPUT_H
 #define IOKERNELS_INPUT_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 /* Collective. On success *text holds the file's contents (NUL-terminated,
  * the caller frees it). A missing file is an error unless `optional`, when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A kernel describes an application's I/O: which files, their schemas, and
  * each rank's requests per step. It never calls an I/O library; the core runs
  * the plan on the chosen backend, times it, verifies it and reports it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Parts of the suite linked against a heavy I/O library (the backends other
  * than null and mpiio, E3SM's map readers) are shared modules loaded on
  * first use, so that a run loads only the libraries it uses: a BTIO run on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Options declared as data, one table per kernel, per backend and for the
  * core. One setter serves the command line, the kernels' native input files
  * and JSON: every value arrives as (key, text) and is parsed by its type. */

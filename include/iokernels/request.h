@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What one rank reads or writes in one step: a list of accesses.
  *
  * An access names one variable and one or more subarrays of it (start/count

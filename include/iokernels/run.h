@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The core's view of one run: its options, the chosen backend, and the
  * measured results that reports and the JSON record are made from. */
 #ifndef IOKERNELS_RUN_H

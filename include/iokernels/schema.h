@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a kernel writes: dimensions, variables and attributes of one file.
  *
  * A schema is a pure description, built by a kernel and executed by a

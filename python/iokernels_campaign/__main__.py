@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """python -m iokernels_campaign: the same as the iokernels-campaign command."""
 
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Runs grouped by case (same kernel, ranks, options and mode: same case
 hash), medians over their successful iterations. Shared by the terminal
 tables, the plots and the HTML report."""

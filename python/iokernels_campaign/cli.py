@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """iokernels-campaign: run campaigns, query the results store, write reports.
 
     iokernels-campaign run campaigns/default.toml [--db DB] [--out DIR] [--launcher L] [--dry-run]
@@ -58,8 +59,8 @@ def _parser():
         "--binary",
         "--bin",
         dest="bin",
-        help="iokernels binary (default $IOK_BIN, else build/iokernels of the source tree, "
-        "else iokernels on PATH)",
+        help="iokernels binary (default $IOKERNELS_BIN or $IOK_BIN, else build/iokernels of the "
+        "source tree, else iokernels on PATH)",
     )
     r.add_argument("--no-report", action="store_true", help="store only, write no report")
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Environment variables a campaign exports to its runs: `[campaign.env]` and
 `[kernel.env]` tables (Darshan's LD_PRELOAD and DARSHAN_*, ROMIO_HINTS,
 PNETCDF_HINTS, HDF5_*, ...).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Runs as pandas frames: the long table of bandwidths (one row per run and
 operation) behind the report's per-kernel tables and figures, the pivots of
 those tables, the null backend's overhead, the comparison of two campaigns,

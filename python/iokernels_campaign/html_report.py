@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One self-contained HTML page (templates/report.html, inline CSS, plots
 embedded as data URIs), question first: per kernel a table of backends x
 rank counts (write and read bandwidth, fraction of the ceiling, the fastest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What an iokernels binary offers, as it describes itself in JSON: kernels
 and backends from `iokernels --list --json`, each kernel's options from
 `iokernels KERNEL --help --json`. Nothing here is hard-wired to a kernel, and
@@ -58,9 +59,11 @@ class Inventory:
 
 
 def default_binary():
-    """$IOK_BIN, else the repository's build/iokernels, else iokernels on PATH."""
-    if os.environ.get("IOK_BIN"):
-        return Path(os.environ["IOK_BIN"])
+    """$IOKERNELS_BIN (or the older $IOK_BIN), else the repository's
+    build/iokernels, else iokernels on PATH."""
+    for var in ("IOKERNELS_BIN", "IOK_BIN"):
+        if os.environ.get(var):
+            return Path(os.environ[var])
     built = REPO / "build" / "iokernels"
     if built.exists():
         return built

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Launchers: the command that starts one run on N ranks. Only the system's
 own launchers (mpiexec, srun, sbatch); nothing here starts ranks itself."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Lustre striping of each case directory: `[campaign.lustre]` (and
 `[kernel.lustre]`, over it for one block):
 

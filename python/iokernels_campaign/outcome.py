@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What one step of one case left in its directory, judged: a result, or a
 failure with its exit code and the run's last `iokernels: error:` line.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's figures as PNG files (matplotlib, no display needed):
 bandwidth per backend per kernel, bandwidth vs ranks, stacked phase times,
 peak memory per rank. Each function takes CaseSummary lists and returns the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The JSON record of one run (src/core/json_record.c, schema_version 2,
 schema/record.schema.json) as columns: the run's figures, one row per pass,
 one row per pass and phase. The store keeps bandwidths in bytes/s (the

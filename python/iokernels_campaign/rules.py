@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which option values a backend refuses, checked before anything runs.
 
 The binary says what each backend can do (`iokernels --list`, section

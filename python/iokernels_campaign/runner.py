@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Runs a campaign's cases: each case in its own directory, each iteration in
 a subdirectory where the case's modes run in order (a read finds the write's
 files), each run stored as it ends, one progress line per run.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Slurm: the `[slurm]` table, the one batch script of a campaign (every run
 a job step), and what became of a job that left runs without a status.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Campaign files (TOML) and the cases they expand to.
 
     [campaign]                      # defaults for every block

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The results store: one SQLite file (WAL mode), written one transaction per
 run so that several campaigns can write the same file at once.
 

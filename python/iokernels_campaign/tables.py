@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Plain-text tables for the terminal: runs (list), cases (the short table
 after a campaign), and two stores side by side (compare)."""
 

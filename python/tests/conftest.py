@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Helpers for the campaign package's tests: the built binary, the command
 line tool run as a subprocess, and one tiny real campaign shared by the
 tests that read its results."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Stand-ins for srun, sbatch, sacct and lfs on PATH, so that the whole
 submit -> run -> collect path runs on a machine without Slurm or Lustre.
 

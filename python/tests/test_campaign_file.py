@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Campaign files: what they expand to, and a clear error for each bad one."""
 
 import dataclasses

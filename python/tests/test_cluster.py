@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A campaign on a cluster: env, Lustre striping and Slurm tables, through
 fake srun/sbatch/sacct/lfs (fakeslurm.py) from submission to the store; a job
 cut off by its time limit; mpiexec with env and a machine without lfs; and a

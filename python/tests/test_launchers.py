@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Launchers: mpiexec's flags only where needed; the campaign's batch script
 (bash accepts it, one srun step per run in order), submitted to a fake
 sbatch that runs it, and `collect` storing what it left."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Every user mistake in a campaign file is one line and exit 2, never a
 traceback: the default and the cluster example campaigns, mutated many ways
 (deterministically), are

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How a finished step is judged: a result only with exit code 0 and a
 complete record; otherwise failed, with the exit code and the last
 `iokernels: error:` line. A run past its timeout is killed."""

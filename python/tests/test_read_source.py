@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Cached reads named in the store and in every table and plot of the report:
 a read is "from storage" only when the OS read_bytes reach half the bytes
 read (the record's from_storage); otherwise it is marked "page cache"."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report question first (per-kernel summary tables before every case),
 figures within 1600 px, cached reads marked in the summary, the compare page's
 better / worse marks, and the export: one row per pass with the sweep columns."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The HTML report as a person sees it: Debian's headless Chromium
 (installed by scripts/install-deps.sh) opens the page; no JavaScript error
 in its console, the summary inside the first 1400 x 900 screen, each

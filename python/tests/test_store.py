@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The results store: WAL mode, one transaction per run, and two campaigns
 writing the same file at once lose nothing."""
 

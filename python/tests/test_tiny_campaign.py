@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A tiny real campaign (btio on null and mpiio, write then read, once as it
 should run and once naming a hints file that is not there) into a temporary
 store, then list, report and compare on it."""

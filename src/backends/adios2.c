@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The ADIOS2 backend, through the C API of ADIOS2 built with MPI: one engine
  * over the communicator the core hands the backend (adios2_init_mpi), as
  * facilities and E3SM (SCORPIO) run it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Parallel HDF5 backend: one dataset per variable, MPI-IO file driver.
  *
  * Groups of the schema are HDF5 groups (a variable named "a/b" is dataset b
@@ -761,6 +762,18 @@ hdf5_info(void *h, MPI_Info *out)
     int err = MPI_File_get_info(*fh, out);
     return err == MPI_SUCCESS ? IOK_OK
                               : iok_error(IOK_EIO, "MPI_File_get_info failed for %s", f->path);
+}
+
+/* HDF5 registers its termination with atexit at its first call. A job
+ * ending on an I/O error leaves unfinalized (src/core/main.c), under MPICH
+ * through MPI_Abort, which exits through atexit: there HDF5 1.10 crashes
+ * closing a file whose H5Fclose failed (a full disk). Its termination
+ * still runs at MPI_Finalize, where HDF5 hooks MPI_COMM_SELF. Called when
+ * the module is loaded, before any other HDF5 call. */
+__attribute__((constructor)) static void
+hdf5_no_atexit(void)
+{
+    H5dont_atexit();
 }
 
 const struct iok_backend iok_backend_hdf5 = {

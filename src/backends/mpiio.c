@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The MPI-IO backend: one raw file, no header. Variables lie one after
  * another in schema order, each in canonical row-major order with its full
  * extent (a record variable holds the run's number of records). All the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The NetCDF-4 backend: parallel netCDF-4 files (HDF5 underneath) through
  * nc_create_par / nc_open_par, one nc_put_vara / nc_get_vara per subarray.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The null backend: every call returns at once and moves no bytes. It
  * measures the core itself: its I/O phase times must be ~0. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The PnetCDF backend: classic NetCDF formats (CDF-5 by default).
  *   --api blocking     one put_vara (or put_varn for several subarrays) per access
  *   --api nonblocking  one iput_vara / iput_varn per access, completed by wait_all

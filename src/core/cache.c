@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* --drop-caches: before a read pass, make the page cache forget the files so
  * that the read measures storage, not memory. One rank per node acts (the
  * page cache is per node). As root: sync, then 3 > /proc/sys/vm/drop_caches;

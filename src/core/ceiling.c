@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The ceiling probe: what plain contiguous I/O of the same bytes by the same
  * ranks achieves in the same job, beside the kernel's own file.
  *

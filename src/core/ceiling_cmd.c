@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `iokernels ceiling`: the ceiling probe on its own, to learn what this file
  * system gives plain contiguous I/O, with and without the page cache:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal interfaces of the core: timelines, system probes, the pass
  * runner and the JSON record. Not seen by kernels or backends. */
 #ifndef IOKERNELS_CORE_H
@@ -70,18 +71,26 @@ void iok_hints_report(const struct iok_run *run, const struct iok_pass_result *p
 /* Environment variables the I/O libraries read on their own (NULL-ended). */
 extern const char *const iok_hint_env_names[];
 
+/* The git commit built, "commit abc123def456[, dirty]" or "unknown commit"
+ * (generated at each build by cmake/version.cmake). */
+extern const char iok_commit[];
+
 /* The MPI-IO implementation the MPI library picks (mpiio_layer.c): with
  * OpenMPI, the io component by priority and the io, fcoll, fbtl, fs and
- * sharedfp selections as set ("" = the library's choice). */
+ * sharedfp selections as set ("" = the library's choice); with an
+ * MPICH-derived library, ROMIO (its only one) and ROMIO_HINTS. `mpi`: the
+ * library and its version ("Open MPI 4.1.4", "MPICH 4.0.2"). */
 #define IOK_MPIIO_NSETTINGS 5
 struct iok_mpiio_layer {
+    char mpi[64];
     char io[256];
+    int nsettings;
     struct {
         char framework[16];
         char value[256];
     } setting[IOK_MPIIO_NSETTINGS];
 };
-/* 0 when the MPI library is not OpenMPI (MPICH: ROMIO only). */
+/* 0 when the MPI library is neither OpenMPI nor MPICH-derived. */
 int iok_mpiio_layer(struct iok_mpiio_layer *l);
 /* The report's "MPI-IO layer" line; nothing when the library tells none. */
 void iok_mpiio_layer_report(FILE *out);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Deterministic data: generation and verification of request buffers. */
 #include "iokernels/data.h"
 

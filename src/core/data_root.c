@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Where the data the suite ships lives (E3SM schemas and maps, grids,
  * campaigns): beside an installed binary, PREFIX/share/iokernels; for a
  * binary in its build tree, the source tree it was built from. The binary

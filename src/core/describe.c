@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The binary describes itself as JSON, built from the same tables as the
  * text: `iokernels --list --json` (kernels, backends with versions and
  * capabilities) and `iokernels KERNEL --help --json` (every option with its

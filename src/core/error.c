@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The per-rank error message and the agreement on the worst status. */
 #include "iokernels/error.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hints as data: the run's one MPI_Info, built from --hints-file, --hints
  * and --mpiio-hints (in that order, later keys winning) before any pass, and
  * the hints in effect that the backend reads back from an open file. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Rank 0 reads an input file whole and broadcasts it (see input.h). */
 #include "iokernels/input.h"
 

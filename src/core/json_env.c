@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Parts of the JSON record that say where and how the run ran: the
  * environment (hosts of all ranks, nodes, ranks per node, Slurm ids, the MPI
  * library), the hints asked for and where they came from, the options as

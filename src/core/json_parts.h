@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Parts of the JSON record built in json_env.c (see json_record.c). */
 #ifndef IOKERNELS_JSON_PARTS_H
 #define IOKERNELS_JSON_PARTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The machine-readable record of one run: one JSON object, appended as one
  * line to the --json file. Numbers as numbers, flags as booleans, the unit
  * in every name (_bytes, _seconds, _mib_s). Bump IOK_JSON_SCHEMA when a field

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iokernels: one binary, one subcommand per kernel.
  *
  *   iokernels KERNEL [options] [input-file]
@@ -468,7 +469,7 @@ main(int argc, char **argv)
         rc = iok_ceiling_main(argc - 2, argv + 2);
     } else if (!strcmp(what, "--version")) {
         if (rank == 0)
-            printf("iokernels %s\n", IOK_VERSION);
+            printf("iokernels %s (%s)\n", IOK_VERSION, iok_commit);
     } else {
         const struct iok_kernel *k = iok_kernel_find(what);
         if (!k) {
@@ -496,6 +497,17 @@ main(int argc, char **argv)
         iok_agree(MPI_COMM_WORLD, rc);
         fflush(stdout);
         fflush(stderr);
+#ifdef MPICH_VERSION
+        /* MPICH's hydra ends the job with the highest exit status of its
+         * ranks: 9 for a rank it killed because another had left first.
+         * MPI_Abort from rank 0 alone makes the job's status the error's;
+         * the others wait to be ended with it. */
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (rank == 0)
+            MPI_Abort(MPI_COMM_WORLD, rc);
+        sleep(30);
+#endif
         _exit(rc);
     }
     MPI_Finalize();

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Loading the suite's own shared modules (iokernels/module.h). */
 #include <dlfcn.h>
 #include <limits.h>

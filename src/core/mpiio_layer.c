@@ -1,4 +1,7 @@
-/* Which MPI-IO implementation the run's MPI library uses. OpenMPI picks an
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Which MPI-IO implementation the run's MPI library uses. An MPICH-derived
+ * library (MPICH, Cray MPICH, MVAPICH) has one, ROMIO, which reads the
+ * hints file named by ROMIO_HINTS. OpenMPI picks an
  * "io" component (OMPIO or ROMIO) and, inside OMPIO, a collective algorithm
  * ("fcoll"), a file system driver ("fs"), a byte transfer layer ("fbtl") and
  * a shared file pointer one ("sharedfp"), none of which a hint changes and
@@ -128,15 +131,45 @@ io_component(const char *sel, char *out, size_t n)
         fclose(maps);
 }
 
+/* The version that follows `key` in the library's string (its first word
+ * after blanks, a leading 'v' and a trailing ',' dropped), or "". */
+static void
+version_after(const char *lib, const char *key, char *out, size_t n)
+{
+    const char *v = strstr(lib, key);
+    out[0] = '\0';
+    if (!v)
+        return;
+    v += strlen(key);
+    v += strspn(v, " \t:");
+    v += *v == 'v';
+    snprintf(out, n, "%.*s", (int)strcspn(v, " \t\n,"), v);
+}
+
 int
 iok_mpiio_layer(struct iok_mpiio_layer *l)
 {
     memset(l, 0, sizeof *l);
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING], v[32];
     int len;
     MPI_Get_library_version(lib, &len);
+    if (strstr(lib, "MPICH")) { /* MPICH, Cray MPICH, MVAPICH: ROMIO only */
+        version_after(lib, strstr(lib, "CRAY MPICH") ? "CRAY MPICH version" : "MPICH Version", v,
+                      sizeof v);
+        snprintf(l->mpi, sizeof l->mpi, "%s %s", strstr(lib, "CRAY") ? "Cray MPICH" : "MPICH", v);
+        snprintf(l->io, sizeof l->io, "romio");
+        /* the file of hints ROMIO reads for every file it opens */
+        const char *hints = getenv("ROMIO_HINTS");
+        l->nsettings = 1;
+        snprintf(l->setting[0].framework, sizeof l->setting[0].framework, "ROMIO_HINTS");
+        snprintf(l->setting[0].value, sizeof l->setting[0].value, "%s", hints ? hints : "");
+        return 1;
+    }
     if (!strstr(lib, "Open MPI"))
         return 0;
+    version_after(lib, "Open MPI", v, sizeof v);
+    snprintf(l->mpi, sizeof l->mpi, "Open MPI %s", v);
+    l->nsettings = IOK_MPIIO_NSETTINGS;
     for (int i = 0; i < IOK_MPIIO_NSETTINGS; i++) {
         snprintf(l->setting[i].framework, sizeof l->setting[i].framework, "%s", frameworks[i]);
         mca_param(frameworks[i], l->setting[i].value, sizeof l->setting[i].value);
@@ -152,9 +185,10 @@ iok_mpiio_layer_json(void)
     if (!iok_mpiio_layer(&l))
         return json_null();
     json_t *set = json_object();
-    for (int i = 0; i < IOK_MPIIO_NSETTINGS; i++)
+    for (int i = 0; i < l.nsettings; i++)
         json_object_set_new(set, l.setting[i].framework, json_string(l.setting[i].value));
-    return json_pack("{s:s?, s:o}", "io_component", l.io[0] ? l.io : NULL, "settings", set);
+    return json_pack("{s:s, s:s?, s:o}", "mpi", l.mpi, "io_component", l.io[0] ? l.io : NULL,
+                     "settings", set);
 }
 
 void
@@ -163,6 +197,13 @@ iok_mpiio_layer_report(FILE *out)
     struct iok_mpiio_layer l;
     if (!iok_mpiio_layer(&l))
         return;
+    if (!strcmp(l.io, "romio") && !strcmp(l.setting[0].framework, "ROMIO_HINTS")) {
+        fprintf(out, "MPI-IO layer             : %s ROMIO", l.mpi);
+        if (l.setting[0].value[0])
+            fprintf(out, ", ROMIO_HINTS %s", l.setting[0].value);
+        fputc('\n', out);
+        return;
+    }
     fprintf(out, "MPI-IO layer             : OpenMPI io %s", l.io[0] ? l.io : "(none loaded)");
     int deflt = 0, ompio = !strcmp(l.io, "ompio"); /* the others are OMPIO's parts */
     for (int i = 0; i < IOK_MPIIO_NSETTINGS && ompio; i++)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One parser for options declared as data: command line, ParmParse-style
  * key = value files, and the kernels' own input files all end in
  * iok_opts_set(). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One pass over one file: the only place where backend calls are timed.
  * Each timed region holds one backend call and nothing else; request
  * building, data generation and checking are timed as their own phases.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Releasing a kernel's plan. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Removing what a run wrote, when the kernel's original removes its output
  * (E3SM-IO without -k): a file, or a directory of files as ADIOS2 writes
  * (BP5: data.N, md.N, md.idx, mmd.0, profiling.json). Only one level: a

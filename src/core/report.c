@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The block every kernel's report ends with: what the original benchmarks do
  * not say. Non-I/O phases, memory, verification, the ceiling, the bytes the
  * operating system saw, page-cache warnings, iteration statistics. */

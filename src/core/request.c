@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Request lists: accesses of variables by subarrays. */
 #include "iokernels/request.h"
 

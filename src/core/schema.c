@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Building and querying schemas. */
 #include "iokernels/schema.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a backend found on open against what the schema expects: one line
  * naming the file, the variable or dimension, the size found and the size
  * expected. A mismatch means the file was written with other options (a

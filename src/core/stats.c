@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Statistics over --iterations, as IOR gives them: per operation, each
  * iteration's bandwidth (its bytes, all files, over its time: the sum of its
  * passes' open->close spans) and time; min, max, mean, standard deviation

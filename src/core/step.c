@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The ranks' agreement on one step, once, before its post and outside every
  * timed region: did every rank build its list, does the deadline stop the
  * pass here, and (collective mode, backends that need it) how many library

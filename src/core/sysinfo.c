@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the operating system says: peak memory, the file system written to. */
 #include <stdio.h>
 #include <stdlib.h>

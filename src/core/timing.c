@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Timelines of phases and their reduction across ranks. */
 #include <stdlib.h>
 #include <string.h>

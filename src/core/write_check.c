@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A write the file system could not hold must not pass for a result.
  * Under OMPIO a write on a full disk can return success (the short count
  * only in the status), and libraries above MPI-IO do not all check it: the

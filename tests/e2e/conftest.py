@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Helpers for end-to-end tests: run the built iokernels under mpiexec."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """ADIOS2 backend end to end: one dataset written by one engine over the
 ranks, its subfiles following the aggregation asked for, values where they
 belong, reads by another number of ranks, --overwrite, --fsync, corruption
@@ -105,9 +106,11 @@ def test_independent_refuses_aggregation_parameters(tmp_path):
 
 
 @pytest.mark.parametrize("readers", [2, 3])
-def test_e3sm_g_written_by_4_read_by_fewer(tmp_path, readers):
+def test_e3sm_g_written_by_4_read_by_fewer(tmp_path, readers, built_backends):
     """E3SM's G case (ocean, 1-D decomposition with holes): 4 writers, the
     dataset verified by 2 and by 3 readers through selections."""
+    if "pnetcdf" not in built_backends:
+        pytest.skip("the shipped G map is a NetCDF classic file: PnetCDF reads it")
     args = ["e3sm", "--backend", "adios2"]
     w = run(4, [*args, "-k", "-o", "g.nc", "--verify", str(MAP_G)], tmp_path, timeout=300)
     assert w.rc == 0, w.err

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """AMReX end to end: the seed's inputs file gives the reference header and box
 map; the HDF5 layout matches the HDF5 twin's dump; every backend writes, reads
 back and verifies at 1, 3 and 4 ranks; corruption and bad inputs are caught."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """BTIO end to end: every method and backend writes, reads back and verifies;
 headers match the original's; corruption and bad input are caught."""
 

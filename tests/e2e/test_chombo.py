@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Chombo end to end: the shipped grid is abrgen's output and runs by default;
 the HDF5 file has Chombo's layout; every mode writes, reads back and verifies
 at 1, 4 and 8 ranks; the seed's weak-scaling replications run at 8 ranks;

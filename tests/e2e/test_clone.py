@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A clone stands on its own: nothing outside docs reads data beside the clone, and the
 reference files the tests compare against are the originals' bytes."""
 

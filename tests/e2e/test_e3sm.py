@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """E3SM end to end: headers equal to the original's, every backend writes and
 reads back the F and G cases, P writers and Q readers agree, corruption and
 bad decomposition files are caught."""

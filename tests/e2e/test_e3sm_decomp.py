@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """e3sm-decomp end to end: PIO .dat files -> decomposition map file equal to
 the original's map_f_case_16p.nc; malformed .dat files exit 2 with one line."""
 

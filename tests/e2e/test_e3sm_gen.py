@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Generated E3SM decompositions end to end: `e3sm --generate` writes and
 verifies on every backend and strategy; `e3sm-decomp --generate -o` writes a
 map file that drives the kernel to the same requests; `--stats` gives the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Binary bytes in an input file or an option: every parser quotes what it
 read escaped (non-printable bytes as \\xNN) and cut at about 60 characters,
 so that the error stays one short line on the terminal (issue 14)."""

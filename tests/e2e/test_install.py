@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The installed tree stands alone, and the binary describes itself.
 
 `cmake --install` into a temporary prefix, the prefix then moved elsewhere:
@@ -58,9 +59,18 @@ SMALLEST = {
 }
 
 
+# the kernels whose default backend is not built run on hdf5 (an MPICH build:
+# Debian has no MPICH PnetCDF or NetCDF); E3SM's shipped map needs PnetCDF
+DEFAULT_BACKEND = {"btio": "pnetcdf", "ncbench": "netcdf4", "e3sm": "pnetcdf"}
+
+
 @pytest.mark.parametrize("kernel", sorted(SMALLEST))
-def test_installed_kernel_runs_outside_the_source_tree(installed, kernel, tmp_path):
+def test_installed_kernel_runs_outside_the_source_tree(installed, kernel, tmp_path, built_backends):
     np_, args = SMALLEST[kernel]
+    if DEFAULT_BACKEND.get(kernel, "hdf5") not in built_backends:
+        if kernel == "e3sm":
+            pytest.skip("the shipped E3SM map is a NetCDF classic file: PnetCDF reads it")
+        args = [*args, "--backend", "hdf5"]
     map_g = installed / "share" / "iokernels" / "data" / "e3sm" / "map_g_case_16p.nc"
     args = [str(map_g) if a == "MAP_G" else a for a in args]
     assert REPO not in tmp_path.parents
@@ -107,8 +117,8 @@ def test_bare_command_prints_usage(tmp_path):
 def test_e3sm_library_names_of_the_original(tmp_path, built_backends):
     """-a adios (the original's name) and adios2 say truthfully why they are
     refused, and name what writes through ADIOS2 instead."""
-    if "adios2" not in built_backends:
-        pytest.skip("adios2 not built")
+    if "adios2" not in built_backends or "pnetcdf" not in built_backends:
+        pytest.skip("adios2 or pnetcdf (which reads the shipped map) not built")
     map_g = REPO / "data" / "e3sm" / "map_g_case_16p.nc"
     for name in ("adios", "adios2"):
         r = run_plain(1, ["e3sm", "-a", name, "-o", "x.nc", str(map_g)], tmp_path)

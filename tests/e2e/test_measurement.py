@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Measurement you can trust (issue 8), checked through BTIO: iterations,
 the null backend's empty timed regions, OS byte accounting, cache dropping
 as root and not, shifted reads, and the ceiling probe."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Backends other than null and mpiio, and E3SM's map readers, are modules
 loaded on first use: a run loads only the I/O libraries it uses."""
 

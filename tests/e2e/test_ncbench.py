@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """NetCDF-Bench end to end: every rank count, transfer mode and storage on
 NetCDF-4 and HDF5 writes, reads shifted and verifies; the header and report
 match the original's; corruption exits 3; bad input exits 2 with one line."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Each kernel's report carries its original's timing lines, in the original's
 order and format, line for line: compared by shape with the originals' sample
 outputs (tests/data), numbers reduced to their field width and decimals."""

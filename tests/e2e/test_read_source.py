@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Cached reads named (issue 12): a read pass is "from storage" only when
 the OS read_bytes summed over ranks is at least half the bytes read;
 otherwise the report and the record say "page cache"."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared by the fuzz targets: each defines fuzz_one(data, size) on a
  * NUL-terminated copy of the input. Built two ways (tests/fuzz/CMakeLists.txt):
  * with clang's libFuzzer (`make fuzz`), and with the ordinary compiler as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ABR grid files (Chombo's box hierarchy), as chombo and abrgen read them. */
 #include "fuzz.h"
 #include "kernels/amr_common/abr.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The E3SM history schemas: the CDL reader (ncmpidump -h text). */
 #include "fuzz.h"
 #include "iokernels/schema.h"

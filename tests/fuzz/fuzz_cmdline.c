@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The option parser: a command line (one argument per input line) split and
  * applied to the core's, a kernel's and every backend's table, as main.c
  * does. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PIO .dat decomposition files, as e3sm-decomp reads them. */
 #include "fuzz.h"
 #include "kernels/e3sm/e3sm_dat.h"

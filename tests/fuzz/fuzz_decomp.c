@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* E3SM decomposition files (map layout, legacy layout; NetCDF classic
  * through PnetCDF, NetCDF-4/HDF5 through HDF5): the bytes go to a temporary
  * file that the reader opens on one rank. HDF5 inputs are replayed only. */

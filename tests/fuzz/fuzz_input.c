@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernels' own input files (BTIO's inputbt.data, AMReX's ParmParse
  * inputs, Chombo's input file, e3sm-decomp's list), read into the option
  * sets exactly as main.c does. FUZZ_KERNEL names the kernel at build time. */

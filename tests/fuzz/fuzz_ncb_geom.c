@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* NetCDF-Bench geometries: "t:x:y:z" strings, then the decomposition of a
  * data geometry into blocks for a few rank counts. Input: up to three
  * geometries separated by newlines (data, block, chunk). */

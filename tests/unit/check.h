@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A minimal assertion kit for the unit tests: count failures, print each. */
 #ifndef IOK_TEST_CHECK_H
 #define IOK_TEST_CHECK_H

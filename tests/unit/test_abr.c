@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ABR grid files and the Chombo kernel's hierarchy: the shipped grid parses
  * and is what abrgen makes; writing and parsing round-trip; malformed files
  * are refused with one message naming the line; replication, orderings and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The adios2 backend driven directly, on the ranks mpiexec gives (ctest: 2):
  * a schema with what BTIO lacks (attributes, a scalar, a fixed variable, a
  * text variable, several subarrays per access), written with one

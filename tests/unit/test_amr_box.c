@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* AMR boxes: AMReX's maxSize chopping and SFC mapping reproduce the
  * reference file's Processors, boxes and offsets; for sizes that do not
  * divide evenly the boxes tile each level's region exactly once, no box

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The BT cells of all ranks tile the grid exactly once, for square process
  * counts and grids that do and do not divide evenly. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Deterministic data: a value depends only on (seed, variable, record,
  * position), so any decomposition generates the same file; a changed value
  * is found and named. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* E3SM decompositions: the readers of the three containers and of the legacy
  * layout agree; for 1, 2, 4, 16 and 20 ranks the runs of all (virtual) ranks
  * cover each decomposition's requests exactly once; bad pairs are refused. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Generated E3SM decompositions: at the shipped sizes the dimensions equal
  * the shipped maps' and the per-rank requests after merging (min, max,
  * total) are close to theirs (side-by-side table printed); every element of

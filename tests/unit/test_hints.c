@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The hints file parser (ROMIO_HINTS' format: "key value" a line, '#'
  * comments) and the run's info built from --hints-file, --hints and
  * --mpiio-hints: later sources win, a bad line names file:line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* NetCDF-Bench geometry: parsing rejects anything but four positive
  * integers, defaults and checks follow the original (and catch what it
  * missed), the blocks of all ranks over all steps cover the data exactly

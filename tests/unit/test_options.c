@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The option parser (command line, key = value files) and BTIO's reader of
  * inputbt.data: the seed's file is accepted, malformed ones are rejected
  * with a message naming the file and line. */

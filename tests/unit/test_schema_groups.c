@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Schema groups and compound types: bad ones are refused; the HDF5 backend
  * writes a compound variable inside a group and reads back the same values
  * (one rank, a temporary directory). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* abrgen: writes an ABR grid file for the chombo kernel (a generated
  * hierarchy, see abrgen_grid.h). A tool, not an I/O kernel: its plan holds
  * no file for the core to time; rank 0 writes the small text file while

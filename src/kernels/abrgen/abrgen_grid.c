@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The generated grid: level 0 in max_box pieces, finer levels covering a
  * spherical shell with blocks of the blocking factor, grown greedily into
  * boxes of at most max_box cells per side. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A deterministic AMR hierarchy in the spirit of the Chombo benchmark's lost
  * grid: level 0 is the cubic domain cut into max_box pieces; each finer
  * level covers, with boxes of min_box to max_box cells per side (multiples

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ABR grid files: reader (with line-numbered errors) and writer. */
 #include "abr.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ABR grid files (Chombo's AMRBoxesAndRanksIO text format): the boxes of
  * every level of an AMR hierarchy, with the ranks that held them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Boxes: chopping (AMReX maxSize), ordering (Morton, lexicographic) and
  * distribution (AMReX SFC, Chombo LoadBalance). */
 #include "amr_box.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Boxes of a block-structured AMR hierarchy and the ways the AMReX and
  * Chombo kernels cut, order and distribute them. Pure functions, no MPI,
  * no I/O: unit-tested in tests/unit/test_amr_box.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The AMR plotfile layout: schemas (flat NetCDF names or HDF5 groups and
  * compounds) and request lists of a hierarchy of boxes. */
 #include "amr_layout.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The AMR plotfile layout shared by the AMReX and Chombo kernels: a
  * hierarchy of levels, each a list of boxes in file order with their owner
  * ranks and data offsets, described as a schema and as request lists.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Report lines shared by the AMR kernels: the levels of the hierarchy. */
 #include "amr_report.h"
 

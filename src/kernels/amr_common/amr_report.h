@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Report lines shared by the AMR kernels (the core prints the generic
  * block after every kernel's report). */
 #ifndef IOK_AMR_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* AMReX: the plotfile of the AMReX PnetCDF benchmark (and its HDF5 twin).
  *
  * The domain (0,0,0)-(ncells-1)^3 is chopped by maxSize(max_grid_size) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The AMReX benchmark's hierarchy: maxSize chopping and SFC mapping. */
 #include "amrex_grid.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The AMReX benchmark's boxes and ranks: the domain chopped by maxSize and
  * mapped by the SFC strategy, as AMReX did in 2019; finer levels (beyond the
  * original) refine the middle half of the level below by 2. Pure: no MPI,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* BTIO: the NAS BT I/O pattern (PnetCDF's BTIO benchmark).
  *
  * A 5-D record variable var(NUM_DUMPS, Z, Y, X, FIVE_DBL) of doubles; each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* NAS BT cell decomposition (see btio_decomp.h). */
 #include "btio_decomp.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The NAS BT block-tridiagonal decomposition: P = q*q ranks, each owning q
  * cells, one per z-slab. Pure arithmetic, unit-tested on its own. */
 #ifndef IOKERNELS_BTIO_DECOMP_H

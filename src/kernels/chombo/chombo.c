@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Chombo IOMI: the AMR boxes of an ABR grid file, replicated, load-balanced
  * and written as a Chombo HDF5 plotfile (phi.hdf5).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Replication, ordering and load balance of the Chombo benchmark's boxes. */
 #include "chombo_grid.h"
 

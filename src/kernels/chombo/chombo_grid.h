@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The Chombo benchmark's hierarchy: an ABR grid replicated (rx, ry, rz)
  * times, each level's boxes ordered (Morton, lexicographic, as read, or
  * shuffled), load-balanced by Chombo's LoadBalance and written sorted by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Chombo's timer table (timmy.txt), for the rows this suite measures. */
 #include "chombo_table.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The Chombo benchmark's timing table (its timmy.txt): per row the share of
  * the total, the count, and avg [min, max] over ranks of each rank's own
  * seconds. "Everything" and "table tots" are the sums of the rows. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* E3SM-IO: the I/O of E3SM's F, G and I cases, replayed from a decomposition
  * file, with the original's options:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The blob strategy's layout: groups, prefixes, subfile schema. */
 #include "e3sm_blob.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The blob strategy (the original's -x blob, -g subfiles): the ranks form
  * -g contiguous groups, one subfile per group and history file. In a
  * subfile, each decomposed variable is one 1-D array (per record) holding

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The box rearranger's mapping (collective setup; the per-step data
  * exchange is in e3sm_exchange.c). */
 #include "e3sm_box.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The box rearranger (PIO's, beyond the original E3SM-IO benchmark): a few
  * I/O ranks each own one contiguous range ("box") of every decomposed
  * array's canonical order; compute ranks send the pieces of their runs to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The header of a NetCDF classic file (CDF-1, CDF-2, CDF-5) walked with
  * plain reads before PnetCDF sees it: every count and length is bounded by
  * the bytes left in the file, so a damaged header cannot make the library

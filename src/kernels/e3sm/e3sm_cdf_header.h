@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A NetCDF classic (CDF-1/2/5) header checked against the file's size before
  * a library parses it (e3sm_cdf_header.c). */
 #ifndef IOKERNELS_E3SM_CDF_HEADER_H

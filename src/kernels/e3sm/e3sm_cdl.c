@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CDL headers -> schemas (pure, unit-tested through the header tests). */
 #include "e3sm_cdl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A small reader of CDL headers as `ncmpidump -h` / `ncdump -h` print them:
  * dimensions, variables (type, dimensions) and attributes (type, values) in
  * file order. Enough for E3SM's history files; not a full CDL (no data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PIO .dat decomposition files (pure parser, unit-tested). */
 #include "e3sm_dat.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PIO's text decomposition files (.dat), as E3SM writes them:
  *
  *   version 2001 npes N ndims K

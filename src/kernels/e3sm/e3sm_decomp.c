@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* E3SM decompositions: rank assignment and runs (pure, unit-tested). */
 #include "e3sm_decomp.h"
 

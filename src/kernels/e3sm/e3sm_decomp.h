@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* E3SM decompositions: which elements of a decomposed array each rank
  * accesses, as sorted (offset, length) runs. Pure parts (the assignment of
  * decomposition ranks to ranks, sorting and merging of runs, validation) are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reading a decomposition file: which container (by its signature), then the
  * same questions whatever the container. Every rank reads the per-rank
  * request counts (Dn.nreqs, one integer per decomposition rank) and then only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The box rearranger's data movement, the kernel's exchange hook: per step,
  * the I/O ranks' request list (few large subarrays of each decomposed
  * variable, the whole non-decomposed ones on rank 0) and one MPI_Alltoallv

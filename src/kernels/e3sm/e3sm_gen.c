@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Generated E3SM decompositions: the parameters, and the common part (pairs
  * to runs, this rank's share). */
 #include "e3sm_gen.h"

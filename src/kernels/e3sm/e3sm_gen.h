@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* E3SM decompositions generated from the models' structure instead of read
  * from a map file, for any resolution and number of ranks:
  *

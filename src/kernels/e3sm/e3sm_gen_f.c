@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* F case (EAM on a cubed sphere, spectral elements):
  *
  * - 6 faces of ne x ne elements, np x np GLL points each; the unique columns

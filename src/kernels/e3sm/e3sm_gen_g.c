@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* G case (MPAS-Ocean): a quasi-uniform mesh of hexagonal cells, a channel
  * periodic around (w cells) and closed by a wall at each end, as the shipped
  * mesh is: its 879 edges and 593 vertices for 285 cells are 3 and 2 per

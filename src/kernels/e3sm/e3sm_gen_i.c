@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* I case (ELM, the land model on a lat-lon grid):
  *
  * - an nlat x nlon grid (96 x 144 shipped), `land` of its cells land: those

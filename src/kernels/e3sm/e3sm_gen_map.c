@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A generated decomposition as the contents of a map file (what e3sm-decomp
  * writes from .dat files): all decomposition ranks' merged runs, and their
  * elements before merging (Dn.raw_offsets, 1-based as PIO). */

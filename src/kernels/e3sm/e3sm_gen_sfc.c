@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A generalized Hilbert curve over a w x h rectangle of any size: the
  * rectangle is split in two along its long side when it is much longer than
  * wide, else into three parts (bottom, right, top) as the Hilbert curve

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Statistics of a generated decomposition over all its ranks, in one
  * process: per decomposition the merged runs (requests) and elements per
  * rank; per history file the requests and bytes per rank over all records,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A generated decomposition at scale without its ranks: one process walks
  * every decomposition rank, merges its runs as E3SM-IO does, and sums what
  * each rank would write to each history file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The e3sm kernel's options and plan state, shared by its files. */
 #ifndef IOKERNELS_E3SM_KERNEL_H
 #define IOKERNELS_E3SM_KERNEL_H

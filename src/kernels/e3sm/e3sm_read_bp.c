@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Decomposition maps in ADIOS BP form (.bp), as E3SM-IO's datasets ship
  * them: the BP3 file of ADIOS 1.x, or a BP4/BP5 directory. Read with the
  * ADIOS2 library, each rank on its own (a serial ADIOS2 object per rank,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Decomposition files in HDF5 containers: E3SM-IO's HDF5 layout (.h5) and
  * NetCDF-4 (.nc4) both keep Dn.nreqs, Dn.offsets, ... as 1-D datasets in the
  * root group and Dn.dims as a root attribute, so one reader serves both.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Decomposition files in NetCDF classic formats (CDF-1, -2, -5), read with
  * PnetCDF in independent data mode. */
 #include "e3sm_source.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The blob replay's input: each rank reads, from its group's blob subfile,
  * the blocks it wrote (the canonical values of its runs, in their order)
  * and rank 0 the non-decomposed variables; the canonical write then writes

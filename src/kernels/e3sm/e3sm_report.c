@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The e3sm report: per history file and pass, the original's block (from
  * "==== Benchmarking F case ====" to the bandwidth lines), its numbers taken
  * from the core's measured phases; then what the original lacks. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* E3SM cases and history file schemas (pure, tested end to end by the
  * header comparisons). */
 #include "e3sm_schema.h"

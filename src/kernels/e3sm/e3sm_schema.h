@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* E3SM cases and their history files: which case a decomposition file
  * describes (F, G or I, by the number and shape of its decompositions, as
  * the original), and each history file's schema built from its CDL header

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A decomposition file opened for reading, whatever its container: the few
  * questions the decomposition reader asks, answered by PnetCDF (NetCDF
  * classic) or HDF5 (NetCDF-4 and HDF5 files). Open and close are collective;

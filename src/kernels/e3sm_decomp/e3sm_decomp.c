@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* e3sm-decomp: PIO .dat decomposition files -> an E3SM decomposition map file,
  * as the original's dat2nc / dat2decomp:
  *

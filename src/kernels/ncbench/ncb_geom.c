@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* NetCDF-Bench geometry: parsing, defaults, validation, decomposition. */
 #include "ncb_geom.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* NetCDF-Bench geometry: the 4-D data (t:x:y:z), the block each rank moves
  * per call, the optional chunk shape, and the rank layout nn x ppn. Pure
  * functions, unit-tested (tests/unit/test_ncb_geom.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* NetCDF-Bench report: the original's header block and per-pass tables
  * (min/avg/max over ranks of open, I/O and close time and of the
  * bandwidths), the verification result, then what the original lacks; or,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* NetCDF-Bench: the 4-D time series of DKRZ's benchtool.
  *
  * One variable `int data(time, dim_1, dim_2, dim_3)` of geometry t:x:y:z;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* NetCDF-Bench kernel: shared between the kernel (ncbench.c) and its report
  * (ncb_report.c). */
 #ifndef NCBENCH_H
