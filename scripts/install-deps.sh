@@ -14,6 +14,7 @@ packages=(
   libjansson-dev
   python3 python3-venv python3-pip
   clang-format clang        # clang: libFuzzer targets (make fuzz)
+  libclang-rt-14-dev        # clang's sanitizer and libFuzzer runtimes (Debian 12 ships them apart)
   chromium fonts-dejavu-core   # headless screenshot of the campaign report (tests)
 )
 
