@@ -21,6 +21,7 @@
     [[kernel]]                      # one block per kernel (or per kernel setup)
     name = "btio"
     backends = "all"                # every backend of the binary, or a list
+    exclude = ["null"]              # backends of "all" left out (those built)
     options = { grid = "32,32,32", verify = true }   # --grid 32,32,32 --verify
     sweep = { independent = [false, true] }          # every combination is a case
     [kernel.backend.null]           # over the options, for that backend only
@@ -52,7 +53,7 @@ TOP_KEYS = {"campaign", "slurm", "kernel"}
 CAMPAIGN_KEYS = {"name", "description", "ranks", "iterations", "modes", "timeout"}
 CAMPAIGN_KEYS |= {"env", "lustre"}
 BLOCK_KEYS = {"name", "label", "backends", "ranks", "iterations", "modes", "timeout"}
-BLOCK_KEYS |= {"options", "sweep", "backend", "input", "env", "lustre"}
+BLOCK_KEYS |= {"options", "sweep", "backend", "input", "env", "lustre", "exclude"}
 # a campaign's name names its folder (results/NAME) and its jobs: one plain name
 PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}\Z")
 PLAIN_RULE = "letters, digits, -, _ and . (not first), at most 100; no / or .."
@@ -265,6 +266,14 @@ def _block_cases(where, block, defaults, inventory):
         _fail(where, f"kernel {kernel} takes no input file: drop input")
     known = inventory.options(kernel)
     backends = _backends(where, kernel, block.get("backends", "all"), inventory)
+    exclude = block.get("exclude", [])
+    if not isinstance(exclude, list) or not all(isinstance(b, str) for b in exclude):
+        _fail(where, f'exclude must be a list of backend names, such as ["null"], got {exclude!r}')
+    if exclude and block.get("backends", "all") != "all":
+        _fail(where, 'exclude goes with backends = "all": list the backends instead')
+    backends = [b for b in backends if b not in exclude]
+    if not backends:
+        _fail(where, f"exclude leaves no backend of {', '.join(inventory.backends)}")
     ranks = _positive_ints(where, "ranks", block.get("ranks", defaults["ranks"]))
     iterations = block.get("iterations", defaults["iterations"])
     if isinstance(iterations, list):
@@ -298,7 +307,7 @@ def _block_cases(where, block, defaults, inventory):
     per_backend = {}
     every = block.get("backends", "all") == "all"
     for b, table in _table(where, "backend", block.get("backend", {})).items():
-        if every and b not in inventory.backends:
+        if every and (b not in inventory.backends or b in exclude):
             continue  # settings for a backend this build does not have
         if b not in backends:
             _fail(where, f"[kernel.backend.{b}]: backend {b} is not among this block's backends")

@@ -42,6 +42,41 @@ def test_default_campaign_covers_btio_on_every_built_backend(inv):
     assert mpiio.modes == ("write", "read")
 
 
+def test_default_campaign_runs_3_iterations_and_null_with_btio_only(inv):
+    c = spec.load(REPO / "campaigns" / "default.toml", inv)
+    assert {x.iterations for x in c.cases} == {3}
+    assert {x.kernel for x in c.cases if x.backend == "null"} == {"btio"}
+    for k in ("ncbench", "amrex", "chombo", "e3sm"):
+        assert {x.backend for x in c.cases if x.kernel == k} == set(inv.backends) - {"null"}
+
+
+EXCLUDE = """
+[campaign]
+name = "x"
+ranks = [1]
+[[kernel]]
+name = "btio"
+backends = BACKENDS
+exclude = EXCLUDE
+options = { grid = "8,8,8" }
+[kernel.backend.null]
+verify = false
+"""
+
+
+def test_exclude_leaves_backends_out_of_all(tmp_path, inv):
+    text = EXCLUDE.replace("BACKENDS", '"all"')
+    c = load(tmp_path, inv, text.replace("EXCLUDE", '["null"]'))
+    assert {x.backend for x in c.cases} == set(inv.backends) - {"null"}
+    msg = error(tmp_path, inv, text.replace("EXCLUDE", '"null"'))
+    assert 'exclude must be a list of backend names, such as ["null"], got' in msg
+    msg = error(tmp_path, inv, text.replace("EXCLUDE", repr(list(inv.backends)).replace("'", '"')))
+    assert "exclude leaves no backend of" in msg
+    listed = EXCLUDE.replace("BACKENDS", '["mpiio"]').replace("EXCLUDE", '["null"]')
+    msg = error(tmp_path, inv, listed.replace("[kernel.backend.null]\nverify = false\n", ""))
+    assert 'exclude goes with backends = "all": list the backends instead' in msg
+
+
 def test_all_picks_up_a_backend_the_binary_lists(inv):
     # a build with an adios2 backend: the default campaign runs btio on it too
     more = dataclasses.replace(inv, backends={**inv.backends, "adios2": "ADIOS2 2.9"})
