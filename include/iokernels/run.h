@@ -196,7 +196,6 @@ struct iok_run {
     MPI_Info hints;                      /* --hints and --hints-file, MPI_INFO_NULL when none */
     const char *kernel_default_barriers; /* the kernel's default_barriers */
     const struct iok_kernel_hint *original_hints; /* the kernel's original_hints */
-    int json_created; /* rank 0: this run created the --json file (removed if left empty) */
 };
 
 #endif

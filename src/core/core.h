@@ -97,6 +97,23 @@ void iok_note_full(const char *path);
 int iok_check_written(MPI_Comm comm, const char *path, int mine, const struct iok_schema *s,
                       int64_t bytes);
 
+/* Files by their signature (file_kind.c), rank 0 or a file's own rank
+ * before any library opens it: a read's file is what `backend` reads and
+ * not shorter than its header says; a write's path is no folder (a file for
+ * ADIOS2) and `nfiles` files of the schema's data fit in its free space. */
+int iok_check_input_kind(const char *path, const char *backend, const struct iok_schema *s);
+int iok_check_output_room(const char *path, const char *backend, const struct iok_schema *s,
+                          int nfiles, int overwrite);
+
+/* Debug fault injection (fault.c): IOK_FAULT=PHASE:RANK. iok_fault_init
+ * parses it once (a usage error when malformed); IOK_FAULTED(p, path) is 1
+ * when this rank's backend call of phase p is to fail instead of being
+ * made, its message recorded. A branch on a static flag when disarmed. */
+extern int iok_fault_armed;
+int iok_fault_init(int rank);
+int iok_fault_hit(enum iok_phase p, const char *path);
+#define IOK_FAULTED(p, path) (iok_fault_armed && iok_fault_hit((p), (path)))
+
 /* Runs one pass (write, read or verify read-back) over file `file` of the
  * plan, at most max_steps of its steps (-1: all; a read after a stonewalled
  * write reads what was written). Collective; returns an agreed status. */

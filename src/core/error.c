@@ -9,6 +9,7 @@
 
 static char errmsg[2048];
 static int reported; /* the last failure was printed; its message is spent */
+static int failed;   /* the worst status an agreement returned so far: the job is failing */
 
 static int
 printable(unsigned char c)
@@ -148,9 +149,15 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
         mine[2 + i] = v[i];
     MPI_Request req;
     MPI_Iallreduce(mine, all, 2 + n, MPI_INT, MPI_MAX, comm, &req);
-    if (status == IOK_OK) {
+    if (status == IOK_OK && !failed) {
         MPI_Wait(&req, MPI_STATUS_IGNORE);
-    } else if (!agree_in_time(&req)) {
+    } else if (status == IOK_OK && !agree_in_time(&req)) {
+        /* The job failed already (its line is printed) and a rank is stuck
+         * in a library call that failure left waiting (ADIOS2's close after
+         * a failed end of step): a second line would say nothing new. */
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, failed);
+    } else if (status != IOK_OK && !agree_in_time(&req)) {
         /* The others are stuck inside a collective library call that this
          * rank's failure left them waiting in (a close after a failed
          * write): nothing but ending the job frees them. */
@@ -165,6 +172,8 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
     }
     for (int i = 0; i < n; i++)
         v[i] = all[2 + i];
+    if (all[0] != IOK_OK && all[0] != IOK_EVERIFY && !failed) /* a mismatch stops no library */
+        failed = all[0];
     /* An error agreed on twice (a helper agrees, then its caller) prints
      * once: printing spends the message. */
     if (all[0] != IOK_OK && all[1] == nprocs - rank && (errmsg[0] || !reported)) {

@@ -278,8 +278,15 @@ iok_json_append(const char *path, const struct iok_json_input *in)
     if (fd < 0)
         rc = iok_error(IOK_EIO, "cannot open --json file %s (%s): check the path", path,
                        strerror(errno));
-    else if (write(fd, line, len + 1) != (ssize_t)(len + 1))
-        rc = iok_error(IOK_EIO, "cannot write the JSON record to %s", path);
+    else {
+        errno = 0;
+        ssize_t n = write(fd, line, len + 1);
+        if (n != (ssize_t)(len + 1)) /* a short write sets no errno: the disk is full */
+            rc = iok_error(IOK_EIO,
+                           "cannot write the JSON record to %s (%s): free space there or choose "
+                           "another --json file",
+                           path, strerror(n < 0 || errno ? errno : ENOSPC));
+    }
     if (fd >= 0)
         close(fd);
     free(line);

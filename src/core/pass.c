@@ -40,16 +40,6 @@ check_output_path(const char *path, int overwrite)
     return IOK_OK;
 }
 
-static int
-check_input_path(const char *path)
-{
-    if (access(path, R_OK) != 0)
-        return iok_error(IOK_EUSAGE,
-                         "cannot read %s (%s): write it first (--mode write) or fix the path", path,
-                         strerror(errno));
-    return IOK_OK;
-}
-
 /* A line on rank 0's terminal per record, outside every timed region: only
  * when stderr is a terminal (logs and pipes stay clean) or IOK_PROGRESS=1
  * asks (mpiexec hands the ranks pipes, not the terminal). */
@@ -208,7 +198,10 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     /* a later iteration rewrites the file the first one created */
     if ((run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
         rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0)
-                     : check_input_path(path);
+                     : iok_check_input_kind(path, be->name, s);
+    if (rc == IOK_OK && writing && (run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
+        rc = iok_check_output_room(path, be->name, s, fp->per_rank ? run->nprocs : 1,
+                                   run->core.overwrite || iteration > 0);
     if (rc == IOK_OK && !ps.seg)
         rc = iok_error(IOK_EIO, "out of memory for the timeline of %s", path);
     if ((rc = iok_agree(run->comm, rc)))
@@ -235,7 +228,9 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
 
     start(&ps, IOK_PH_OPEN);
     open_start = ps.t0;
-    rc = writing ? be->create(&h, path, s, &params) : be->open(&h, path, s, &params);
+    rc = IOK_FAULTED(IOK_PH_OPEN, path) ? IOK_EIO
+         : writing                      ? be->create(&h, path, s, &params)
+                                        : be->open(&h, path, s, &params);
     stop(&ps, IOK_PH_OPEN);
     opened = MPI_Wtime();
     /* what follows the last "opened" mark is the steps' segments' */
@@ -244,7 +239,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         goto done;
     if (writing) {
         start(&ps, IOK_PH_DEFINE);
-        rc = be->define(h);
+        rc = IOK_FAULTED(IOK_PH_DEFINE, path) ? IOK_EIO : be->define(h);
         stop(&ps, IOK_PH_DEFINE);
         opened = MPI_Wtime();
         ps.cur = 1;
@@ -312,10 +307,12 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
          * (the same collectives as the others); its failure reaches the
          * others at the agreement after them. */
         start(&ps, IOK_PH_POST);
-        io_rc = writing ? be->put(h, target) : be->get(h, target);
+        io_rc = IOK_FAULTED(IOK_PH_POST, path) ? IOK_EIO
+                : writing                      ? be->put(h, target)
+                                               : be->get(h, target);
         stop(&ps, IOK_PH_POST);
         start(&ps, IOK_PH_WAIT);
-        int wrc = be->wait(h);
+        int wrc = IOK_FAULTED(IOK_PH_WAIT, path) ? IOK_EIO : be->wait(h);
         stop(&ps, IOK_PH_WAIT);
         io_rc = io_rc ? io_rc : wrc;
         if (k->exchange && !writing) {
@@ -372,7 +369,7 @@ close:
         int crc;
         start(&ps, IOK_PH_CLOSE);
         close_start = ps.t0;
-        crc = be->close(h);
+        crc = IOK_FAULTED(IOK_PH_CLOSE, path) ? IOK_EIO : be->close(h);
         stop(&ps, IOK_PH_CLOSE);
         close_end = MPI_Wtime();
         if (crc && rc) /* a close failing after a reported failure adds no line */
