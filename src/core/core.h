@@ -114,6 +114,10 @@ int iok_fault_init(int rank);
 int iok_fault_hit(enum iok_phase p, const char *path);
 #define IOK_FAULTED(p, path) (iok_fault_armed && iok_fault_hit((p), (path)))
 
+/* A pass left a file open after a failure (pass.c): the job ends without
+ * finalizing, as the library could not close it. */
+extern int iok_abandoned;
+
 /* Runs one pass (write, read or verify read-back) over file `file` of the
  * plan, at most max_steps of its steps (-1: all; a read after a stonewalled
  * write reads what was written). Collective; returns an agreed status. */

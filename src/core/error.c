@@ -181,8 +181,9 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
                 errmsg[0] ? errmsg : "unspecified failure (no message recorded)");
         fflush(stderr);
     }
-    if (all[0] != IOK_OK && status != IOK_OK) {
-        errmsg[0] = '\0';
+    if (all[0] != IOK_OK) { /* the job's line is printed: what follows from it says nothing */
+        if (status != IOK_OK)
+            errmsg[0] = '\0';
         reported = 1;
     }
     return all[0];

@@ -14,6 +14,7 @@
 int iok_fault_armed;
 static enum iok_phase fault_phase;
 static char fault_spec[64];
+static char fault_name[16]; /* the call as IOK_FAULT names it: put, wait, ... */
 
 static const struct {
     const char *name;
@@ -43,6 +44,7 @@ iok_fault_init(int rank)
                          iok_quote(e));
     snprintf(fault_spec, sizeof fault_spec, "%s", e);
     fault_phase = fault_names[found].phase;
+    snprintf(fault_name, sizeof fault_name, "%s", fault_names[found].name);
     iok_fault_armed = r == rank;
     return IOK_OK;
 }
@@ -53,6 +55,6 @@ iok_fault_hit(enum iok_phase p, const char *path)
     if (p != fault_phase)
         return 0;
     iok_error(IOK_EIO, "the backend's %s of %s failed (a fault injected by IOK_FAULT=%s)",
-              iok_phase_names[p], path, iok_quote(fault_spec));
+              fault_name, path, iok_quote(fault_spec));
     return 1;
 }

@@ -484,7 +484,7 @@ main(int argc, char **argv)
             rc = run_kernel(k, argc - 2, argv + 2, &printed_help);
         }
     }
-    if (rc == IOK_EIO) {
+    if (rc == IOK_EIO || (rc != IOK_OK && iok_abandoned)) {
         /* After an I/O error a library may be left in a state it cannot
          * finalize from (HDF5 1.10 crashes in MPI_Finalize closing a file
          * whose H5Fclose failed on a full disk): every rank agreed on the

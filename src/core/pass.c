@@ -17,6 +17,8 @@
 #include "iokernels/data.h"
 #include "iokernels/error.h"
 
+int iok_abandoned;
+
 /* Refuses to clobber a file the run did not create, and to write where it
  * cannot. Rank 0 looks; the caller agrees. */
 static int
@@ -364,6 +366,14 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         goto close;
 
 close:
+    if (h && rc != IOK_OK) {
+        /* Every rank agreed on a failure: the file is left open. A library's
+         * collective close after a failure on one rank can wait forever
+         * (HDF5's metadata differ between the ranks after a failed define),
+         * and the run ends with the error anyway, unfinalized (main). */
+        iok_abandoned = 1;
+        h = NULL;
+    }
     if (h) {
         /* Every rank holds a handle here: open/create failures went to done. */
         int crc;
@@ -372,9 +382,7 @@ close:
         crc = IOK_FAULTED(IOK_PH_CLOSE, path) ? IOK_EIO : be->close(h);
         stop(&ps, IOK_PH_CLOSE);
         close_end = MPI_Wtime();
-        if (crc && rc) /* a close failing after a reported failure adds no line */
-            iok_error_spent();
-        else if (crc && writing)
+        if (crc && writing)
             iok_note_full(path);
         crc = iok_agree(run->comm, crc);
         if (rc == IOK_OK)

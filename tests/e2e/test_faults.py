@@ -194,3 +194,37 @@ def test_a_failed_run_leaves_no_empty_json_file_of_its_own(tmp_path):
     cmd = [str(MPIEXEC), "-n", "1", str(BIN), *bad, "--json", str(ok)]
     assert subprocess.run(cmd, capture_output=True, timeout=BOUND * 2).returncode == 0
     assert ok.read_text().count("\n") == 1
+
+
+INJECTED_BOUND = 15  # seconds: a failure on one rank ends the 4-rank job within this
+
+
+@pytest.mark.parametrize("phase", ["open", "define", "put", "wait", "close"])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_call_failing_on_one_rank_ends_the_job(backend, phase, tmp_path, built_backends):
+    """IOK_FAULT=PHASE:1 fails the backend's call on rank 1 without making it,
+    while ranks 0, 2 and 3 may sit in the same collective call: the job ends
+    (agreement timed out: MPI_Abort) with rank 1's line and exit 1."""
+    if backend not in built_backends:
+        pytest.skip(f"{backend} not built")
+    env = {"IOK_FAULT": f"{phase}:1", "IOK_AGREE_SECONDS": "3"}
+    t0 = time.monotonic()
+    r = run(
+        4,
+        [*SMALL, "--backend", backend, "--dir", str(tmp_path)],
+        tmp_path,
+        env=env,
+        timeout=INJECTED_BOUND * 4,
+    )
+    took = time.monotonic() - t0
+    assert r.rc == 1, (r.rc, r.err[-2000:])
+    line = one_error_line(r)
+    assert f"the backend's {phase} of" in line and f"IOK_FAULT={phase}:1" in line, line
+    assert took < INJECTED_BOUND, took
+    assert not r.records
+
+
+def test_a_malformed_fault_spec_is_a_usage_error(tmp_path):
+    r = run(1, [*SMALL, "--dir", str(tmp_path)], tmp_path, env={"IOK_FAULT": "write:x"})
+    assert r.rc == 2, r.err
+    assert "IOK_FAULT=write:x: expected PHASE:RANK" in one_error_line(r)
