@@ -22,6 +22,7 @@ struct iok_core_opts {
     char json[IOK_OPT_STRLEN]; /* JSON Lines file to append to; "" = none */
     int verify;
     int overwrite;
+    int keep_partial; /* a signal leaves the partial output of the pass under way */
     int fsync;
     int64_t seed;
     int quiet;

@@ -183,6 +183,26 @@ struct iok_json_input {
     char **argv;
 };
 int iok_json_append(const char *path, const struct iok_json_input *in);
+/* Collective: the record of a run that a signal ends, built before the
+ * passes (no pass results), without its closing brace and last fields,
+ * which the signal handler appends (rank 0; NULL elsewhere). */
+char *iok_json_terminated_prefix(const struct iok_json_input *in);
+
+/* Signals (signals.c): SIGTERM, SIGINT, SIGHUP end the run with one line
+ * (rank 0), the partial output removed unless keep, the record when given
+ * (iok_signals_record takes the prefix), exit 128 + signal. doing: what
+ * the run does now ("the write", path); partial: the output this run
+ * created that the pass under way writes (NULL: none). */
+void iok_signals_install(int rank, int keep);
+void iok_signals_doing(const char *what, const char *path);
+void iok_signals_partial(const char *path);
+/* After a failure was reported: a signal (mpiexec ending the job) only
+ * ends the process. */
+void iok_signals_quiet(void);
+/* Before this rank ends the job (MPI_Abort): tells the other ranks of its
+ * node that the SIGTERM that follows is the abort's. */
+void iok_signals_job_failing(void);
+void iok_signals_record(const char *path, char *prefix);
 /* Collective: every rank's host name, on rank 0 (json_env.c). */
 int iok_env_gather(MPI_Comm comm, char **hosts_out);
 

@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* signals.c: the SIGTERM that follows an abort is the abort's (core.h) */
+void iok_signals_job_failing(void);
+
 static char errmsg[2048];
 static int reported; /* the last failure was printed; its message is spent */
 static int failed;   /* the worst status an agreement returned so far: the job is failing */
@@ -156,6 +159,7 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
          * in a library call that failure left waiting (ADIOS2's close after
          * a failed end of step): a second line would say nothing new. */
         fflush(stderr);
+        iok_signals_job_failing();
         MPI_Abort(MPI_COMM_WORLD, failed);
     } else if (status != IOK_OK && !agree_in_time(&req)) {
         /* The others are stuck inside a collective library call that this
@@ -168,6 +172,7 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
                     errmsg[0] ? errmsg : "unspecified failure (no message recorded)", rank,
                     agree_seconds());
         fflush(stderr);
+        iok_signals_job_failing();
         MPI_Abort(MPI_COMM_WORLD, status);
     }
     for (int i = 0; i < n; i++)

@@ -251,9 +251,35 @@ build(const struct iok_json_input *in, const char *hosts)
     json_object_set_new(
         j, "filesystem",
         json_pack("{s:s, s:I}", "type", fstype, "free_bytes", (json_int_t)free_bytes));
+    json_object_set_new(j, "status", json_string("completed"));
     json_object_set_new(j, "exit_code", json_integer(in->status));
     json_object_set_new(j, "iokernels_version", json_string(IOK_VERSION));
     return j;
+}
+
+char *
+iok_json_terminated_prefix(const struct iok_json_input *in)
+{
+    char *hosts = NULL;
+    int rc = iok_env_gather(in->run->comm, &hosts); /* collective: every rank */
+    if (rc || in->run->rank != 0) {
+        free(hosts);
+        return NULL;
+    }
+    json_t *j = build(in, hosts);
+    free(hosts);
+    /* the signal handler appends status, signal, exit_code and the rest */
+    json_object_del(j, "exit_code");
+    json_object_del(j, "status");
+    char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));
+    json_decref(j);
+    size_t len = line ? strlen(line) : 0;
+    if (len < 2 || line[len - 1] != '}') {
+        free(line);
+        return NULL;
+    }
+    line[len - 1] = '\0';
+    return line;
 }
 
 int

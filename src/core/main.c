@@ -410,8 +410,22 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     MPI_Allreduce(&parse, &res.parse_time, 1, MPI_DOUBLE, MPI_MAX, run.comm);
     res.parse_rank = iok_stat_reduce(parse, run.comm);
 
+    /* a signal from here on ends the run with a line, its record and no
+     * partial output (signals.c); the record's prefix is built now, as
+     * the handler can build nothing */
+    char *prefix = NULL;
+    if (run.core.json[0]) {
+        struct iok_json_input in = {k, &run, &plan, &res, sets, nsets, IOK_OK, argc, argv};
+        prefix = iok_json_terminated_prefix(&in);
+    }
+    iok_signals_record(run.core.json, prefix);
+    iok_signals_install(run.rank, run.core.keep_partial);
+
     int verify_rc = IOK_OK;
     rc = run_passes(k, kopts, &run, &plan, &res, &verify_rc);
+    iok_signals_doing("the report", NULL);
+    if (rc != IOK_OK && rc != IOK_EVERIFY)
+        iok_signals_quiet();
     if (rc == IOK_OK) {
         if (run.rank == 0 && !run.core.quiet) {
             k->report(kopts, &run, &plan, &res, stdout);

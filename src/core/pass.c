@@ -197,6 +197,14 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     }
     if (writing && !(be->caps & IOK_CAP_NOIO))
         ps.wpath = path;
+    iok_signals_doing(writing             ? "the write"
+                      : op == IOK_OP_READ ? "the read"
+                                          : "the verify read-back",
+                      path);
+    /* the output a signal removes: one this run creates (without
+     * --overwrite a later iteration's file is the first one's) */
+    int partial = writing && !(be->caps & IOK_CAP_NOIO) && (run->rank == 0 || fp->per_rank) &&
+                  (access(path, F_OK) != 0 || (iteration > 0 && !run->core.overwrite));
     /* a later iteration rewrites the file the first one created */
     if ((run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
         rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0)
@@ -206,8 +214,13 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
                                    run->core.overwrite || iteration > 0);
     if (rc == IOK_OK && !ps.seg)
         rc = iok_error(IOK_EIO, "out of memory for the timeline of %s", path);
-    if ((rc = iok_agree(run->comm, rc)))
+    /* every rank removes a shared partial output on a signal (the first
+     * one that can: mpiexec kills the others soon after) */
+    int created[1] = {fp->per_rank ? 0 : partial};
+    if ((rc = iok_agree_max(run->comm, rc, created, 1)))
         goto done;
+    if (!fp->per_rank)
+        partial = created[0];
     if (!writing && run->core.drop_caches && !(be->caps & IOK_CAP_NOIO))
         iok_drop_caches(run->comm, path, fp->per_rank, out->cache, sizeof out->cache);
 
@@ -228,6 +241,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     iok_osbytes_now(&os0);
     out->steps_planned = fp->nsteps;
 
+    if (partial)
+        iok_signals_partial(path);
     start(&ps, IOK_PH_OPEN);
     open_start = ps.t0;
     rc = IOK_FAULTED(IOK_PH_OPEN, path) ? IOK_EIO
@@ -391,6 +406,7 @@ close:
     if (rc)
         goto done;
 
+    iok_signals_partial(NULL); /* closed: whole */
     iok_osbytes_now(&os1);
     int64_t osd[4] = {os1.rchar - os0.rchar, os1.wchar - os0.wchar, os1.read_bytes - os0.read_bytes,
                       os1.write_bytes - os0.write_bytes},
