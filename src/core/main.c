@@ -442,6 +442,10 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
             rc = jrc;
     }
 out:
+    /* the run is over (its line, report and record are out): a signal from
+     * here on (mpiexec ending the ranks after one exits non-zero) only ends
+     * the process */
+    iok_signals_quiet();
     fflush(stdout);
     for (int i = 0; i < res.npasses; i++) {
         free(res.pass[i].rank_phase);
