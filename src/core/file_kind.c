@@ -39,15 +39,6 @@ le(const unsigned char *p, int n)
     return v;
 }
 
-static uint64_t
-be_(const unsigned char *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* The kind of an open file of `size` bytes; *hdf5_at: where its signature is. */
 static enum kind
 kind_of_file(int fd, int64_t size, int64_t *hdf5_at)
@@ -93,32 +84,8 @@ hdf5_eof(int fd, int64_t at)
     return (int64_t)(base + eof);
 }
 
-/* A lower bound of a CDF file's bytes from the plan's schema and the
- * header's record count: every fixed variable, numrecs records. */
-static int64_t
-cdf_needed(int fd, enum kind k, const struct iok_schema *s)
-{
-    unsigned char b[8];
-    int n = k == K_CDF5 ? 8 : 4;
-    if (pread(fd, b, (size_t)n, 4) != n)
-        return -1;
-    uint64_t numrecs = be_(b, n);
-    if (numrecs == (n == 8 ? UINT64_MAX : UINT32_MAX)) /* streaming: unknown */
-        return -1;
-    int64_t need = 0;
-    for (int v = 0; v < s->nvars; v++) {
-        int64_t e = iok_var_is_record(s, v) ? iok_var_record_elems(s, v)
-                                            : iok_var_total_elems(s, v),
-                sz = (int64_t)iok_type_size(s->vars[v].type), bytes;
-        if (iok_var_is_record(s, v) && (uint64_t)e > 0 && numrecs > (uint64_t)(INT64_MAX / e))
-            return -1;
-        if (iok_var_is_record(s, v))
-            e *= (int64_t)numrecs;
-        if (__builtin_mul_overflow(e, sz, &bytes) || __builtin_add_overflow(need, bytes, &need))
-            return -1;
-    }
-    return need;
-}
+/* The CDF header's walk (with E3SM's map reader, its first user). */
+int e3sm_cdf_header_walk(const char *path, int64_t *data_end);
 
 /* What to do about a path of kind `got` where another kind was wanted. */
 static const char *
@@ -208,11 +175,12 @@ iok_check_input_kind(const char *path, const char *backend, const struct iok_sch
                            "superblock says it holds; write it again",
                            path, (long long)size, (long long)eof);
     } else if (typed && cdf) {
-        int64_t need = cdf_needed(fd, got, s);
-        if (need > size)
+        int64_t need = -1;
+        rc = e3sm_cdf_header_walk(path, &need);
+        if (rc == IOK_OK && need > size)
             rc = iok_error(IOK_EUSAGE,
-                           "%s is truncated: %lld bytes, shorter than the %lld bytes of data its "
-                           "header's records hold; write it again",
+                           "%s is truncated: %lld bytes, shorter than the %lld its NetCDF header's "
+                           "variables and records end at; write it again",
                            path, (long long)size, (long long)need);
     }
     close(fd);
