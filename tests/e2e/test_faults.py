@@ -228,3 +228,23 @@ def test_a_malformed_fault_spec_is_a_usage_error(tmp_path):
     r = run(1, [*SMALL, "--dir", str(tmp_path)], tmp_path, env={"IOK_FAULT": "write:x"})
     assert r.rc == 2, r.err
     assert "IOK_FAULT=write:x: expected PHASE:RANK" in one_error_line(r)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["btio", "--deadline", "nan"],
+        ["btio", "--deadline", "inf"],
+        ["btio", "--deadline", "-inf"],
+        ["abrgen", "--radius", "NaN"],
+        ["abrgen", "--width", "infinity"],
+    ],
+    ids=lambda a: "-".join(a[1:]),
+)
+def test_non_finite_numbers_are_refused_naming_the_option(args, tmp_path):
+    """strtod takes nan and inf: no option means either (--deadline nan
+    was accepted and never stopped a pass)."""
+    p = subprocess.run([str(BIN), *args], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2, p.stderr
+    (line,) = [x for x in p.stderr.splitlines() if x.startswith("iokernels:")]
+    assert f"{args[1]} takes a finite number, not '{args[2]}'" in line, line
