@@ -302,21 +302,29 @@ iok_json_append(const char *path, const struct iok_json_input *in)
     /* one write() of the whole line, O_APPEND: concurrent runs never interleave */
     size_t len = strlen(line);
     line[len] = '\n';
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, 0644), created = fd >= 0;
+    if (fd < 0 && errno == EEXIST)
+        fd = open(path, O_WRONLY | O_APPEND);
     if (fd < 0)
         rc = iok_error(IOK_EIO, "cannot open --json file %s (%s): check the path", path,
                        strerror(errno));
     else {
+        off_t before = lseek(fd, 0, SEEK_END);
         errno = 0;
         ssize_t n = write(fd, line, len + 1);
-        if (n != (ssize_t)(len + 1)) /* a short write sets no errno: the disk is full */
+        int werr = n < 0 || errno ? errno : ENOSPC; /* a short write sets none: a full disk */
+        if (n > 0 && n != (ssize_t)(len + 1) && before >= 0 && ftruncate(fd, before) != 0)
+            werr = errno; /* a partial line would break the file's other records */
+        if (n != (ssize_t)(len + 1))
             rc = iok_error(IOK_EIO,
                            "cannot write the JSON record to %s (%s): free space there or choose "
                            "another --json file",
-                           path, strerror(n < 0 || errno ? errno : ENOSPC));
+                           path, strerror(werr));
     }
     if (fd >= 0)
         close(fd);
+    if (rc && created) /* no empty file of its own left behind */
+        unlink(path);
     free(line);
     return rc;
 }

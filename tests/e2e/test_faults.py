@@ -248,3 +248,46 @@ def test_non_finite_numbers_are_refused_naming_the_option(args, tmp_path):
     assert p.returncode == 2, p.stderr
     (line,) = [x for x in p.stderr.splitlines() if x.startswith("iokernels:")]
     assert f"{args[1]} takes a finite number, not '{args[2]}'" in line, line
+
+
+def test_json_record_on_a_full_disk_names_the_errno(tmp_path):
+    """The record's write fails with ENOSPC: the line says so (it used to
+    say only "cannot write the JSON record to F")."""
+    where = Path(tempfile.mkdtemp(prefix="iok-json-full-"))
+    if os.geteuid() != 0 or not mount_tmpfs(where, "size=64k"):
+        where.rmdir()
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        subprocess.run(
+            ["dd", "if=/dev/zero", f"of={where / 'filler'}", "bs=4k"], capture_output=True
+        )
+        rec = where / "r.jsonl"
+        cmd = [
+            str(MPIEXEC),
+            "-n",
+            "1",
+            str(BIN),
+            *SMALL,
+            "--dir",
+            str(tmp_path),
+            "--json",
+            str(rec),
+        ]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=BOUND)
+        assert p.returncode == 1, p.stderr
+        (line,) = [x for x in p.stderr.splitlines() if x.startswith("iokernels:")]
+        assert f"cannot write the JSON record to {rec} (No space left on device)" in line, line
+        assert not rec.exists()  # the empty file it created is removed
+    finally:
+        subprocess.run(["umount", str(where)], check=False)
+        where.rmdir()
+
+
+def test_an_output_path_that_is_a_folder_is_named(tmp_path):
+    """Even with --overwrite (as root, the library said "Permission denied")."""
+    (tmp_path / "btio.nc").mkdir()
+    r = run(1, [*SMALL, "--dir", str(tmp_path), "--overwrite"], tmp_path)
+    assert r.rc == 2, r.err
+    line = one_error_line(r)
+    assert f"output file {tmp_path}/btio.nc is a folder: remove it or choose another" in line, line
+    assert (tmp_path / "btio.nc").is_dir()
