@@ -23,6 +23,7 @@ struct iok_core_opts {
     char json[IOK_OPT_STRLEN]; /* JSON Lines file to append to; "" = none */
     int verify;
     int overwrite;
+    int keep_partial; /* a signal leaves the partial output of the pass under way */
     int fsync;
     int64_t seed;
     int quiet;
@@ -219,7 +220,6 @@ struct iok_run {
     MPI_Info hints;                      /* --hints and --hints-file, MPI_INFO_NULL when none */
     const char *kernel_default_barriers; /* the kernel's default_barriers */
     const struct iok_kernel_hint *original_hints; /* the kernel's original_hints */
-    int json_created; /* rank 0: this run created the --json file (removed if left empty) */
 };
 
 #endif

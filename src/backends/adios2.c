@@ -896,6 +896,15 @@ a2_close(void *h)
     }
     if (f->writing && f->in_step)
         rc = a2_end_step(f);
+    if (rc != IOK_OK) {
+        /* the end of step failed on this rank only (rank 0's metadata on a
+         * full disk): adios2_close would end the step again and wait in it
+         * for ranks that have closed already. Left open, as above. */
+        f->eng = NULL;
+        f->ad = NULL;
+        a2_free(f);
+        return rc;
+    }
     adios2_error e = adios2_close(f->eng);
     if (e && rc == IOK_OK)
         rc = a2_fail(f, "adios2_close", NULL, e);

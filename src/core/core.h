@@ -106,6 +106,27 @@ void iok_note_full(const char *path);
 int iok_check_written(MPI_Comm comm, const char *path, int mine, const struct iok_schema *s,
                       int64_t bytes);
 
+/* Files by their signature (file_kind.c), rank 0 or a file's own rank
+ * before any library opens it: a read's file is what `backend` reads and
+ * not shorter than its header says; a write's path is no folder (a file for
+ * ADIOS2) and `nfiles` files of the schema's data fit in its free space. */
+int iok_check_input_kind(const char *path, const char *backend, const struct iok_schema *s);
+int iok_check_output_room(const char *path, const char *backend, const struct iok_schema *s,
+                          int nfiles, int overwrite);
+
+/* Debug fault injection (fault.c): IOK_FAULT=PHASE:RANK. iok_fault_init
+ * parses it once (a usage error when malformed); IOK_FAULTED(p, path) is 1
+ * when this rank's backend call of phase p is to fail instead of being
+ * made, its message recorded. A branch on a static flag when disarmed. */
+extern int iok_fault_armed;
+int iok_fault_init(int rank);
+int iok_fault_hit(enum iok_phase p, const char *path);
+#define IOK_FAULTED(p, path) (iok_fault_armed && iok_fault_hit((p), (path)))
+
+/* A pass left a file open after a failure (pass.c): the job ends without
+ * finalizing, as the library could not close it. */
+extern int iok_abandoned;
+
 /* Runs one pass (write, read or verify read-back) over file `file` of the
  * plan, at most max_steps of its steps (-1: all; a read after a stonewalled
  * write reads what was written). Collective; returns an agreed status. */
@@ -177,6 +198,26 @@ struct iok_json_input {
     char **argv;
 };
 int iok_json_append(const char *path, const struct iok_json_input *in);
+/* Collective: the record of a run that a signal ends, built before the
+ * passes (no pass results), without its closing brace and last fields,
+ * which the signal handler appends (rank 0; NULL elsewhere). */
+char *iok_json_terminated_prefix(const struct iok_json_input *in);
+
+/* Signals (signals.c): SIGTERM, SIGINT, SIGHUP end the run with one line
+ * (rank 0), the partial output removed unless keep, the record when given
+ * (iok_signals_record takes the prefix), exit 128 + signal. doing: what
+ * the run does now ("the write", path); partial: the output this run
+ * created that the pass under way writes (NULL: none). */
+void iok_signals_install(int rank, int keep);
+void iok_signals_doing(const char *what, const char *path);
+void iok_signals_partial(const char *path);
+/* After a failure was reported: a signal (mpiexec ending the job) only
+ * ends the process. */
+void iok_signals_quiet(void);
+/* Before this rank ends the job (MPI_Abort): tells the other ranks of its
+ * node that the SIGTERM that follows is the abort's. */
+void iok_signals_job_failing(void);
+void iok_signals_record(const char *path, char *prefix);
 /* Collective: every rank's host name, on rank 0 (json_env.c). */
 int iok_env_gather(MPI_Comm comm, char **hosts_out);
 

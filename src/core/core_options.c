@@ -28,6 +28,8 @@ const struct iok_option iok_core_options[] = {
      "append the run's JSON record to this file (JSON Lines)"},
     {"overwrite", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.overwrite), NULL,
      "replace output files that already exist"},
+    {"keep-partial", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.keep_partial), NULL,
+     "on SIGTERM, SIGINT or SIGHUP keep the partial output of the write under way"},
     {"fsync", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.fsync), NULL,
      "flush written data to storage inside the timed write"},
     {"quiet", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.quiet), NULL,

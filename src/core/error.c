@@ -8,8 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* signals.c: the SIGTERM that follows an abort is the abort's (core.h) */
+void iok_signals_job_failing(void);
+
 static char errmsg[2048];
 static int reported; /* the last failure was printed; its message is spent */
+static int failed;   /* the worst status an agreement returned so far: the job is failing */
 
 static int
 printable(unsigned char c)
@@ -149,9 +153,16 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
         mine[2 + i] = v[i];
     MPI_Request req;
     MPI_Iallreduce(mine, all, 2 + n, MPI_INT, MPI_MAX, comm, &req);
-    if (status == IOK_OK) {
+    if (status == IOK_OK && !failed) {
         MPI_Wait(&req, MPI_STATUS_IGNORE);
-    } else if (!agree_in_time(&req)) {
+    } else if (status == IOK_OK && !agree_in_time(&req)) {
+        /* The job failed already (its line is printed) and a rank is stuck
+         * in a library call that failure left waiting (ADIOS2's close after
+         * a failed end of step): a second line would say nothing new. */
+        fflush(stderr);
+        iok_signals_job_failing();
+        MPI_Abort(MPI_COMM_WORLD, failed);
+    } else if (status != IOK_OK && !agree_in_time(&req)) {
         /* The others are stuck inside a collective library call that this
          * rank's failure left them waiting in (a close after a failed
          * write): nothing but ending the job frees them. */
@@ -162,10 +173,13 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
                     errmsg[0] ? errmsg : "unspecified failure (no message recorded)", rank,
                     agree_seconds());
         fflush(stderr);
+        iok_signals_job_failing();
         MPI_Abort(MPI_COMM_WORLD, status);
     }
     for (int i = 0; i < n; i++)
         v[i] = all[2 + i];
+    if (all[0] != IOK_OK && all[0] != IOK_EVERIFY && !failed) /* a mismatch stops no library */
+        failed = all[0];
     /* An error agreed on twice (a helper agrees, then its caller) prints
      * once: printing spends the message. */
     if (all[0] != IOK_OK && all[1] == nprocs - rank && (errmsg[0] || !reported)) {
@@ -173,8 +187,9 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
                 errmsg[0] ? errmsg : "unspecified failure (no message recorded)");
         fflush(stderr);
     }
-    if (all[0] != IOK_OK && status != IOK_OK) {
-        errmsg[0] = '\0';
+    if (all[0] != IOK_OK) { /* the job's line is printed: what follows from it says nothing */
+        if (status != IOK_OK)
+            errmsg[0] = '\0';
         reported = 1;
     }
     return all[0];

@@ -5,6 +5,7 @@
  * typed values. See schema/record.schema.json. */
 #include <ctype.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -48,12 +49,36 @@ slurm_id(const char *name)
 }
 
 json_t *
+iok_json_text(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j || !s)
+        return j ? j : json_null();
+    /* not UTF-8 (a path's bytes): every byte outside ASCII as \xNN */
+    size_t n = strlen(s);
+    char *t = malloc(4 * n + 1), *o = t;
+    if (!t)
+        return json_null();
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x80)
+            *o++ = (char)c;
+        else
+            o += sprintf(o, "\\x%02X", c);
+    }
+    *o = '\0';
+    j = json_string(t);
+    free(t);
+    return j ? j : json_null();
+}
+
+json_t *
 iok_env_json(const char *hosts, int nprocs)
 {
     json_t *names = json_array(), *per_node = json_object();
     for (int r = 0; r < nprocs; r++) {
         const char *h = hosts ? hosts + (size_t)r * HOSTLEN : "";
-        json_array_append_new(names, json_string(h));
+        json_array_append_new(names, iok_json_text(h));
         json_t *n = json_object_get(per_node, h);
         json_object_set_new(per_node, h, json_integer(n ? json_integer_value(n) + 1 : 1));
     }
@@ -89,8 +114,8 @@ iok_env_json(const char *hosts, int nprocs)
     json_object_set_new(e, "ranks_per_node_max", json_integer(hi));
     json_object_set_new(e, "slurm_job_id", slurm_id("SLURM_JOB_ID"));
     json_object_set_new(e, "slurm_step_id", slurm_id("SLURM_STEP_ID"));
-    json_object_set_new(e, "mpi_library_version", json_string(lib));
-    json_object_set_new(e, "mpi_standard_version", json_string(std));
+    json_object_set_new(e, "mpi_library_version", iok_json_text(lib));
+    json_object_set_new(e, "mpi_standard_version", iok_json_text(std));
     json_object_set_new(e, "mpiio_layer", iok_mpiio_layer_json());
     return e;
 }
@@ -102,7 +127,7 @@ info_json(MPI_Info info)
     struct iok_hint *h;
     int n = iok_hints_list(info, &h);
     for (int i = 0; i < n; i++)
-        json_object_set_new(o, h[i].key, json_string(h[i].value));
+        json_object_set_new(o, h[i].key, iok_json_text(h[i].value));
     free(h);
     return o;
 }
@@ -114,16 +139,16 @@ iok_hints_json(const struct iok_run *run)
     for (int i = 0; iok_hint_env_names[i]; i++) {
         const char *v = getenv(iok_hint_env_names[i]);
         if (v)
-            json_object_set_new(env, iok_hint_env_names[i], json_string(v));
+            json_object_set_new(env, iok_hint_env_names[i], iok_json_text(v));
     }
     json_t *orig = json_object();
     for (const struct iok_kernel_hint *h = run->original_hints; h && h->key; h++)
         if (!run->core.no_original_hints &&
             (!h->backend || !strcmp(h->backend, run->backend->name)))
-            json_object_set_new(orig, h->key, json_string(h->value));
+            json_object_set_new(orig, h->key, iok_json_text(h->value));
     return json_pack(
         "{s:o, s:o, s:o, s:b, s:o}", "original", orig, "requested", info_json(run->hints), "file",
-        run->core.hints_file[0] ? json_string(run->core.hints_file) : json_null(),
+        run->core.hints_file[0] ? iok_json_text(run->core.hints_file) : json_null(),
         "passed_to_library", (run->backend->caps & IOK_CAP_HINTS) != 0, "environment", env);
 }
 
@@ -134,7 +159,7 @@ iok_pass_hints_json(const struct iok_pass_result *p)
         return json_null();
     json_t *o = json_object();
     for (int i = 0; i < p->nhints; i++)
-        json_object_set_new(o, p->hints[i].key, json_string(p->hints[i].value));
+        json_object_set_new(o, p->hints[i].key, iok_json_text(p->hints[i].value));
     return o;
 }
 
@@ -160,5 +185,5 @@ iok_option_json(const struct iok_optset *set, const struct iok_option *o)
     case IOK_OPT_CHOICE:
         break;
     }
-    return json_string(f);
+    return iok_json_text(f);
 }

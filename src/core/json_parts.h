@@ -7,6 +7,9 @@
 
 #include "core.h"
 
+/* A JSON string of text that may not be UTF-8 (a path's bytes): as it is
+ * when it is, else every byte outside ASCII written as \xNN. */
+json_t *iok_json_text(const char *s);
 /* environment: host names of all ranks (as gathered), nodes, ranks per
  * node, Slurm ids, the MPI library. */
 json_t *iok_env_json(const char *hosts, int nprocs);

@@ -73,14 +73,16 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
                                       "rank_seconds", stat_json(p->ph[i].rank), "count",
                                       p->ph[i].count, "io", iok_phase_is_io(i)));
     }
-    json_t *j = json_pack("{s:s, s:s, s:i, s:I, s:I, s:o, s:f, s:o, s:f}", "op",
-                          iok_op_names[p->op], "path", p->path, "iteration", p->iteration, "bytes",
-                          (json_int_t)p->bytes, "requests", (json_int_t)p->requests, "rank_bytes",
-                          stat_json(p->rank_bytes), "io_seconds", p->io_time, "io_seconds_rank",
-                          stat_json(p->io_rank), "bandwidth_mib_s", p->bandwidth / MiB);
+    json_t *j =
+        json_pack("{s:s, s:o, s:i, s:I, s:I, s:o, s:f, s:o, s:f}", "op", iok_op_names[p->op],
+                  "path", iok_json_text(p->path), "iteration", p->iteration, "bytes",
+                  (json_int_t)p->bytes, "requests", (json_int_t)p->requests, "rank_bytes",
+                  stat_json(p->rank_bytes), "io_seconds", p->io_time, "io_seconds_rank",
+                  stat_json(p->io_rank), "bandwidth_mib_s", p->bandwidth / MiB);
     json_object_set_new(j, "phases", ph);
     json_object_set_new(j, "peak_rss_bytes", stat_json(p->peak_rss));
-    json_object_set_new(j, "peak_rss_scope", json_string(p->peak_rss_process ? "process" : "pass"));
+    json_object_set_new(j, "peak_rss_scope",
+                        iok_json_text(p->peak_rss_process ? "process" : "pass"));
     json_object_set_new(j, "hints_in_effect", iok_pass_hints_json(p));
     /* io_seconds is the span; the barrier-separated phases' sum beside it */
     json_object_set_new(j, "span_seconds", json_real(p->span));
@@ -100,17 +102,17 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
                                       (json_int_t)p->os.read_bytes, "write_bytes",
                                       (json_int_t)p->os.write_bytes));
     if (p->cache[0])
-        json_object_set_new(j, "cache_drop_method", json_string(p->cache));
+        json_object_set_new(j, "cache_drop_method", iok_json_text(p->cache));
     if (p->op != IOK_OP_WRITE) {
         json_object_set_new(j, "page_cache_suspect", json_boolean(p->cache_suspect));
         if (p->source[0]) {
             json_object_set_new(j, "from_storage", json_boolean(p->from_storage));
-            json_object_set_new(j, "from_storage_reason", json_string(p->source));
+            json_object_set_new(j, "from_storage_reason", iok_json_text(p->source));
         }
         json_object_set_new(j, "values_checked", json_integer(p->checked));
         json_object_set_new(j, "values_mismatched", json_integer(p->mismatches));
         if (p->first_bad[0])
-            json_object_set_new(j, "first_mismatch", json_string(p->first_bad));
+            json_object_set_new(j, "first_mismatch", iok_json_text(p->first_bad));
     }
     (void)run;
     return j;
@@ -172,15 +174,15 @@ libraries_json(void)
     char *nl = strchr(mpi, '\n');
     if (nl)
         *nl = '\0';
-    json_object_set_new(l, "mpi", json_string(mpi));
+    json_object_set_new(l, "mpi", iok_json_text(mpi));
     for (int i = 0; i < iok_backend_count(); i++) { /* those this run loaded */
         const struct iok_backend *b = iok_backend_loaded_at(i);
         if (b)
-            json_object_set_new(l, b->name, json_string(b->version()));
+            json_object_set_new(l, b->name, iok_json_text(b->version()));
     }
     char jv[32];
     snprintf(jv, sizeof jv, "Jansson %s", JANSSON_VERSION);
-    json_object_set_new(l, "jansson", json_string(jv));
+    json_object_set_new(l, "jansson", iok_json_text(jv));
     return l;
 }
 
@@ -223,24 +225,24 @@ build(const struct iok_json_input *in, const char *hosts)
             mem_max = p->peak_rss.max;
     }
     for (int f = 0; f < in->plan->nfiles; f++)
-        json_array_append_new(files, json_string(in->plan->files[f].path));
+        json_array_append_new(files, iok_json_text(in->plan->files[f].path));
     for (int i = 0; i < in->argc; i++)
-        json_array_append_new(argv, json_string(in->argv[i]));
+        json_array_append_new(argv, iok_json_text(in->argv[i]));
     int any_check = run->core.verify;
 
     json_t *j = json_object();
     json_object_set_new(j, "schema_version", json_integer(IOK_JSON_SCHEMA));
-    json_object_set_new(j, "kernel", json_string(in->kernel->name));
+    json_object_set_new(j, "kernel", iok_json_text(in->kernel->name));
     json_object_set_new(
         j, "backend",
-        json_string(in->kernel->flags & IOK_KERNEL_TOOL ? "none" : run->backend->name));
-    json_object_set_new(j, "mode", json_string(run->core.mode));
-    json_object_set_new(j, "io", json_string(run->collective ? "coll" : "indep"));
-    json_object_set_new(j, "api", json_string(run->core.api));
-    json_object_set_new(j, "barriers", json_string(run->core.barriers));
+        iok_json_text(in->kernel->flags & IOK_KERNEL_TOOL ? "none" : run->backend->name));
+    json_object_set_new(j, "mode", iok_json_text(run->core.mode));
+    json_object_set_new(j, "io", iok_json_text(run->collective ? "coll" : "indep"));
+    json_object_set_new(j, "api", iok_json_text(run->core.api));
+    json_object_set_new(j, "barriers", iok_json_text(run->core.barriers));
     json_object_set_new(j, "time_convention",
-                        json_string("open-close span: earliest open start to latest close end, "
-                                    "less the suite's own work inside it"));
+                        iok_json_text("open-close span: earliest open start to latest close end, "
+                                      "less the suite's own work inside it"));
     if (run->core.deadline > 0)
         json_object_set_new(j, "deadline_seconds", json_real(run->core.deadline));
     json_object_set_new(j, "nprocs", json_integer(run->nprocs));
@@ -269,17 +271,43 @@ build(const struct iok_json_input *in, const char *hosts)
                           (json_int_t)checked, "values_mismatched", (json_int_t)mism, "ok",
                           any_check && mism == 0);
     if (first_bad)
-        json_object_set_new(v, "first_mismatch", json_string(first_bad));
+        json_object_set_new(v, "first_mismatch", iok_json_text(first_bad));
     json_object_set_new(j, "verify", v);
     json_object_set_new(j, "libraries", libraries_json());
     json_object_set_new(j, "environment", iok_env_json(hosts, run->nprocs));
-    json_object_set_new(j, "date", json_string(date));
+    json_object_set_new(j, "date", iok_json_text(date));
     json_object_set_new(
         j, "filesystem",
         json_pack("{s:s, s:I}", "type", fstype, "free_bytes", (json_int_t)free_bytes));
+    json_object_set_new(j, "status", iok_json_text("completed"));
     json_object_set_new(j, "exit_code", json_integer(in->status));
-    json_object_set_new(j, "iokernels_version", json_string(IOK_VERSION));
+    json_object_set_new(j, "iokernels_version", iok_json_text(IOK_VERSION));
     return j;
+}
+
+char *
+iok_json_terminated_prefix(const struct iok_json_input *in)
+{
+    char *hosts = NULL;
+    int rc = iok_env_gather(in->run->comm, &hosts); /* collective: every rank */
+    if (rc || in->run->rank != 0) {
+        free(hosts);
+        return NULL;
+    }
+    json_t *j = build(in, hosts);
+    free(hosts);
+    /* the signal handler appends status, signal, exit_code and the rest */
+    json_object_del(j, "exit_code");
+    json_object_del(j, "status");
+    char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));
+    json_decref(j);
+    size_t len = line ? strlen(line) : 0;
+    if (len < 2 || line[len - 1] != '}') {
+        free(line);
+        return NULL;
+    }
+    line[len - 1] = '\0';
+    return line;
 }
 
 int
@@ -300,14 +328,29 @@ iok_json_append(const char *path, const struct iok_json_input *in)
     /* one write() of the whole line, O_APPEND: concurrent runs never interleave */
     size_t len = strlen(line);
     line[len] = '\n';
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, 0644), created = fd >= 0;
+    if (fd < 0 && errno == EEXIST)
+        fd = open(path, O_WRONLY | O_APPEND);
     if (fd < 0)
         rc = iok_error(IOK_EIO, "cannot open --json file %s (%s): check the path", path,
                        strerror(errno));
-    else if (write(fd, line, len + 1) != (ssize_t)(len + 1))
-        rc = iok_error(IOK_EIO, "cannot write the JSON record to %s", path);
+    else {
+        off_t before = lseek(fd, 0, SEEK_END);
+        errno = 0;
+        ssize_t n = write(fd, line, len + 1);
+        int werr = n < 0 || errno ? errno : ENOSPC; /* a short write sets none: a full disk */
+        if (n > 0 && n != (ssize_t)(len + 1) && before >= 0 && ftruncate(fd, before) != 0)
+            werr = errno; /* a partial line would break the file's other records */
+        if (n != (ssize_t)(len + 1))
+            rc = iok_error(IOK_EIO,
+                           "cannot write the JSON record to %s (%s): free space there or choose "
+                           "another --json file",
+                           path, strerror(werr));
+    }
     if (fd >= 0)
         close(fd);
+    if (rc && created) /* no empty file of its own left behind */
+        unlink(path);
     free(line);
     return rc;
 }

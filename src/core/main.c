@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -160,14 +161,23 @@ settle_core(struct core_flags *cf, struct iok_run *run)
     if (o->fsync && !run->backend->flush)
         return iok_error(IOK_EUSAGE, "backend %s cannot flush: drop --fsync", o->backend);
     if (o->json[0] && run->rank == 0) { /* before any I/O, not after it */
-        int fd = open(o->json, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, 0644);
-        run->json_created = fd >= 0;
-        if (fd < 0 && errno == EEXIST)
-            fd = open(o->json, O_WRONLY | O_APPEND);
-        if (fd < 0)
+        /* Checked, not created: a job ended by a signal, a kill or an abort
+         * leaves no empty file behind; the record creates it at the end. */
+        int fd = open(o->json, O_WRONLY | O_APPEND);
+        char dir[PATH_MAX];
+        iok_dirname(o->json, dir, sizeof dir);
+        struct stat st;
+        if (fd < 0 && errno == ENOENT && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+            return iok_error(IOK_EUSAGE, "cannot create --json file %s: %s is not a folder",
+                             o->json, dir);
+        if (fd < 0 && errno == ENOENT && access(dir, W_OK) != 0)
+            return iok_error(IOK_EUSAGE, "cannot create --json file %s in %s (%s): check the path",
+                             o->json, dir, strerror(errno));
+        if (fd < 0 && errno != ENOENT)
             return iok_error(IOK_EUSAGE, "cannot open --json file %s (%s): check the path", o->json,
                              strerror(errno));
-        close(fd);
+        if (fd >= 0)
+            close(fd);
     }
     run->do_write = strcmp(o->mode, "read") != 0;
     run->do_read = strcmp(o->mode, "write") != 0;
@@ -371,6 +381,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         rc = k->configure(kopts, &cf.o, given);
     if (rc == IOK_OK)
         rc = settle_core(&cf, &run);
+    if (rc == IOK_OK)
+        rc = iok_fault_init(run.rank);
     if (rc == IOK_OK) /* outside every timed region: once per run */
         rc =
             iok_hints_build(&run.core, run.original_hints, run.backend->name, run.comm, &run.hints);
@@ -404,8 +416,22 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     MPI_Allreduce(&parse, &res.parse_time, 1, MPI_DOUBLE, MPI_MAX, run.comm);
     res.parse_rank = iok_stat_reduce(parse, run.comm);
 
+    /* a signal from here on ends the run with a line, its record and no
+     * partial output (signals.c); the record's prefix is built now, as
+     * the handler can build nothing */
+    char *prefix = NULL;
+    if (run.core.json[0]) {
+        struct iok_json_input in = {k, &run, &plan, &res, sets, nsets, IOK_OK, argc, argv};
+        prefix = iok_json_terminated_prefix(&in);
+    }
+    iok_signals_record(run.core.json, prefix);
+    iok_signals_install(run.rank, run.core.keep_partial);
+
     int verify_rc = IOK_OK;
     rc = run_passes(k, kopts, &run, &plan, &res, &verify_rc);
+    iok_signals_doing("the report", NULL);
+    if (rc != IOK_OK && rc != IOK_EVERIFY)
+        iok_signals_quiet();
     if (rc == IOK_OK) {
         if (run.rank == 0 && !run.core.quiet) {
             k->report(kopts, &run, &plan, &res, stdout);
@@ -422,12 +448,11 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
             rc = jrc;
     }
 out:
+    /* the run is over (its line, report and record are out): a signal from
+     * here on (mpiexec ending the ranks after one exits non-zero) only ends
+     * the process */
+    iok_signals_quiet();
     fflush(stdout);
-    /* a run that failed before its record leaves no empty file of its own */
-    struct stat st;
-    if (run.rank == 0 && run.json_created && rc != IOK_OK && rc != IOK_EVERIFY &&
-        !stat(run.core.json, &st) && st.st_size == 0)
-        unlink(run.core.json);
     for (int i = 0; i < res.npasses; i++) {
         free(res.pass[i].rank_phase);
         free(res.pass[i].hints);
@@ -483,7 +508,7 @@ main(int argc, char **argv)
             rc = run_kernel(k, argc - 2, argv + 2, &printed_help);
         }
     }
-    if (rc == IOK_EIO) {
+    if (rc == IOK_EIO || (rc != IOK_OK && iok_abandoned)) {
         /* After an I/O error a library may be left in a state it cannot
          * finalize from (HDF5 1.10 crashes in MPI_Finalize closing a file
          * whose H5Fclose failed on a full disk): every rank agreed on the

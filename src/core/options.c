@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,9 @@ iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const cha
         double d = strtod(value, &end);
         if (end == value || *end || errno)
             return iok_error(IOK_EUSAGE, "%s: --%s takes a number, not '%s'", where, o->name,
+                             iok_quote(value));
+        if (!isfinite(d)) /* strtod takes "nan" and "inf": no option means either */
+            return iok_error(IOK_EUSAGE, "%s: --%s takes a finite number, not '%s'", where, o->name,
                              iok_quote(value));
         *(double *)f = d;
         return IOK_OK;

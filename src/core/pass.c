@@ -18,6 +18,8 @@
 #include "iokernels/data.h"
 #include "iokernels/error.h"
 
+int iok_abandoned;
+
 /* Refuses to clobber a file the run did not create, and to write where it
  * cannot. Rank 0 looks; the caller agrees. */
 static int
@@ -38,16 +40,6 @@ check_output_path(const char *path, int overwrite)
         return iok_error(IOK_EUSAGE,
                          "output file %s exists: pass --overwrite to replace it, or remove it",
                          path);
-    return IOK_OK;
-}
-
-static int
-check_input_path(const char *path)
-{
-    if (access(path, R_OK) != 0)
-        return iok_error(IOK_EUSAGE,
-                         "cannot read %s (%s): write it first (--mode write) or fix the path", path,
-                         strerror(errno));
     return IOK_OK;
 }
 
@@ -206,14 +198,30 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     }
     if (writing && !(be->caps & IOK_CAP_NOIO))
         ps.wpath = path;
+    iok_signals_doing(writing             ? "the write"
+                      : op == IOK_OP_READ ? "the read"
+                                          : "the verify read-back",
+                      path);
+    /* the output a signal removes: one this run creates (without
+     * --overwrite a later iteration's file is the first one's) */
+    int partial = writing && !(be->caps & IOK_CAP_NOIO) && (run->rank == 0 || fp->per_rank) &&
+                  (access(path, F_OK) != 0 || (iteration > 0 && !run->core.overwrite));
     /* a later iteration rewrites the file the first one created */
     if ((run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
         rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0)
-                     : check_input_path(path);
+                     : iok_check_input_kind(path, be->name, s);
+    if (rc == IOK_OK && writing && (run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
+        rc = iok_check_output_room(path, be->name, s, fp->per_rank ? run->nprocs : 1,
+                                   run->core.overwrite || iteration > 0);
     if (rc == IOK_OK && !ps.seg)
         rc = iok_error(IOK_EIO, "out of memory for the timeline of %s", path);
-    if ((rc = iok_agree(run->comm, rc)))
+    /* every rank removes a shared partial output on a signal (the first
+     * one that can: mpiexec kills the others soon after) */
+    int created[1] = {fp->per_rank ? 0 : partial};
+    if ((rc = iok_agree_max(run->comm, rc, created, 1)))
         goto done;
+    if (!fp->per_rank)
+        partial = created[0];
     if (!writing && run->core.drop_caches && !(be->caps & IOK_CAP_NOIO))
         iok_drop_caches(run->comm, path, fp->per_rank, out->cache, sizeof out->cache);
 
@@ -234,9 +242,13 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     iok_osbytes_now(&os0);
     out->steps_planned = fp->nsteps;
 
+    if (partial)
+        iok_signals_partial(path);
     start(&ps, IOK_PH_OPEN);
     open_start = ps.t0;
-    rc = writing ? be->create(&h, path, s, &params) : be->open(&h, path, s, &params);
+    rc = IOK_FAULTED(IOK_PH_OPEN, path) ? IOK_EIO
+         : writing                      ? be->create(&h, path, s, &params)
+                                        : be->open(&h, path, s, &params);
     stop(&ps, IOK_PH_OPEN);
     opened = MPI_Wtime();
     /* what follows the last "opened" mark is the steps' segments' */
@@ -245,7 +257,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         goto done;
     if (writing) {
         start(&ps, IOK_PH_DEFINE);
-        rc = be->define(h);
+        rc = IOK_FAULTED(IOK_PH_DEFINE, path) ? IOK_EIO : be->define(h);
         stop(&ps, IOK_PH_DEFINE);
         opened = MPI_Wtime();
         ps.cur = 1;
@@ -314,10 +326,12 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
          * (the same collectives as the others); its failure reaches the
          * others at the agreement after them. */
         start(&ps, IOK_PH_POST);
-        io_rc = writing ? be->put(h, target) : be->get(h, target);
+        io_rc = IOK_FAULTED(IOK_PH_POST, path) ? IOK_EIO
+                : writing                      ? be->put(h, target)
+                                               : be->get(h, target);
         stop(&ps, IOK_PH_POST);
         start(&ps, IOK_PH_WAIT);
-        int wrc = be->wait(h);
+        int wrc = IOK_FAULTED(IOK_PH_WAIT, path) ? IOK_EIO : be->wait(h);
         stop(&ps, IOK_PH_WAIT);
         io_rc = io_rc ? io_rc : wrc;
         if (k->exchange && !writing) {
@@ -369,17 +383,23 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         goto close;
 
 close:
+    if (h && rc != IOK_OK) {
+        /* Every rank agreed on a failure: the file is left open. A library's
+         * collective close after a failure on one rank can wait forever
+         * (HDF5's metadata differ between the ranks after a failed define),
+         * and the run ends with the error anyway, unfinalized (main). */
+        iok_abandoned = 1;
+        h = NULL;
+    }
     if (h) {
         /* Every rank holds a handle here: open/create failures went to done. */
         int crc;
         start(&ps, IOK_PH_CLOSE);
         close_start = ps.t0;
-        crc = be->close(h);
+        crc = IOK_FAULTED(IOK_PH_CLOSE, path) ? IOK_EIO : be->close(h);
         stop(&ps, IOK_PH_CLOSE);
         close_end = MPI_Wtime();
-        if (crc && rc) /* a close failing after a reported failure adds no line */
-            iok_error_spent();
-        else if (crc && writing)
+        if (crc && writing)
             iok_note_full(path);
         crc = iok_agree(run->comm, crc);
         done = MPI_Wtime(); /* each rank's exit of the agreement after close */
@@ -389,6 +409,7 @@ close:
     if (rc)
         goto done;
 
+    iok_signals_partial(NULL); /* closed: whole */
     iok_osbytes_now(&os1);
     int64_t osd[4] = {os1.rchar - os0.rchar, os1.wchar - os0.wchar, os1.read_bytes - os0.read_bytes,
                       os1.write_bytes - os0.write_bytes},

@@ -643,3 +643,20 @@ def test_read_with_another_type_is_refused(tmp_path, built_backends, backend):
         assert "variable CLDHGH is double in the file, float expected" in line
     r = run(2, [*args, "-i", "d.nc", "--xtype", "double", "--verify", str(MAP_F)], tmp_path)
     assert r.rc == 0 and r.record["verify"]["ok"], r.err
+
+
+@pytest.mark.parametrize("np_", [1, 2, 4])
+def test_requests_overlapping_across_ranks_are_refused_at_any_rank_count(tmp_path, np_):
+    """Decomposition rank 1's request (1, 2) overlaps rank 0's (0, 2): one
+    MPI rank sees it in its own runs, 2 and 4 ranks in the check between
+    ranks (it used to pass on more than one rank, even with --verify)."""
+    (tmp_path / "d.cdl").write_text(decomp_cdl(offsets="0, 4, 1"))
+    subprocess.run(["ncgen", "-o", "d.nc", "d.cdl"], cwd=tmp_path, check=True)
+    r = run_plain(np_, ["e3sm", "-o", "out.nc", "d.nc", "--verify"], tmp_path, timeout=30)
+    assert r.rc == 2, (r.rc, r.err)
+    errs = r.error_lines()
+    assert len(errs) == 1, r.err
+    assert "d.nc" in errs[0] and "overlap" in errs[0], errs[0]
+    if np_ > 1:
+        assert "the requests of ranks 0 and 1 overlap at element 1" in errs[0], errs[0]
+    assert not list(tmp_path.glob("out*"))

@@ -24,11 +24,15 @@
 #include "iokernels/kernel.h"
 #include "kernels/amr_common/amr_report.h"
 
+/* Components per cell: each names an attribute of the plotfile, built in
+ * the plan; beyond this the plan alone takes minutes. */
+#define CHOMBO_MAX_NCOMP 10000
+
 #define DEFAULT_GRIDS "grids/s64x64x64L2r4b8-32.abr"
 
 struct chombo_opts {
     char grids[IOK_OPT_STRLEN];
-    int ncomp;
+    int ncomp; /* at most CHOMBO_MAX_NCOMP */
     int replicate[3];
     char ordering[IOK_OPT_STRLEN];
     char output[IOK_OPT_STRLEN];
@@ -149,8 +153,11 @@ static int
 chombo_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *name))
 {
     struct chombo_opts *o = kopts;
-    if (o->ncomp < 1)
-        return iok_error(IOK_EUSAGE, "ncomp must be at least 1, not %d", o->ncomp);
+    if (o->ncomp < 1 || o->ncomp > CHOMBO_MAX_NCOMP)
+        return iok_error(IOK_EUSAGE,
+                         "ncomp must be 1 to %d (one attribute per component in the plotfile), "
+                         "not %d",
+                         CHOMBO_MAX_NCOMP, o->ncomp);
     for (int d = 0; d < 3; d++)
         if (o->replicate[d] < 1)
             return iok_error(IOK_EUSAGE, "replication factors must be positive, got %d,%d,%d",

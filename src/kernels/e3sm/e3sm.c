@@ -421,6 +421,14 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
                                  sizeof st->decomp_path)
                  : e3sm_decomp_read_opts(run->input_path, run->comm, &ro, &st->dec);
     IOK_TRY(agree_msg(run->comm, rc));
+    for (int i = 0; i < st->dec.ndecomp; i++) { /* a map, checked as a map: across ranks */
+        char overlap[512];
+        rc = e3sm_runs_check_disjoint(&st->dec.d[i].runs, st->dec.d[i].total, run->comm, overlap,
+                                      sizeof overlap)
+                 ? iok_error(IOK_EUSAGE, "%s: D%d: %s", st->decomp_path, i + 1, overlap)
+                 : IOK_OK;
+        IOK_TRY(agree_msg(run->comm, rc));
+    }
     char why[512];
     int nhist;
     const struct e3sm_hist *hist;

@@ -11,6 +11,7 @@
  * CDF-5 (4 otherwise), begin 8 bytes in CDF-2 and CDF-5. */
 #include "e3sm_cdf_header.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -141,7 +142,64 @@ atts(struct hdr *h, const char *what)
 int
 e3sm_cdf_header_check(const char *path)
 {
+    return e3sm_cdf_header_walk(path, NULL);
+}
+
+/* The least bytes the variables' data take, by the header's offsets and
+ * sizes: the end of every fixed-size variable, and of every record
+ * variable's last record (a lone record variable's records are not padded:
+ * its size less 3 stands for it). -1 when a size is unknown (a CDF-1/2
+ * vsize of 2^32 - 1 stands for a larger one). */
+struct data_end {
+    int64_t fixed, last_rec_begin, last_rec_size, recsize, nrec, unknown;
+};
+
+static void
+data_end_add(struct data_end *e, int rec, uint64_t vsize, uint64_t begin, int word)
+{
+    if ((word == 4 && vsize == 0xffffffffu) || vsize > INT64_MAX / 4 || begin > INT64_MAX / 4) {
+        e->unknown = 1;
+        return;
+    }
+    if (!rec) {
+        if ((int64_t)(begin + vsize) > e->fixed)
+            e->fixed = (int64_t)(begin + vsize);
+        return;
+    }
+    e->recsize += (int64_t)vsize;
+    e->nrec++;
+    if ((int64_t)begin >= e->last_rec_begin) {
+        e->last_rec_begin = (int64_t)begin;
+        e->last_rec_size = (int64_t)vsize;
+    }
+}
+
+static int64_t
+data_end_of(const struct data_end *e, uint64_t numrecs)
+{
+    if (e->unknown || numrecs > INT64_MAX / 4)
+        return -1;
+    int64_t end = e->fixed;
+    if (e->nrec && numrecs) {
+        int64_t rs = e->nrec == 1 ? e->recsize - 3 : e->recsize;
+        int64_t last = e->nrec == 1 ? e->last_rec_size - 3 : e->last_rec_size;
+        if (rs > 0 && (int64_t)(numrecs - 1) > (INT64_MAX / 4) / rs)
+            return -1;
+        int64_t r = e->last_rec_begin + (int64_t)(numrecs - 1) * rs + last;
+        if (r > end)
+            end = r;
+    }
+    return end;
+}
+
+int
+e3sm_cdf_header_walk(const char *path, int64_t *data_end)
+{
     struct hdr h = {.path = path};
+    struct data_end de = {0};
+    int64_t rec_dim = -1;
+    if (data_end)
+        *data_end = -1;
     struct stat st;
     h.f = fopen(path, "rb");
     if (!h.f || fstat(fileno(h.f), &st) != 0) {
@@ -158,7 +216,7 @@ e3sm_cdf_header_check(const char *path)
     h.ver = magic[3];
     h.word = h.ver == 5 ? 8 : 4;
     int64_t w = h.word, ndims = 0, nvars = 0, vdims;
-    uint64_t numrecs, u;
+    uint64_t numrecs = 0, u;
     if (rc == IOK_OK)
         rc = uint_be(&h, h.word, &numrecs, "the record count");
     if (rc == IOK_OK)
@@ -169,6 +227,8 @@ e3sm_cdf_header_check(const char *path)
             rc = uint_be(&h, h.word, &u, "a dimension's length");
         if (rc == IOK_OK && u > INT64_MAX)
             rc = bad(&h, "a dimension's length beyond 2^63");
+        if (rc == IOK_OK && u == 0 && rec_dim < 0)
+            rec_dim = i;
     }
     if (rc == IOK_OK)
         rc = atts(&h, "the global attribute count");
@@ -177,11 +237,14 @@ e3sm_cdf_header_check(const char *path)
         rc = list(&h, TAG_VAR, 3 * w + 4 + 4 + w + (h.ver == 1 ? 4 : 8), &nvars,
                   "the variable count");
     for (int64_t i = 0; rc == IOK_OK && i < nvars; i++) {
+        int is_rec = 0;
         rc = name(&h, "a variable's name length");
         if (rc == IOK_OK)
             rc = count(&h, w, &vdims, "a variable's dimension count");
         for (int64_t k = 0; rc == IOK_OK && k < vdims; k++) {
             rc = uint_be(&h, h.word, &u, "a variable's dimension id");
+            if (rc == IOK_OK && k == 0 && rec_dim >= 0 && u == (uint64_t)rec_dim)
+                is_rec = 1;
             if (rc == IOK_OK && u >= (uint64_t)ndims) {
                 char why[96];
                 snprintf(why, sizeof why, "dimension id %llu of %lld dimensions",
@@ -198,9 +261,17 @@ e3sm_cdf_header_check(const char *path)
             snprintf(why, sizeof why, "variable type %llu", (unsigned long long)u);
             rc = bad(&h, why);
         }
+        uint64_t vsize = 0, begin = 0;
         if (rc == IOK_OK)
-            rc = take(&h, NULL, w + (h.ver == 1 ? 4 : 8), "a variable's size and offset");
+            rc = uint_be(&h, h.word, &vsize, "a variable's size");
+        if (rc == IOK_OK)
+            rc = uint_be(&h, h.ver == 1 ? 4 : 8, &begin, "a variable's offset");
+        if (rc == IOK_OK)
+            data_end_add(&de, is_rec, vsize, begin, h.word);
     }
     fclose(h.f);
+    int streaming = numrecs == (h.word == 4 ? 0xffffffffu : UINT64_MAX); /* count unknown */
+    if (rc == IOK_OK && data_end && !streaming)
+        *data_end = data_end_of(&de, numrecs);
     return rc;
 }

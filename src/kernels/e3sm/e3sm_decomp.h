@@ -60,6 +60,12 @@ int e3sm_runs_build_order(const int64_t *off, const int64_t *len, int64_t n, int
                           int64_t total, int sorted, struct e3sm_runs *out, char *err,
                           size_t errlen);
 
+/* Collective: 0 when no element is in the runs of two ranks, else -1 with
+ * the first overlap found in err (on the rank that found it; the caller
+ * agrees). Cost: one MPI_Alltoallv of the runs and a sort per rank. */
+int e3sm_runs_check_disjoint(const struct e3sm_runs *r, int64_t total, MPI_Comm comm, char *err,
+                             size_t errlen);
+
 void e3sm_runs_free(struct e3sm_runs *r);
 void e3sm_decomps_free(struct e3sm_decomps *d);
 
