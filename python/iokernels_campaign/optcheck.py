@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A campaign's option values and rank counts, checked before anything runs.
 
 Each value against its type in `iokernels KERNEL --help --json` (whole

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One name, one colour, one place in the order, in every figure, table and
 CSV of a report: a series (backend and variant, "mpiio coll") is named with
 the words an I/O person uses, coloured by its backend from a fixed

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The command line's file arguments, checked before anything runs: each
 problem is one line naming the argument, what is wrong and the fix (a
 folder where a file is expected, a file where a folder is, a missing file,

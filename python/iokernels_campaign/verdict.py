@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Statistics before verdicts: one series is called faster than another
 only where the difference exceeds the runs' spread, the bootstrap interval
 of the ratio of their medians (numpy) excluding 1, over at least MIN_RUNS

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Every file argument of every subcommand, given each kind of bad file: one
 line naming the argument and the fix, exit 2, nothing run, created or
 changed. Stores are opened read-only by the commands that only read them."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Results stores mutated many ways (seeded, bounded): cut at any length,
 bytes flipped anywhere, tables dropped or renamed, columns of the wrong type,
 the version changed. Every command that reads a store (list, export,

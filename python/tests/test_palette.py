@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One colour and one order per series in every figure and table of a
 report, the same words in the terminal, HTML and CSV, the scaling figure,
 and verdicts only beyond the runs' spread (tied otherwise)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The fault matrix: every kernel and every backend, on 1 and 4 ranks, against
 the faults a user meets: a folder where a file should be, a truncated file,
 another backend's file, an absurd size, a killed rank, SIGTERM to mpiexec, a
