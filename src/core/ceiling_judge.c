@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: BSD-3-Clause
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Whether a pass ran above its ceiling, and why, as far as the suite can
  * tell from what it measured. A ceiling is the best of several samples of
  * plain contiguous I/O of the same bytes with the run's durability and read

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: BSD-3-Clause
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Debug fault injection: IOK_FAULT=PHASE:RANK makes the backend's call of
  * that phase fail on that rank, without calling it, as a library call that
  * failed on one rank while the others may be inside the same collective.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: BSD-3-Clause
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a path holds, told by its signature before any library opens it (as
  * E3SM-IO's driver picks its reader): a folder, an ADIOS2 BP dataset (a
  * folder with md.idx), a NetCDF classic file (CDF-1, -2 or -5), an HDF5 file

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: BSD-3-Clause
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SIGTERM, SIGINT and SIGHUP (what Slurm sends at a time limit, what
  * OpenMPI's mpiexec forwards to every rank): rank 0 prints one line naming
  * what the run was doing, the partial output of the pass under way (a file

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: BSD-3-Clause
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The verdict on a pass against its ceiling (src/core/ceiling_judge.c):
  * at or below it nothing is flagged; above it, the reason found: a storage
  * read the OS did not read from storage, a buffered write, the probe's own

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: BSD-3-Clause
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Across ranks, the runs of one decomposition must be disjoint: each
  * element written by one rank (a map whose ranks overlap writes an element
  * twice, and the last writer is the file's). Each rank checks its own runs
