@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# A Slurm cluster on this one machine, for trying campaigns (and for the
+# tests): munge with its own key and socket, slurmctld, and one slurmd per
+# node, each in its own UTS namespace named n1, n2, ... (unshare --uts), all
+# on 127.0.0.1 with ports of their own; everything (conf, state, spool, logs,
+# pid files) under DIR. No systemd; stop ends every daemon by its pid file.
+#
+#   scripts/slurm-sandbox.sh start DIR [NODES [CPUS]]   # NODES 1 or more (2), CPUS per node (8)
+#   export SLURM_CONF=DIR/slurm.conf                    # then sbatch, srun, squeue, ...
+#   scripts/slurm-sandbox.sh stop DIR
+#
+# Environment: SANDBOX_PORT (first of the ports, 17000: slurmctld at +817,
+# the nodes at +1, +2, ...), SANDBOX_MIN_JOB_AGE (seconds Slurm keeps an
+# ended job, 300), SANDBOX_MPI_DEFAULT (MpiDefault, none), SANDBOX_EXTRA
+# (more slurm.conf lines). Runs as root (SlurmUser=root). Needs slurm-wlm and
+# munge (scripts/install-deps.sh).
+set -euo pipefail
+
+die() { echo "slurm-sandbox: error: $*" >&2; exit 1; }
+
+port_free() { ! (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
+
+wait_for() {  # SECONDS WHAT COMMAND...: until COMMAND succeeds
+  local t=$1 what=$2 i
+  shift 2
+  for ((i = 0; i < t * 5; i++)); do "$@" > /dev/null 2>&1 && return 0; sleep 0.2; done
+  die "$what did not come up in $t s (logs in $D/log)"
+}
+
+stop() {
+  local f pid
+  for f in "$D"/run/*.pid; do
+    [ -e "$f" ] || continue
+    pid=$(cat "$f" 2> /dev/null || true)
+    [ -n "$pid" ] && kill "$pid" 2> /dev/null || true
+  done
+  for f in "$D"/run/*.pid; do
+    [ -e "$f" ] || continue
+    pid=$(cat "$f" 2> /dev/null || true)
+    for _ in $(seq 50); do [ -n "$pid" ] && kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
+    [ -n "$pid" ] && kill -KILL "$pid" 2> /dev/null || true
+    rm -f "$f"
+  done
+}
+
+start() {
+  local nodes=${1:-2} cpus=${2:-8} base=${SANDBOX_PORT:-17000} n p
+  [ "$(id -u)" -eq 0 ] || die "run as root (the sandbox's SlurmUser is root)"
+  for p in munged slurmctld slurmd unshare; do
+    command -v "$p" > /dev/null || [ -x "/usr/sbin/$p" ] \
+      || die "$p not found: install slurm-wlm and munge (scripts/install-deps.sh)"
+  done
+  export PATH=$PATH:/usr/sbin
+  for p in $((base + 817)) $(seq $((base + 1)) $((base + nodes))); do
+    port_free "$p" || die "port $p is in use: set SANDBOX_PORT to another base"
+  done
+  mkdir -p "$D"/{etc,state,log,run,munge,spool}
+  chmod 700 "$D/munge"
+  [ -s "$D/munge/munge.key" ] || dd if=/dev/urandom of="$D/munge/munge.key" bs=1024 count=1 2> /dev/null
+  chmod 400 "$D/munge/munge.key"
+  munged --force --socket="$D/munge/munge.sock" --key-file="$D/munge/munge.key" \
+    --pid-file="$D/run/munged.pid" --seed-file="$D/munge/seed" --log-file="$D/log/munged.log"
+  wait_for 10 munged munge -S "$D/munge/munge.sock" -n
+
+  local list=""
+  {
+    echo "# written by scripts/slurm-sandbox.sh"
+    echo "ClusterName=sandbox"
+    echo "SlurmctldHost=$(hostname)(127.0.0.1)"
+    echo "SlurmctldPort=$((base + 817))"
+    echo "SlurmUser=root"
+    echo "AuthType=auth/munge"
+    echo "AuthInfo=socket=$D/munge/munge.sock"
+    echo "CredType=cred/munge"
+    echo "StateSaveLocation=$D/state"
+    echo "SlurmdSpoolDir=$D/spool/%n"
+    echo "SlurmctldPidFile=$D/run/slurmctld.pid"
+    echo "SlurmdPidFile=$D/run/slurmd-%n.pid"
+    echo "SlurmctldLogFile=$D/log/slurmctld.log"
+    echo "SlurmdLogFile=$D/log/slurmd-%n.log"
+    echo "SlurmdParameters=config_overrides"
+    echo "ProctrackType=proctrack/linuxproc"
+    echo "TaskPlugin=task/none"
+    echo "SelectType=select/cons_tres"
+    echo "SelectTypeParameters=CR_CPU"
+    echo "MpiDefault=${SANDBOX_MPI_DEFAULT:-none}"
+    echo "ReturnToService=2"
+    echo "MinJobAge=${SANDBOX_MIN_JOB_AGE:-300}"
+    echo "OverTimeLimit=0"
+    echo "KillWait=5"
+    echo "InactiveLimit=0"
+    echo "SchedulerParameters=sched_interval=2"
+    echo "JobAcctGatherType=jobacct_gather/none"
+    echo "AccountingStorageType=accounting_storage/none"
+    echo "${SANDBOX_EXTRA:-}"
+    for ((n = 1; n <= nodes; n++)); do
+      echo "NodeName=n$n NodeAddr=127.0.0.1 NodeHostname=n$n Port=$((base + n)) CPUs=$cpus State=UNKNOWN"
+      list+="${list:+,}n$n"
+    done
+    echo "PartitionName=debug Nodes=$list Default=YES MaxTime=INFINITE State=UP"
+  } > "$D/etc/slurm.conf"
+  ln -sf etc/slurm.conf "$D/slurm.conf"
+  export SLURM_CONF=$D/etc/slurm.conf
+  slurmctld -f "$SLURM_CONF" -i
+  wait_for 20 slurmctld scontrol ping
+  for ((n = 1; n <= nodes; n++)); do
+    # each node its own copy of the conf, beside an mpi.conf with its own
+    # PMIx folder (two nodes' PMIx servers must not share one)
+    mkdir -p "$D/n$n" "$D/n$n/pmix" "$D/spool/n$n"
+    cp "$D/etc/slurm.conf" "$D/n$n/slurm.conf"
+    echo "PMIxCliTmpDirBase=$D/n$n/pmix" > "$D/n$n/mpi.conf"
+    unshare --uts sh -c "hostname n$n && exec slurmd -f '$D/n$n/slurm.conf' -N n$n"
+  done
+  wait_for 30 "$nodes node(s)" sh -c \
+    "[ \$(sinfo -h -N -t idle -o %N | sort -u | wc -l) -eq $nodes ]"
+  echo "slurm-sandbox: $nodes node(s) up: export SLURM_CONF=$D/etc/slurm.conf"
+}
+
+[ $# -ge 2 ] || die "usage: $0 start|stop DIR [NODES [CPUS]]"
+cmd=$1
+mkdir -p "$2"
+D=$(cd "$2" && pwd)
+shift 2
+case $cmd in
+  start) trap 'stop' ERR; start "$@" ;;
+  stop) stop ;;
+  *) die "unknown command $cmd: start or stop" ;;
+esac
