@@ -20,7 +20,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import envvars, launch, lustre, outcome, slurm
+from . import envvars, jobfate, launch, lustre, outcome, slurm
 from .spec import Case
 
 
@@ -255,6 +255,8 @@ def write_sbatch(campaign, inventory, out_dir, store=None, submit=False, echo=pr
         campaign.slurm,
         entries,
         max(c.ranks for c in campaign.cases),
+        inventory.binary,
+        slurm.mpi_family(inventory.binary),
     )
     path = session.directory / "job.sbatch"
     path.write_text(text)
@@ -278,23 +280,6 @@ def write_sbatch(campaign, inventory, out_dir, store=None, submit=False, echo=pr
     return session, path
 
 
-def _job_end(session_dir, job_id, job_ended):
-    """Why runs without a status file will never get one, or None while the
-    job may still run them."""
-    end = session_dir / "job.end.json"
-    if end.exists():
-        return "ended", f"the batch job{' ' + job_id if job_id else ''} ended without running it"
-    state = slurm.job_state(job_id)
-    if state == "TIMEOUT":
-        limit = _job_limit(session_dir)
-        return "timeout", f"job {job_id} reached its time limit{limit}"
-    if state and state not in slurm.LIVE:
-        return "ended", f"job {job_id} ended {state}"
-    if state is None and job_ended:
-        return "ended", "the batch job ended (collect --job-ended) without finishing it"
-    return None
-
-
 def _job_limit(session_dir):
     script = session_dir / "job.sbatch"
     if script.exists():
@@ -304,11 +289,14 @@ def _job_limit(session_dir):
     return ""
 
 
-def _missing(idir, mode, end):
+def _missing(idir, mode, fate, job_id, limit):
     """The outcome of a step with no status file once the job is over."""
-    kind, why = end
-    started = outcome.files(idir, mode)["stdout"].exists()
-    if kind == "timeout":
+    if fate.state == "UNKNOWN":
+        text = f"unknown: Slurm no longer knows job {job_id} and its steps left no end record"
+        return outcome.Outcome(idir, "failed", None, text, None, None, None)
+    why = fate.reason(job_id, limit)
+    started = outcome.files(idir, mode)["stdout"].exists() and not fate.error
+    if fate.state == "TIMEOUT" and not fate.error:
         text = (
             f"killed: {why} while this step ran"
             if started
@@ -332,7 +320,10 @@ def collect(session_dir, store, echo=print, job_ended=False):
     jobid_file = session_dir / "jobid"
     job_id = jobid_file.read_text().strip() if jobid_file.exists() else None
     have = {(r["case_hash"], r["iteration"]) for r in store.runs(campaign=info["id"])}
-    end = _job_end(session_dir, job_id, job_ended)
+    fate = jobfate.fate(session_dir, job_id, job_ended)
+    limit = _job_limit(session_dir)
+    if fate and fate.error:
+        echo(f"job {job_id}: {fate.error}")
     stored = pending = failed = 0
     for case_json in sorted(session_dir.glob("*/case.json")):
         cdir = case_json.parent
@@ -341,24 +332,30 @@ def collect(session_dir, store, echo=print, job_ended=False):
         refusal = _striping_refusal(case, striping)
         for it in range(1, case.iterations + 1):
             idir = cdir / f"iter{it}"
-            broke = None
+            broke = broke_mode = None
             for mode in case.modes:
                 done = outcome.files(idir, mode)["status.json"].exists()
                 if refusal and not done:  # the script skipped the case
                     res = outcome.not_run(idir, refusal)
+                elif fate and fate.error and not done:  # the job stopped before its steps
+                    res = _missing(idir, mode, fate, job_id, limit)
+                elif broke and broke.error.startswith(("not run: job", "unknown:")):
+                    res = outcome.Outcome(idir, "failed", None, broke.error, None, None, None)
+                elif broke and not done and fate and broke.error.startswith("killed: job"):
+                    res = _missing(idir, mode, fate, job_id, limit)
                 elif broke:
-                    res = outcome.not_run(idir, f"the {broke} step of this iteration failed")
+                    res = outcome.not_run(idir, f"the {broke_mode} step of this iteration failed")
                 elif done:
                     res = outcome.read(idir, mode)
-                elif end:
-                    res = _missing(idir, mode, end)
+                elif fate:
+                    res = _missing(idir, mode, fate, job_id, limit)
                 else:
                     res = None
                 if res is None:
                     pending += 1
                     break
-                if res.status != "ok":
-                    broke = broke or mode
+                if res.status != "ok" and not broke:
+                    broke, broke_mode = res, mode
                 if (case.case_hash(mode), it) not in have:
                     env = case.environment(cdir, idir, mode, it)
                     extra = run_extra(env, striping, job_id)
@@ -367,6 +364,6 @@ def collect(session_dir, store, echo=print, job_ended=False):
                     failed += res.status != "ok"
     if pending == 0:
         store.finish_campaign(info["id"], now_iso())
-    state = "" if end or not job_id else f" (job {job_id} has not ended)"
+    state = "" if fate or not job_id else f" (job {job_id} has not ended)"
     echo(f"stored {stored} runs ({failed} failed), {pending} not finished yet{state}")
     return stored, pending, failed
