@@ -28,7 +28,25 @@ wait_for() {  # SECONDS WHAT COMMAND...: until COMMAND succeeds
 }
 
 stop() {
-  local f pid
+  local f pid i
+  # the jobs first (slurmstepd outlives slurmd), then the daemons
+  if [ -e "$D/run/slurmctld.pid" ]; then
+    export SLURM_CONF=$D/etc/slurm.conf PATH=$PATH:/usr/sbin
+    scancel --full --quiet $(squeue -h -o %i 2> /dev/null) 2> /dev/null || true
+    for ((i = 0; i < 50; i++)); do
+      [ -z "$(squeue -h -o %i 2> /dev/null)" ] && break
+      sleep 0.2
+    done
+  fi
+  # what is left of the jobs: processes holding a file under DIR (a step's spool)
+  for f in /proc/[0-9]*; do
+    pid=${f#/proc/}
+    [ "$pid" = $$ ] && continue
+    cat "$D"/run/*.pid 2> /dev/null | grep -qx "$pid" && continue
+    if ls -l "$f/fd" 2> /dev/null | grep -q -- "-> $D/spool/"; then
+      kill -KILL "$pid" 2> /dev/null || true
+    fi
+  done
   for f in "$D"/run/*.pid; do
     [ -e "$f" ] || continue
     pid=$(cat "$f" 2> /dev/null || true)
