@@ -13,6 +13,7 @@ packages=(
   python3 python3-venv python3-pip
   clang-format clang        # clang: libFuzzer targets (make fuzz)
   chromium fonts-dejavu-core   # headless screenshot of the campaign report (tests)
+  slurm-wlm munge              # scripts/slurm-sandbox.sh: the campaign tests' Slurm
 )
 
 missing=()

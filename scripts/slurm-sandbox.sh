@@ -11,7 +11,8 @@
 #
 # Environment: SANDBOX_PORT (first of the ports, 17000: slurmctld at +817,
 # the nodes at +1, +2, ...), SANDBOX_MIN_JOB_AGE (seconds Slurm keeps an
-# ended job, 300), SANDBOX_MPI_DEFAULT (MpiDefault, none), SANDBOX_EXTRA
+# ended job, 300), SANDBOX_OVER_TIME_LIMIT (minutes a job may run past its
+# limit before Slurm kills it, 0), SANDBOX_MPI_DEFAULT (MpiDefault, none), SANDBOX_EXTRA
 # (more slurm.conf lines). Runs as root (SlurmUser=root). Needs slurm-wlm and
 # munge (scripts/install-deps.sh).
 set -euo pipefail
@@ -104,7 +105,7 @@ start() {
     echo "MpiDefault=${SANDBOX_MPI_DEFAULT:-none}"
     echo "ReturnToService=2"
     echo "MinJobAge=${SANDBOX_MIN_JOB_AGE:-300}"
-    echo "OverTimeLimit=0"
+    echo "OverTimeLimit=${SANDBOX_OVER_TIME_LIMIT:-0}"
     echo "KillWait=5"
     echo "InactiveLimit=0"
     echo "SchedulerParameters=sched_interval=2"

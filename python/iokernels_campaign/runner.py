@@ -11,6 +11,7 @@ files), each run stored as it ends, one progress line per run.
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -173,6 +174,9 @@ def run_cases(campaign, inventory, store, launcher, out_dir, echo=print):
     said = set()
     # inside an allocation: the job of a run that fails before its record
     job_id = os.environ.get("SLURM_JOB_ID") if launcher == "srun" else None
+    srun_extra = list(campaign.slurm.srun)
+    if launcher == "srun":
+        srun_extra += slurm.srun_mpi(campaign.slurm, slurm.mpi_family(inventory.binary))
     for case in campaign.cases:
         cdir = _case_dir(session, case)
         striping = _stripe(case, cdir, echo, said)
@@ -194,7 +198,7 @@ def run_cases(campaign, inventory, store, launcher, out_dir, echo=print):
                         launcher,
                         case.ranks,
                         argv,
-                        campaign.slurm.srun,
+                        srun_extra,
                         env,
                         campaign.slurm.ntasks_per_node,
                     )
@@ -289,6 +293,33 @@ def _job_limit(session_dir):
     return ""
 
 
+# what srun and slurmstepd print when the job's end (its limit, scancel) kills a step
+KILLED_BY_SLURM = re.compile(r"CANCELLED AT|DUE TO TIME LIMIT|: Terminated$", re.M)
+
+
+def _cut_step(session_dir, fate):
+    """(directory, step) of the step the job's end cut off although its
+    status file was written (srun returned before the batch script was
+    killed): the last one started, failed, with srun's or slurmstepd's words
+    on its stderr. None when the job ended otherwise."""
+    if not fate or fate.state not in ("TIMEOUT", "CANCELLED"):
+        return None
+    last = None
+    for f in session_dir.glob("*/iter*/*.status.json"):
+        try:
+            st = json.loads(f.read_text())
+        except json.JSONDecodeError:
+            continue
+        if st.get("started") is not None and (last is None or st["started"] > last[0]):
+            last = (st["started"], st, f)
+    if not last or last[1].get("exit_code") in (0, None) or last[1].get("timed_out"):
+        return None
+    step = last[2].name.removesuffix(".status.json")
+    stderr = last[2].with_name(f"{step}.stderr")
+    text = stderr.read_text(errors="replace") if stderr.exists() else ""
+    return (last[2].parent, step) if KILLED_BY_SLURM.search(text) else None
+
+
 def _missing(idir, mode, fate, job_id, limit):
     """The outcome of a step with no status file once the job is over."""
     if fate.state == "UNKNOWN":
@@ -324,6 +355,7 @@ def collect(session_dir, store, echo=print, job_ended=False):
     limit = _job_limit(session_dir)
     if fate and fate.error:
         echo(f"job {job_id}: {fate.error}")
+    cut = _cut_step(session_dir, fate)
     stored = pending = failed = 0
     for case_json in sorted(session_dir.glob("*/case.json")):
         cdir = case_json.parent
@@ -347,6 +379,8 @@ def collect(session_dir, store, echo=print, job_ended=False):
                     res = outcome.not_run(idir, f"the {broke_mode} step of this iteration failed")
                 elif done:
                     res = outcome.read(idir, mode)
+                    if res.status != "ok" and (idir, mode) == cut:
+                        res = _missing(idir, mode, fate, job_id, limit)
                 elif fate:
                     res = _missing(idir, mode, fate, job_id, limit)
                 else:

@@ -263,6 +263,21 @@ def mpi_choice(slurm, mpi_family):
     ]
 
 
+def srun_mpi(slurm, family):
+    """srun's --mpi for the srun launcher (inside an allocation), chosen as
+    the batch script chooses it: [slurm] mpi, else pmix for OpenMPI where
+    srun --mpi=list has it, else nothing (the site's MpiDefault)."""
+    if slurm.mpi:
+        return [f"--mpi={slurm.mpi}"]
+    plugin = PLUGIN_FOR.get(family)
+    try:
+        p = subprocess.run(["srun", "--mpi=list"], capture_output=True, text=True, timeout=60)
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return []
+    have = (p.stdout + p.stderr).split()
+    return [f"--mpi={plugin}"] if plugin and plugin in have else []
+
+
 def mpi_family(binary):
     """openmpi, mpich or None: the MPI library the binary is linked with."""
     try:

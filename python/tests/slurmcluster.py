@@ -22,6 +22,9 @@ SANDBOX = REPO / "scripts" / "slurm-sandbox.sh"
 DAEMONS = ("munged", "slurmctld", "slurmd")
 # Slurm keeps an ended job this long (squeue -t all), then forgets it
 MIN_JOB_AGE = 30
+# Slurm kills a job this many minutes after its limit (OverTimeLimit): the
+# window in which the batch script must see the time up by itself
+OVER_TIME_LIMIT = 1
 # squeue states of a job that has not ended ("": not listed yet)
 LIVE = {"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", ""}
 
@@ -102,6 +105,7 @@ def start(directory, nodes=2, base=None):
         **os.environ,
         "SANDBOX_PORT": str(base),
         "SANDBOX_MIN_JOB_AGE": str(MIN_JOB_AGE),
+        "SANDBOX_OVER_TIME_LIMIT": str(OVER_TIME_LIMIT),
         "PATH": os.environ["PATH"] + ":/usr/sbin:/sbin",
     }
     p = subprocess.run(

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import conftest
 import fakeslurm
 import pytest
 from conftest import REPO, cli, rows
@@ -232,25 +233,40 @@ def test_submit_run_collect_with_env_lustre_and_nodes(tmp_path, slurm_cluster):
     assert "ROMIO_HINTS, DARSHAN_LOGFILE, DARSHAN_EXCLUDE_DIRS, IOK_TEST_API_TOKEN" in page
 
 
-def test_srun_inside_an_allocation_places_ranks_and_exports_env(tmp_path):
-    fake = fakeslurm.install(tmp_path, tools=("srun", "lfs"))
-    fake["SLURM_JOB_ID"] = "777"  # as inside salloc
+def test_srun_inside_an_allocation_places_ranks_and_exports_env(tmp_path, slurm_cluster):
+    fake = fakeslurm.install(tmp_path, tools=("lfs",))
+    prolog = tmp_path / "prolog.sh"
+    prolog.write_text(TASK_PROLOG)
+    prolog.chmod(0o755)
     text = CLUSTER.replace("ranks = [1, 4]", "ranks = [1, 2]").replace(
         'modes = ["write", "read"]', 'modes = ["write"]'
     )
+    text = text.replace('constraint = "cpu"\n', "").replace(
+        'srun = ["--cpu-bind=cores"]', f'srun = ["--task-prolog={prolog}"]'
+    )
     (tmp_path / "c.toml").write_text(text)
-    p = run_here(tmp_path, fake, "--launcher", "srun")
+    env = {**conftest.env(), **slurm_cluster.env, **fake}
+    env["PATH"] = f"{tmp_path / 'bin'}:{slurm_cluster.env['PATH']}"
+    run = ["run", "c.toml", "--db", "x.sqlite", "--out", "out", "--no-report", "--launcher", "srun"]
+    p = subprocess.run(
+        ["salloc", "-N", "1", "-n", "4", "--time=5", sys.executable, "-m", "iokernels_campaign"]
+        + run,
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
     assert p.returncode == 1, p.stdout + p.stderr  # BTIO refuses 2 ranks
-    steps = (tmp_path / "log" / "steps").read_text().splitlines()
-    assert len(steps) == 2 and all(" btio --backend mpiio --mode write " in x for x in steps)
+    job_id = int(re.search(r"Granted job allocation (\d+)", p.stderr).group(1))
     got = {r["ranks"]: r for r in rows(tmp_path / "x.sqlite", "SELECT * FROM runs")}
-    assert got[1]["status"] == "ok" and got[1]["slurm_job_id"] == 777
+    assert got[1]["status"] == "ok", got[1]["error"]
+    assert got[1]["slurm_job_id"] == job_id and json.loads(got[1]["hostnames"]) == ["n1"]
     record = json.loads(got[1]["record"])
     assert record["hints"]["environment"]["ROMIO_HINTS"] == json.loads(got[1]["env"])["ROMIO_HINTS"]
+    # MpiDefault=none here: the runner chose pmix for OpenMPI
+    assert record["environment"]["slurm_step_id"] == 0 and record["nprocs"] == 1
     seen = (tmp_path / "log" / "step0.env").read_text()
     assert "DARSHAN_EXCLUDE_DIRS=/proc,/etc\n" in seen  # through srun's own environment
     # a run that failed before writing a record keeps the allocation's job
-    assert (got[2]["status"], got[2]["slurm_job_id"]) == ("failed", 777)
+    assert (got[2]["status"], got[2]["slurm_job_id"]) == ("failed", job_id)
+    assert got[2]["error"].startswith("iokernels: error: BTIO needs a square number")
 
 
 MPIEXEC = """
