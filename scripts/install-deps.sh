@@ -14,6 +14,7 @@ packages=(
   clang-format clang        # clang: libFuzzer targets (make fuzz)
   chromium fonts-dejavu-core   # headless screenshot of the campaign report (tests)
   slurm-wlm munge              # scripts/slurm-sandbox.sh: the campaign tests' Slurm
+  slurmdbd mariadb-server      # the same with accounting (sacct): SANDBOX_ACCOUNTING=1
 )
 
 missing=()

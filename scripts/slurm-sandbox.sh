@@ -13,11 +13,17 @@
 # the nodes at +1, +2, ...), SANDBOX_MIN_JOB_AGE (seconds Slurm keeps an
 # ended job, 300), SANDBOX_OVER_TIME_LIMIT (minutes a job may run past its
 # limit before Slurm kills it, 0), SANDBOX_MPI_DEFAULT (MpiDefault, none), SANDBOX_EXTRA
-# (more slurm.conf lines). Runs as root (SlurmUser=root). Needs slurm-wlm and
+# (more slurm.conf lines), SANDBOX_ACCOUNTING=1 (slurmdbd on MariaDB, both
+# under DIR: mariadbd with its own datadir on 127.0.0.1 at +306, slurmdbd at
+# +819; needs slurmdbd and mariadb-server). Runs as root (SlurmUser=root). Needs slurm-wlm and
 # munge (scripts/install-deps.sh).
 set -euo pipefail
 
-die() { echo "slurm-sandbox: error: $*" >&2; exit 1; }
+die() {
+  echo "slurm-sandbox: error: $*" >&2
+  [ "${starting:-0}" = 1 ] && stop
+  exit 1
+}
 
 port_free() { ! (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
 
@@ -62,6 +68,50 @@ stop() {
   done
 }
 
+accounting() {  # BASE: MariaDB and slurmdbd, then the cluster in it
+  local base=$1 p
+  for p in mariadbd mariadb-install-db slurmdbd; do
+    command -v "$p" > /dev/null || die "$p not found: install mariadb-server and slurmdbd"
+  done
+  for p in $((base + 306)) $((base + 819)); do
+    port_free "$p" || die "port $p is in use: set SANDBOX_PORT to another base"
+  done
+  mkdir -p "$D/db"
+  [ -d "$D/db/mysql" ] || mariadb-install-db --datadir="$D/db" --user=root \
+    --auth-root-authentication-method=normal --skip-test-db > "$D/log/mariadb-install.log" 2>&1 \
+    || die "mariadb-install-db failed (see $D/log/mariadb-install.log)"
+  (mariadbd --no-defaults --datadir="$D/db" --socket="$D/run/mysql.sock" --user=root \
+    --pid-file="$D/run/mariadbd.pid" --bind-address=127.0.0.1 --port=$((base + 306)) \
+    --log-error="$D/log/mariadb.log" > /dev/null 2>&1 &)
+  wait_for 30 mariadbd test -S "$D/run/mysql.sock"
+  mariadb --no-defaults -S "$D/run/mysql.sock" -u root -e "CREATE USER IF NOT EXISTS \
+    'slurm'@'127.0.0.1' IDENTIFIED BY 'sandbox'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';"
+  (
+    umask 077
+    cat > "$D/etc/slurmdbd.conf" << EOF
+AuthType=auth/munge
+AuthInfo=socket=$D/munge/munge.sock
+DbdHost=$(hostname)
+DbdAddr=127.0.0.1
+DbdPort=$((base + 819))
+SlurmUser=root
+PidFile=$D/run/slurmdbd.pid
+LogFile=$D/log/slurmdbd.log
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$((base + 306))
+StorageUser=slurm
+StoragePass=sandbox
+StorageLoc=slurm_acct_db
+EOF
+  )
+  slurmdbd
+  wait_for 30 slurmdbd sacctmgr -n list cluster
+  sacctmgr -i add cluster sandbox > /dev/null
+  sacctmgr -i add account sandbox cluster=sandbox > /dev/null
+  sacctmgr -i add user root account=sandbox cluster=sandbox > /dev/null
+}
+
 start() {
   local nodes=${1:-2} cpus=${2:-8} base=${SANDBOX_PORT:-17000} n p
   [ "$(id -u)" -eq 0 ] || die "run as root (the sandbox's SlurmUser is root)"
@@ -81,6 +131,13 @@ start() {
     --pid-file="$D/run/munged.pid" --seed-file="$D/munge/seed" --log-file="$D/log/munged.log"
   wait_for 10 munged munge -S "$D/munge/munge.sock" -n
 
+  local accounting="AccountingStorageType=accounting_storage/none"
+  if [ "${SANDBOX_ACCOUNTING:-0}" = 1 ]; then
+    accounting="AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=127.0.0.1
+AccountingStoragePort=$((base + 819))
+AccountingStoragePass=$D/munge/munge.sock"
+  fi
   local list=""
   {
     echo "# written by scripts/slurm-sandbox.sh"
@@ -110,7 +167,7 @@ start() {
     echo "InactiveLimit=0"
     echo "SchedulerParameters=sched_interval=2"
     echo "JobAcctGatherType=jobacct_gather/none"
-    echo "AccountingStorageType=accounting_storage/none"
+    echo "$accounting"
     echo "${SANDBOX_EXTRA:-}"
     for ((n = 1; n <= nodes; n++)); do
       echo "NodeName=n$n NodeAddr=127.0.0.1 NodeHostname=n$n Port=$((base + n)) CPUs=$cpus State=UNKNOWN"
@@ -120,6 +177,7 @@ start() {
   } > "$D/etc/slurm.conf"
   ln -sf etc/slurm.conf "$D/slurm.conf"
   export SLURM_CONF=$D/etc/slurm.conf
+  [ "${SANDBOX_ACCOUNTING:-0}" = 1 ] && accounting "$base"
   slurmctld -f "$SLURM_CONF" -i
   wait_for 20 slurmctld scontrol ping
   for ((n = 1; n <= nodes; n++)); do
@@ -141,7 +199,7 @@ mkdir -p "$2"
 D=$(cd "$2" && pwd)
 shift 2
 case $cmd in
-  start) trap 'stop' ERR; start "$@" ;;
+  start) starting=1; trap 'stop' ERR; start "$@" ;;
   stop) stop ;;
   *) die "unknown command $cmd: start or stop" ;;
 esac

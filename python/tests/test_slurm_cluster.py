@@ -11,6 +11,7 @@ import threading
 import time
 
 import pytest
+import slurmcluster
 from conftest import cli, rows
 from slurmcluster import LIVE
 
@@ -128,6 +129,13 @@ def jobs(slurm_cluster):
         "cancel": _submit(c, d / "cancel", _slow("cancel", lib, 300, minutes=5)),
         "forgotten": _submit(c, d / "forgotten", _slow("forgotten", lib, 300, minutes=5)),
     }
+    # the same cut on a second cluster, with accounting (sacct), one node
+    try:
+        acct = slurmcluster.start(c.directory / "acct", nodes=1, accounting=True)
+        j["acct"] = _submit(acct, d / "acct", _slow("acct", lib, 300))
+        j["acct"]["cluster"] = acct
+    except RuntimeError as e:
+        j["acct"] = {"skip": f"no cluster with accounting: {e}"}
     watcher = threading.Thread(target=_watch, args=(c, j), daemon=True)
     watcher.start()
     for name in ("cancel", "forgotten"):  # once the slow step runs
@@ -142,8 +150,12 @@ def jobs(slurm_cluster):
     p = c.run("scancel", j["cancel"]["job"], j["forgotten"]["job"])
     assert p.returncode == 0, p.stderr
     watcher.join(300)
-    assert all("state" in x for x in j.values()), {k: x.get("state") for k, x in j.items()}
-    return j
+    assert all("state" in x or "skip" in x for x in j.values()), {
+        k: x.get("state") for k, x in j.items()
+    }
+    yield j
+    if "cluster" in j["acct"]:
+        slurmcluster.stop(j["acct"]["cluster"].directory)
 
 
 def _watch(cluster, jobs):
@@ -151,15 +163,15 @@ def _watch(cluster, jobs):
     it forgets a job MinJobAge after its end), and collect right then (all
     but the job left for Slurm to forget)."""
     deadline = time.time() + 300
-    while time.time() < deadline and not all("state" in x for x in jobs.values()):
+    while time.time() < deadline and not all("state" in x or "skip" in x for x in jobs.values()):
         for name, job in jobs.items():
-            if "state" in job:
+            if "state" in job or "skip" in job:
                 continue
-            state, err = cluster.state(job["job"])
+            state, err = job.get("cluster", cluster).state(job["job"])
             if state in LIVE and "Invalid job id" not in err:
                 continue
             job["state"] = state or err  # err: Slurm forgot it before we looked
-            if name != "forgotten":
+            if name not in ("forgotten", "acct"):
                 job["collected"] = _collect(cluster, job)
         time.sleep(1)
 
@@ -316,3 +328,17 @@ def test_a_job_slurm_has_forgotten_is_unknown_not_pending(slurm_cluster, jobs):
     assert got[("quick", 1, "read")]["status"] == "ok"
     for key in (("slow", 1, "write"), ("slow", 1, "read"), ("never", 1, "write")):
         assert got[key]["error"] == unknown, key
+
+
+def test_a_job_cut_by_its_time_limit_with_accounting_after_slurm_forgot_it(jobs):
+    job = jobs["acct"]
+    if "skip" in job:
+        pytest.skip(job["skip"])
+    c = job["cluster"]
+    assert job["state"] == "TIMEOUT"  # squeue -t all
+    c.wait_forgotten(job["job"])  # the controller forgot it; the accounting did not
+    p = c.run("sacct", "-n", "-X", "-P", "-j", job["job"], "-o", "State")
+    assert p.returncode == 0 and p.stdout.split() == ["TIMEOUT"], p.stderr
+    p, got = _collect(c, job)
+    assert p.returncode == 1 and "stored 6 runs (4 failed), 0 not finished yet" in p.stdout
+    _check_time_limit(job, got, cut=True)
