@@ -16,6 +16,8 @@ packages=(
   clang-format clang        # clang: libFuzzer targets (make fuzz)
   libclang-rt-14-dev        # clang's sanitizer and libFuzzer runtimes (Debian 12 ships them apart)
   chromium fonts-dejavu-core   # headless screenshot of the campaign report (tests)
+  slurm-wlm munge              # scripts/slurm-sandbox.sh: the campaign tests' Slurm
+  slurmdbd mariadb-server      # the same with accounting (sacct): SANDBOX_ACCOUNTING=1
 )
 
 missing=()

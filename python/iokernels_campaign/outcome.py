@@ -5,7 +5,8 @@ failure with its exit code and the run's last `iokernels: error:` line.
 Files of step STEP (write, read, ...) in the iteration directory:
 STEP.stdout, STEP.stderr, STEP.jsonl (the --json record), STEP.status.json
 ({"exit_code": N or null, "started": s, "ended": s, "timed_out": null or the
-limit in seconds that it passed})."""
+limit in seconds that it passed}, or {"exit_code": null, "not_run": why} for
+a step the batch script did not launch)."""
 
 import json
 from dataclasses import dataclass
@@ -69,6 +70,8 @@ def read(directory, step):
     if not f["status.json"].exists():
         return not_run(directory, "no status file (the step never ran or did not finish)")
     st = json.loads(f["status.json"].read_text())
+    if st.get("not_run"):  # the batch script launched nothing (the job's time was up)
+        return not_run(directory, st["not_run"])
     started, ended = st.get("started"), st.get("ended")
     elapsed = ended - started if started is not None and ended is not None else None
     rc = st.get("exit_code")

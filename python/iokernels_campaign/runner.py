@@ -12,6 +12,7 @@ files), each run stored as it ends, one progress line per run.
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -21,7 +22,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import envvars, launch, lustre, outcome, slurm
+from . import envvars, jobfate, launch, lustre, outcome, slurm
 from .spec import Case
 
 
@@ -174,6 +175,9 @@ def run_cases(campaign, inventory, store, launcher, out_dir, echo=print):
     said = set()
     # inside an allocation: the job of a run that fails before its record
     job_id = os.environ.get("SLURM_JOB_ID") if launcher == "srun" else None
+    srun_extra = list(campaign.slurm.srun)
+    if launcher == "srun":
+        srun_extra += slurm.srun_mpi(campaign.slurm, slurm.mpi_family(inventory.binary))
     for case in campaign.cases:
         cdir = _case_dir(session, case)
         striping = _stripe(case, cdir, echo, said)
@@ -195,7 +199,7 @@ def run_cases(campaign, inventory, store, launcher, out_dir, echo=print):
                         launcher,
                         case.ranks,
                         argv,
-                        campaign.slurm.srun,
+                        srun_extra,
                         env,
                         campaign.slurm.ntasks_per_node,
                     )
@@ -256,6 +260,8 @@ def write_sbatch(campaign, inventory, out_dir, store=None, submit=False, echo=pr
         campaign.slurm,
         entries,
         max(c.ranks for c in campaign.cases),
+        inventory.binary,
+        slurm.mpi_family(inventory.binary),
     )
     path = session.directory / "job.sbatch"
     path.write_text(text)
@@ -279,23 +285,6 @@ def write_sbatch(campaign, inventory, out_dir, store=None, submit=False, echo=pr
     return session, path
 
 
-def _job_end(session_dir, job_id, job_ended):
-    """Why runs without a status file will never get one, or None while the
-    job may still run them."""
-    end = session_dir / "job.end.json"
-    if end.exists():
-        return "ended", f"the batch job{' ' + job_id if job_id else ''} ended without running it"
-    state = slurm.job_state(job_id)
-    if state == "TIMEOUT":
-        limit = _job_limit(session_dir)
-        return "timeout", f"job {job_id} reached its time limit{limit}"
-    if state and state not in slurm.LIVE:
-        return "ended", f"job {job_id} ended {state}"
-    if state is None and job_ended:
-        return "ended", "the batch job ended (collect --job-ended) without finishing it"
-    return None
-
-
 def _job_limit(session_dir):
     script = session_dir / "job.sbatch"
     if script.exists():
@@ -305,11 +294,41 @@ def _job_limit(session_dir):
     return ""
 
 
-def _missing(idir, mode, end):
+# what srun and slurmstepd print when the job's end (its limit, scancel) kills a step
+KILLED_BY_SLURM = re.compile(r"CANCELLED AT|DUE TO TIME LIMIT|: Terminated$", re.M)
+
+
+def _cut_step(session_dir, fate):
+    """(directory, step) of the step the job's end cut off although its
+    status file was written (srun returned before the batch script was
+    killed): the last one started, failed, with srun's or slurmstepd's words
+    on its stderr. None when the job ended otherwise."""
+    if not fate or fate.state not in ("TIMEOUT", "CANCELLED"):
+        return None
+    last = None
+    for f in session_dir.glob("*/iter*/*.status.json"):
+        try:
+            st = json.loads(f.read_text())
+        except json.JSONDecodeError:
+            continue
+        if st.get("started") is not None and (last is None or st["started"] > last[0]):
+            last = (st["started"], st, f)
+    if not last or last[1].get("exit_code") in (0, None) or last[1].get("timed_out"):
+        return None
+    step = last[2].name.removesuffix(".status.json")
+    stderr = last[2].with_name(f"{step}.stderr")
+    text = stderr.read_text(errors="replace") if stderr.exists() else ""
+    return (last[2].parent, step) if KILLED_BY_SLURM.search(text) else None
+
+
+def _missing(idir, mode, fate, job_id, limit):
     """The outcome of a step with no status file once the job is over."""
-    kind, why = end
-    started = outcome.files(idir, mode)["stdout"].exists()
-    if kind == "timeout":
+    if fate.state == "UNKNOWN":
+        text = f"unknown: Slurm no longer knows job {job_id} and its steps left no end record"
+        return outcome.Outcome(idir, "failed", None, text, None, None, None)
+    why = fate.reason(job_id, limit)
+    started = outcome.files(idir, mode)["stdout"].exists() and not fate.error
+    if fate.state == "TIMEOUT" and not fate.error:
         text = (
             f"killed: {why} while this step ran"
             if started
@@ -333,7 +352,11 @@ def collect(session_dir, store, echo=print, job_ended=False):
     jobid_file = session_dir / "jobid"
     job_id = jobid_file.read_text().strip() if jobid_file.exists() else None
     have = {(r["case_hash"], r["iteration"]) for r in store.runs(campaign=info["id"])}
-    end = _job_end(session_dir, job_id, job_ended)
+    fate = jobfate.fate(session_dir, job_id, job_ended)
+    limit = _job_limit(session_dir)
+    if fate and fate.error:
+        echo(f"job {job_id}: {fate.error}")
+    cut = _cut_step(session_dir, fate)
     stored = pending = failed = 0
     for case_json in sorted(session_dir.glob("*/case.json")):
         cdir = case_json.parent
@@ -342,24 +365,32 @@ def collect(session_dir, store, echo=print, job_ended=False):
         refusal = _striping_refusal(case, striping)
         for it in range(1, case.iterations + 1):
             idir = cdir / f"iter{it}"
-            broke = None
+            broke = broke_mode = None
             for mode in case.modes:
                 done = outcome.files(idir, mode)["status.json"].exists()
                 if refusal and not done:  # the script skipped the case
                     res = outcome.not_run(idir, refusal)
+                elif fate and fate.error and not done:  # the job stopped before its steps
+                    res = _missing(idir, mode, fate, job_id, limit)
+                elif broke and broke.error.startswith(("not run: job", "unknown:")):
+                    res = outcome.Outcome(idir, "failed", None, broke.error, None, None, None)
+                elif broke and not done and fate and broke.error.startswith("killed: job"):
+                    res = _missing(idir, mode, fate, job_id, limit)
                 elif broke:
-                    res = outcome.not_run(idir, f"the {broke} step of this iteration failed")
+                    res = outcome.not_run(idir, f"the {broke_mode} step of this iteration failed")
                 elif done:
                     res = outcome.read(idir, mode)
-                elif end:
-                    res = _missing(idir, mode, end)
+                    if res.status != "ok" and (idir, mode) == cut:
+                        res = _missing(idir, mode, fate, job_id, limit)
+                elif fate:
+                    res = _missing(idir, mode, fate, job_id, limit)
                 else:
                     res = None
                 if res is None:
                     pending += 1
                     break
-                if res.status != "ok":
-                    broke = broke or mode
+                if res.status != "ok" and not broke:
+                    broke, broke_mode = res, mode
                 if (case.case_hash(mode), it) not in have:
                     env = case.environment(cdir, idir, mode, it)
                     extra = run_extra(env, striping, job_id)
@@ -368,6 +399,6 @@ def collect(session_dir, store, echo=print, job_ended=False):
                     failed += res.status != "ok"
     if pending == 0:
         store.finish_campaign(info["id"], now_iso())
-    state = "" if end or not job_id else f" (job {job_id} has not ended)"
+    state = "" if fate or not job_id else f" (job {job_id} has not ended)"
     echo(f"stored {stored} runs ({failed} failed), {pending} not finished yet{state}")
     return stored, pending, failed

@@ -13,12 +13,19 @@ a job step), and what became of a job that left runs without a status.
     prelude = ["module load cray-hdf5-parallel darshan"]   # shell lines before the steps
     sbatch = { mail-type = "END", exclusive = true }   # any other #SBATCH option; true: a flag
     srun = ["--cpu-bind=cores"]     # extra arguments of every srun
-"""
+    mpi = "pmix"                    # srun --mpi of every step (default: pmix for OpenMPI
+                                    # where srun --mpi=list has it, else the site's MpiDefault)
+
+Before its first step the job starts one rank with that plugin (iokernels
+--version) and, when it cannot, stops with one line naming the plugin and the
+fix (job.end.json "error"). Before each step it compares the clock with the
+job's end time (squeue %e, read once) and stops launching once the time is
+up or srun refuses a step because the job is completing: the steps left get
+a status saying "not run: job N reached its time limit"."""
 
 import difflib
 import re
 import shlex
-import shutil
 import subprocess
 from dataclasses import dataclass, field
 
@@ -26,7 +33,7 @@ from . import lustre
 
 # [slurm] key -> the #SBATCH option it becomes (in this order)
 OPTIONS = ("nodes", "ntasks-per-node", "partition", "account", "qos", "constraint", "time")
-KEYS = (*OPTIONS, "prelude", "sbatch", "srun")
+KEYS = (*OPTIONS, "prelude", "sbatch", "srun", "mpi")
 # #SBATCH options the tool writes itself, or that have their own key
 OWNED = {
     "output": "the job's output goes to SESSION/slurm-%j.out",
@@ -35,9 +42,10 @@ OWNED = {
     "array": "the campaign is one job whose steps are the runs",
 }
 OPTION = re.compile(r"[a-z][a-z0-9-]*")
+PLUGIN = re.compile(r"[a-z][a-z0-9_]*")
+# what each MPI's ranks need from srun (README "Campaigns on a Slurm cluster")
+PLUGIN_FOR = {"openmpi": "pmix", "mpich": "pmi2"}
 TIME = re.compile(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?")
-# sacct states of a job that has not ended
-LIVE = {"PENDING", "RUNNING", "REQUEUED", "RESIZING", "SUSPENDED", "CONFIGURING", "COMPLETING"}
 
 
 class SlurmError(ValueError):
@@ -52,6 +60,7 @@ class Slurm:
     time_seconds: int | None = None
     prelude: list = field(default_factory=list)
     srun: list = field(default_factory=list)
+    mpi: str | None = None
 
 
 def time_seconds(value):
@@ -150,6 +159,15 @@ def check(table, where="[slurm]"):
     if not isinstance(srun, list) or not all(isinstance(a, str) for a in srun):
         raise SlurmError(f"{where}: srun must be a list of arguments, got {srun!r}")
     s.srun = srun
+    mpi = table.get("mpi")
+    if mpi is not None and (not isinstance(mpi, str) or not PLUGIN.fullmatch(mpi)):
+        raise SlurmError(
+            f'{where}: mpi must be a plugin of srun --mpi=list such as "pmix" (OpenMPI) or '
+            f'"pmi2" (MPICH), got {mpi!r}'
+        )
+    if mpi is not None and any(a.startswith("--mpi") for a in srun):
+        raise SlurmError(f"{where}: srun has --mpi and mpi is given: keep mpi = {mpi!r} only")
+    s.mpi = mpi
     return s
 
 
@@ -173,14 +191,31 @@ def job_shape(slurm, max_ranks):
     return {}
 
 
-STEP_FUNCTION = r"""iok_step() {  # DIR STEP LIMIT COMMAND...: COMMAND in DIR, its files STEP.*
+STEP_FUNCTION = r"""iok_late() {  # STEP: the step's status when the job's time is up
+  iok_over=1
+  printf '{"exit_code": null, "not_run": "job %s reached its time limit%s %s"}\n' \
+    "${SLURM_JOB_ID:-}" "$IOK_TIME" "before this step started" > "$1.status.json"
+  return 1
+}
+
+iok_step() {  # DIR STEP LIMIT COMMAND...: COMMAND in DIR, its files STEP.*
   local dir=$1 step=$2 limit=$3 start end rc timed=null
   shift 3
   cd "$dir" || return 1
+  # the time is up (or a step was refused for it): launch nothing more
+  if [ "$iok_over" = 1 ] || { [ "$iok_end" -gt 0 ] && [ "$(date +%s)" -ge "$iok_end" ]; }; then
+    iok_late "$step"
+    return
+  fi
   start=$(date +%s.%N)
   timeout -k 30 "$limit" "$@" > "$step.stdout" 2> "$step.stderr"
   rc=$?
   end=$(date +%s.%N)
+  # srun refused the step: Slurm is ending the job (its time limit, checked periodically)
+  if [ $rc -ne 0 ] && grep -q "already completing or completed" "$step.stderr"; then
+    iok_late "$step"
+    return
+  fi
   # 124: timeout ended it; 137: it needed a KILL (after the limit, not an OOM kill)
   if [ $rc -eq 124 ] || { [ $rc -eq 137 ] && awk "BEGIN { exit !($end - $start >= $limit) }"; }
   then
@@ -191,9 +226,77 @@ STEP_FUNCTION = r"""iok_step() {  # DIR STEP LIMIT COMMAND...: COMMAND in DIR, i
   return $rc
 }"""
 
+# the job's end time, once (0: none known); steps are not launched after it
+END_TIME = r"""iok_over=0
+iok_end=$(date -d "$(squeue -h -j "${SLURM_JOB_ID:-0}" -o %e 2> /dev/null)" +%s 2> /dev/null) \
+  || iok_end=0"""
 
-def script(name, session_dir, slurm, cases, max_ranks):
-    """The campaign's batch script. cases: [(title, casedir, lustre settings,
+# One rank with the chosen plugin before the first step; when it cannot
+# start, the job ends with one line (job.end.json "error") that collect
+# gives every run.
+PROBE = r"""iok_plugin=${SLURM_MPI_TYPE:-$(scontrol show config 2> /dev/null \
+  | awk '$1 == "MpiDefault" { print $3 }')}
+if ! srun -n 1 -N 1 PROBE > "$R"/mpi-probe.out 2> "$R"/mpi-probe.err; then
+  why=$(grep -m1 -iE 'pmi|slurm|error' "$R"/mpi-probe.err || head -1 "$R"/mpi-probe.err)
+  have=$(srun --mpi=list 2>&1 | awk 'NR > 1 && !/specific/ { printf "%s%s", s, $1; s = ", " }')
+  msg="srun --mpi=$iok_plugin cannot start a rank of iokernels (${why:-no message}): set [slurm] \
+mpi = \"FIX\" in the campaign (OpenMPI: pmix, MPICH: pmi2; this srun has: $have)"
+  msg=$(printf '%s' "$msg" | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g' | cut -c1-600)
+  printf '{"exit_code": 1, "ended": %s, "error": "%s"}\n' "$(date +%s.%N)" "$msg" \
+    > "$R"/job.end.json
+  echo "iokernels-campaign: $msg" >&2
+  exit 1
+fi"""
+
+
+def mpi_choice(slurm, mpi_family):
+    """Shell lines that choose srun's MPI plugin for every step (SLURM_MPI_TYPE,
+    which srun reads as --mpi): [slurm] mpi, else pmix for OpenMPI where this
+    srun has it, else the site's MpiDefault."""
+    if slurm.mpi:
+        return [f"export SLURM_MPI_TYPE={shlex.quote(slurm.mpi)}  # [slurm] mpi"]
+    plugin = PLUGIN_FOR.get(mpi_family)
+    if not plugin:
+        return ["# MPI plugin: the site's MpiDefault (the suite's MPI is not known here)"]
+    return [
+        f"# the suite is built with {mpi_family}: {plugin}, where this srun has it",
+        f"if srun --mpi=list 2>&1 | grep -qw {plugin}; then export SLURM_MPI_TYPE={plugin}; fi",
+    ]
+
+
+def srun_mpi(slurm, family):
+    """srun's --mpi for the srun launcher (inside an allocation), chosen as
+    the batch script chooses it: [slurm] mpi, else pmix for OpenMPI where
+    srun --mpi=list has it, else nothing (the site's MpiDefault)."""
+    if slurm.mpi:
+        return [f"--mpi={slurm.mpi}"]
+    plugin = PLUGIN_FOR.get(family)
+    try:
+        p = subprocess.run(["srun", "--mpi=list"], capture_output=True, text=True, timeout=60)
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return []
+    have = (p.stdout + p.stderr).split()
+    return [f"--mpi={plugin}"] if plugin and plugin in have else []
+
+
+def mpi_family(binary):
+    """openmpi, mpich or None: the MPI library the binary is linked with."""
+    try:
+        p = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, timeout=30)
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return None
+    libs = [x for x in p.stdout.splitlines() if "libmpi" in x]
+    text = " ".join(libs).lower()
+    if "openmpi" in text or "libmpi.so.40" in text:
+        return "openmpi"
+    if "mpich" in text or "libmpi.so.12" in text:
+        return "mpich"
+    return None
+
+
+def script(name, session_dir, slurm, cases, max_ranks, binary="iokernels", family=None):
+    """The campaign's batch script (binary: the suite's, for the MPI probe;
+    family: its MPI, openmpi or mpich, for the plugin). cases: [(title, casedir, lustre settings,
     iterations)], iterations: [[(directory, step, limit seconds, command)]],
     command the whole srun line (argv). Within an iteration a step runs only
     when the one before it succeeded (a read needs the write); a case whose
@@ -221,6 +324,14 @@ def script(name, session_dir, slurm, cases, max_ranks):
         f'printf \'{{"job_id": "%s", "nodelist": "%s", "started": %s}}\\n\' '
         f'"${{SLURM_JOB_ID:-}}" "${{SLURM_JOB_NODELIST:-}}" "$(date +%s.%N)" '
         f"> {session}/job.start.json",
+        "",
+        *mpi_choice(slurm, family),
+        PROBE.replace("PROBE", _sh([binary, "--version"], session_dir)).replace(
+            "FIX", PLUGIN_FOR.get(family, "pmix")
+        ),
+        "",
+        "IOK_TIME=" + (q(f" (--time={slurm.options['time']})") if "time" in slurm.options else ""),
+        END_TIME,
         "",
         STEP_FUNCTION,
     ]
@@ -257,37 +368,3 @@ def _sh(argv, session_dir):
         parts = token.split(prefix)
         out.append('"$R"'.join(shlex.quote(p) if p else "" for p in parts))
     return " ".join(out)
-
-
-def job_state(job_id):
-    """The job's state as sacct says it (TIMEOUT, COMPLETED, RUNNING, ...),
-    else as squeue does (a job it lists has not ended), else None."""
-    if not job_id:
-        return None
-    if shutil.which("sacct"):
-        try:
-            p = subprocess.run(
-                ["sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State"],
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            words = p.stdout.split()
-            if p.returncode == 0 and words:
-                return words[0].rstrip("+")
-        except subprocess.TimeoutExpired:
-            pass
-    if shutil.which("squeue"):
-        try:
-            p = subprocess.run(
-                ["squeue", "-h", "-j", job_id, "-o", "%T"],
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            words = p.stdout.split()
-            if p.returncode == 0 and words:
-                return words[0]
-        except subprocess.TimeoutExpired:
-            pass
-    return None

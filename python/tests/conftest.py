@@ -4,9 +4,11 @@ line tool run as a subprocess, and one tiny real campaign shared by the
 tests that read its results."""
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -81,3 +83,24 @@ def rows(db, sql, *args):
     con = sqlite3.connect(db)
     con.row_factory = sqlite3.Row
     return [dict(r) for r in con.execute(sql, args)]
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster():
+    """A real Slurm cluster of two nodes (slurmcluster.py), shared by the
+    tests that need one; skipped, with the reason, where none can start."""
+    import slurmcluster
+
+    reason = slurmcluster.why_not()
+    if reason:
+        pytest.skip(reason)
+    # not under pytest's basetemp: another pytest session of this user may
+    # remove old basetemps while this cluster runs
+    d = Path(tempfile.mkdtemp(prefix="iok-slurm-"))
+    try:
+        cluster = slurmcluster.start(d)
+    except RuntimeError as e:
+        pytest.skip(f"scripts/slurm-sandbox.sh start failed: {e}")
+    yield cluster
+    slurmcluster.stop(d)
+    shutil.rmtree(d, ignore_errors=True)

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A campaign on a cluster: env, Lustre striping and Slurm tables, through
-fake srun/sbatch/sacct/lfs (fakeslurm.py) from submission to the store; a job
-cut off by its time limit; mpiexec with env and a machine without lfs; and a
-one-line error naming the file, the key and the fix for each bad table."""
+"""A campaign on a cluster: env, Lustre striping and Slurm tables, from
+submission through the real Slurm of slurmcluster.py (lfs a stand-in,
+fakeslurm.py) to the store; mpiexec with env and a machine without lfs; and
+a one-line error naming the file, the key and the fix for each bad table.
+Time limits, cancelled and forgotten jobs: test_slurm_cluster.py."""
 
 import json
 import re
@@ -12,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import conftest
 import fakeslurm
 import pytest
 from conftest import REPO, cli, rows
@@ -158,41 +160,50 @@ def test_the_sbatch_script_has_the_allocation_the_prelude_striping_and_env(tmp_p
     assert check.returncode == 0, check.stderr
 
 
-def test_submit_run_collect_with_env_lustre_and_nodes(tmp_path):
-    fake = fakeslurm.install(tmp_path)
-    p = submit(tmp_path, CLUSTER, env=fake)
+# run by srun before each task, in the task's environment: what the step saw
+TASK_PROLOG = """#!/bin/bash
+env | grep -E '^(DARSHAN|ROMIO|PNETCDF|IOK_TEST)_' | sort > "$LOG/step$SLURM_STEP_ID.env"
+"""
+
+
+def test_submit_run_collect_with_env_lustre_and_nodes(tmp_path, slurm_cluster):
+    fake = fakeslurm.install(tmp_path, tools=("lfs",))  # no Lustre here: lfs stands in
+    prolog = tmp_path / "prolog.sh"
+    prolog.write_text(TASK_PROLOG)
+    prolog.chmod(0o755)
+    env = {**slurm_cluster.env, **fake, "PATH": f"{tmp_path / 'bin'}:{slurm_cluster.env['PATH']}"}
+    text = CLUSTER.replace('constraint = "cpu"\n', "").replace(
+        'srun = ["--cpu-bind=cores"]', f'srun = ["--task-prolog={prolog}"]'
+    )  # the sandbox's nodes have no features
+    p = submit(tmp_path, text, env=env)
     assert p.returncode == 0, p.stderr
     log = tmp_path / "log"
     (session,) = (tmp_path / "out" / "runs").iterdir()
-    assert (log / "sacct").read_text() == "COMPLETED\n"
-    assert "prelude ran" in (log / "job.out").read_text()
+    job_id = (session / "jobid").read_text().strip()
+    assert slurm_cluster.wait_ended(job_id) == "COMPLETED"  # Slurm's word
+    assert "prelude ran" in (session / f"slurm-{job_id}.out").read_text()
     # lfs setstripe on each case directory, before its runs
     stripes = (log / "lfs").read_text().splitlines()
     assert sorted(stripes) == sorted(
         f"setstripe -c 4 -S 1048576 {d}" for d in session.iterdir() if d.is_dir()
     )
-    # every step saw the variables, the one with a comma too
-    for step in range(4):
+    # every step saw the variables, the one with a comma too (step 0: the MPI probe)
+    for step in range(1, 5):
         seen = dict(x.split("=", 1) for x in (log / f"step{step}.env").read_text().splitlines())
         assert seen["DARSHAN_EXCLUDE_DIRS"] == "/proc,/etc"
         assert seen["PNETCDF_HINTS"] == "nc_var_align_size=1048576"
         assert re.fullmatch(
             rf"{session}/btio-mpiio-n[14]-\w+/iter1/(write|read)\.darshan", seen["DARSHAN_LOGFILE"]
         )
-    p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path, extra_env=fake)
+    p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path, extra_env=env)
     assert p.returncode == 0, p.stderr
     assert "stored 4 runs (0 failed), 0 not finished yet" in p.stdout
     got = rows(tmp_path / "x.sqlite", "SELECT * FROM runs ORDER BY id")
-    host = subprocess.run(["hostname"], capture_output=True, text=True).stdout.strip()
     assert len(got) == 4
     for r in got:
         assert r["status"] == "ok", r["error"]
-        assert (r["slurm_job_id"], r["nodes"], r["ranks_per_node"]) == (
-            fakeslurm.JOB_ID,
-            1,
-            r["ranks"],
-        )
-        assert json.loads(r["hostnames"]) == [host]
+        assert (r["slurm_job_id"], r["nodes"], r["ranks_per_node"]) == (int(job_id), 1, r["ranks"])
+        assert json.loads(r["hostnames"]) == ["n1"]
         env = json.loads(r["env"])
         assert env["IOK_TEST_API_TOKEN"] == "<redacted>"  # a secret's value is not stored
         assert env["DARSHAN_LOGFILE"] == f"{r['case_dir']}/{r['mode']}.darshan"
@@ -208,129 +219,58 @@ def test_submit_run_collect_with_env_lustre_and_nodes(tmp_path):
         # the ranks had the variable: the record lists ROMIO_HINTS as set
         record = json.loads(r["record"])
         assert record["hints"]["environment"]["ROMIO_HINTS"] == env["ROMIO_HINTS"]
-    assert sorted(r["slurm_step_id"] for r in got) == [0, 1, 2, 3]  # a step per run
+    assert sorted(r["slurm_step_id"] for r in got) == [1, 2, 3, 4]  # a step per run
     # list and the report say where and how they ran
     p = cli("list", "x.sqlite", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     listed = [x.split() for x in p.stdout.splitlines()[2:]]
-    assert sorted(x[-1] for x in listed) == [f"{fakeslurm.JOB_ID}.{i}" for i in range(4)]
+    assert sorted(x[-1] for x in listed) == [f"{job_id}.{i}" for i in range(1, 5)]
     assert all(x[-2] == "1" for x in listed)  # nodes
     p = cli("report", "x.sqlite", "-o", "r.html", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     page = (tmp_path / "r.html").read_text()
-    for text in (f"{host} x 4 ranks", "4 OSTs x 1024 KiB applied", f"<td>{fakeslurm.JOB_ID}</td>"):
+    for text in ("n1 x 4 ranks", "4 OSTs x 1024 KiB applied", f"<td>{job_id}</td>"):
         assert text in page, text
     assert "ROMIO_HINTS, DARSHAN_LOGFILE, DARSHAN_EXCLUDE_DIRS, IOK_TEST_API_TOKEN" in page
 
 
-def test_srun_inside_an_allocation_places_ranks_and_exports_env(tmp_path):
-    fake = fakeslurm.install(tmp_path, tools=("srun", "lfs"))
-    fake["SLURM_JOB_ID"] = "777"  # as inside salloc
+def test_srun_inside_an_allocation_places_ranks_and_exports_env(tmp_path, slurm_cluster):
+    fake = fakeslurm.install(tmp_path, tools=("lfs",))
+    prolog = tmp_path / "prolog.sh"
+    prolog.write_text(TASK_PROLOG)
+    prolog.chmod(0o755)
     text = CLUSTER.replace("ranks = [1, 4]", "ranks = [1]").replace(
         'modes = ["write", "read"]', 'modes = ["write"]'
     )
     text += '[[kernel]]\nname = "btio"\nlabel = "broken"\nbackends = ["mpiio"]\nranks = [1]\n'
     text += 'options = { grid = "16,16,16", dumps = 2, hints-file = "no-such.hints" }\n'
+    text = text.replace('constraint = "cpu"\n', "").replace(
+        'srun = ["--cpu-bind=cores"]', f'srun = ["--task-prolog={prolog}"]'
+    )
     (tmp_path / "c.toml").write_text(text)
-    p = run_here(tmp_path, fake, "--launcher", "srun")
+    env = {**conftest.env(), **slurm_cluster.env, **fake}
+    env["PATH"] = f"{tmp_path / 'bin'}:{slurm_cluster.env['PATH']}"
+    run = ["run", "c.toml", "--db", "x.sqlite", "--out", "out", "--no-report", "--launcher", "srun"]
+    p = subprocess.run(
+        ["salloc", "-N", "1", "-n", "4", "--time=5", sys.executable, "-m", "iokernels_campaign"]
+        + run,
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
     assert p.returncode == 1, p.stdout + p.stderr  # broken: iokernels finds no hints file
-    steps = (tmp_path / "log" / "steps").read_text().splitlines()
-    assert len(steps) == 2 and all(" btio --backend mpiio --mode write " in x for x in steps)
+    job_id = int(re.search(r"Granted job allocation (\d+)", p.stderr).group(1))
     got = {r["label"]: r for r in rows(tmp_path / "x.sqlite", "SELECT * FROM runs")}
-    assert got["btio"]["status"] == "ok" and got["btio"]["slurm_job_id"] == 777
-    record = json.loads(got["btio"]["record"])
-    env = json.loads(got["btio"]["env"])
-    assert record["hints"]["environment"]["ROMIO_HINTS"] == env["ROMIO_HINTS"]
+    ok = got["btio"]
+    assert ok["status"] == "ok", ok["error"]
+    assert ok["slurm_job_id"] == job_id and json.loads(ok["hostnames"]) == ["n1"]
+    record = json.loads(ok["record"])
+    assert record["hints"]["environment"]["ROMIO_HINTS"] == json.loads(ok["env"])["ROMIO_HINTS"]
+    # MpiDefault=none here: the runner chose pmix for OpenMPI
+    assert record["environment"]["slurm_step_id"] == 0 and record["nprocs"] == 1
     seen = (tmp_path / "log" / "step0.env").read_text()
     assert "DARSHAN_EXCLUDE_DIRS=/proc,/etc\n" in seen  # through srun's own environment
     # a run that failed before writing a record keeps the allocation's job
-    assert (got["broken"]["status"], got["broken"]["slurm_job_id"]) == ("failed", 777)
-
-
-# the second case outlasts its own timeout; the third outlasts the job's limit
-TIMED = """
-[campaign]
-name = "timed"
-modes = ["write"]
-[slurm]
-time = "0:12"
-[[kernel]]
-name = "btio"
-label = "quick"
-backends = ["null"]
-options = { grid = "16,16,16", dumps = 1 }
-[[kernel]]
-name = "btio"
-label = "slow-step"
-backends = ["null"]
-timeout = 2
-options = { grid = "16,16,16", dumps = 2 }
-[kernel.env]
-FAKE_SRUN_SLEEP = "30"
-[[kernel]]
-name = "btio"
-label = "slow-job"
-backends = ["null"]
-options = { grid = "16,16,16", dumps = 3 }
-[kernel.env]
-FAKE_SRUN_SLEEP = "60"
-[[kernel]]
-name = "btio"
-label = "never"
-backends = ["null"]
-options = { grid = "16,16,16", dumps = 4 }
-"""
-
-
-def test_a_job_cut_off_by_its_time_limit_leaves_failed_runs_not_missing(tmp_path):
-    fake = fakeslurm.install(tmp_path)
-    p = submit(tmp_path, TIMED, env=fake)
-    assert p.returncode == 0, p.stderr
-    assert (tmp_path / "log" / "sacct").read_text() == "TIMEOUT\n"
-    (session,) = (tmp_path / "out" / "runs").iterdir()
-    assert not (session / "job.end.json").exists()
-    p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path, extra_env=fake)
-    assert p.returncode == 1, p.stderr  # failed runs stored: exit 1, as run
-    assert "stored 4 runs (3 failed), 0 not finished yet" in p.stdout
-    got = {r["label"]: r for r in rows(tmp_path / "x.sqlite", "SELECT * FROM runs")}
-    assert got["quick"]["status"] == "ok"
-    assert got["slow-step"]["error"] == "killed: still running after its timeout of 2 s"
-    assert got["slow-job"]["error"] == (
-        f"killed: job {fakeslurm.JOB_ID} reached its time limit (--time=0:12) while this step ran"
-    )
-    assert got["never"]["error"] == (
-        f"not run: job {fakeslurm.JOB_ID} reached its time limit (--time=0:12) "
-        "before this step started"
-    )
-    assert all(r["slurm_job_id"] == fakeslurm.JOB_ID for r in got.values())
-    assert rows(tmp_path / "x.sqlite", "SELECT finished FROM campaigns")[0]["finished"]
-
-
-def test_collect_while_the_job_runs_stores_what_finished(tmp_path):
-    fake = fakeslurm.install(tmp_path)
-    quick = TIMED.split("[[kernel]]")
-    p = submit(tmp_path, "[[kernel]]".join([quick[0], quick[1], quick[4]]), env=fake)
-    assert p.returncode == 0, p.stderr
-    (session,) = (tmp_path / "out" / "runs").iterdir()
-    # as if the job were still in its last step: sacct says RUNNING
-    (session / "job.end.json").unlink()
-    (next(session.glob("never-*")) / "iter1" / "write.status.json").unlink()
-    (tmp_path / "log" / "sacct").write_text("RUNNING\n")
-    p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path, extra_env=fake)
-    assert p.returncode == 0, p.stderr
-    assert (
-        f"stored 1 runs (0 failed), 1 not finished yet (job {fakeslurm.JOB_ID} has not ended)"
-        in p.stdout
-    )
-    assert not rows(tmp_path / "x.sqlite", "SELECT finished FROM campaigns")[0]["finished"]
-    # no sacct or squeue here (another machine): --job-ended says it is over
-    p = cli("collect", session, "--db", "x.sqlite", "--job-ended", cwd=tmp_path)
-    assert p.returncode == 1 and "stored 1 runs (1 failed), 0 not finished yet" in p.stdout
-    last = rows(tmp_path / "x.sqlite", "SELECT error FROM runs ORDER BY id")[-1]["error"]
-    assert last == (
-        "killed: the batch job ended (collect --job-ended) without finishing it "
-        "(while this step ran)"
-    )
+    assert (got["broken"]["status"], got["broken"]["slurm_job_id"]) == ("failed", job_id)
+    assert got["broken"]["error"].startswith("iokernels: error: cannot open hints file no-such")
 
 
 MPIEXEC = """
@@ -464,7 +404,7 @@ BAD = [
     (
         "[slurm]\nntasks_per_node = 4\n",
         "[slurm]: unknown key 'ntasks_per_node' (did you mean ntasks-per-node? known: nodes, "
-        "ntasks-per-node, partition, account, qos, constraint, time, prelude, sbatch, srun; "
+        "ntasks-per-node, partition, account, qos, constraint, time, prelude, sbatch, srun, mpi; "
         "any other #SBATCH option goes in sbatch = { ... })",
     ),
     ('[slurm]\ntime = "1 hour"\n', '[slurm]: time must be a Slurm time such as "01:30:00"'),
@@ -476,6 +416,14 @@ BAD = [
     (
         '[slurm]\nsbatch = { output = "x" }\n',
         "[slurm]: sbatch.output is not allowed: the job's output goes to",
+    ),
+    (
+        '[slurm]\nmpi = "PMIx 4"\n',
+        '[slurm]: mpi must be a plugin of srun --mpi=list such as "pmix"',
+    ),
+    (
+        '[slurm]\nmpi = "pmix"\nsrun = ["--mpi=pmi2"]\n',
+        "[slurm]: srun has --mpi and mpi is given: keep mpi = 'pmix' only",
     ),
     (
         "[slurm]\nprelude = 5\n",

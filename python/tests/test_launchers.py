@@ -1,15 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Launchers: mpiexec's flags only where needed; the campaign's batch script
-(bash accepts it, one srun step per run in order), submitted to a fake
-sbatch that runs it, and `collect` storing what it left."""
+(bash accepts it, one srun step per run in order), submitted to the real
+Slurm of slurmcluster.py, and `collect` storing what it left."""
 
 import json
 import re
 import sqlite3
 import subprocess
-from pathlib import Path
 
-import fakeslurm
 import pytest
 from conftest import BIN, cli
 from iokernels_campaign import launch
@@ -162,14 +160,13 @@ def test_sbatch_dry_run_is_one_valid_script_with_a_step_per_run(tmp_path):
     assert text.rstrip().endswith("exit $worst")
 
 
-def test_sbatch_submits_one_job_that_runs_and_collect_stores_it(tmp_path):
-    path = fakeslurm.install(tmp_path)
+def test_sbatch_submits_one_job_that_runs_and_collect_stores_it(tmp_path, slurm_cluster):
     one = (
-        CAMPAIGN.replace("ranks = [1, 4]", "ranks = [1]").replace(
-            "iterations = 2", "iterations = 1"
-        )
+        CAMPAIGN.replace("ranks = [1, 4]", "ranks = [1]")
+        .replace("iterations = 2", "iterations = 1")
+        .replace('srun = ["--cpu-bind=cores"]', "")
         + BROKEN
-    )
+    )  # the sandbox's nodes bind nothing
     (tmp_path / "c.toml").write_text(one)
     p = cli(
         "run",
@@ -181,18 +178,16 @@ def test_sbatch_submits_one_job_that_runs_and_collect_stores_it(tmp_path):
         "--out",
         "out",
         cwd=tmp_path,
-        extra_env=path,
+        extra_env=slurm_cluster.env,
     )
     assert p.returncode == 0, p.stderr
-    scripts = (tmp_path / "log" / "submitted").read_text().split()
-    assert len(scripts) == 1  # one job
-    session = Path(scripts[0]).parent
-    assert (session / "jobid").read_text() == f"{fakeslurm.JOB_ID}\n"
+    (session,) = (tmp_path / "out" / "runs").iterdir()  # one job
+    job_id = (session / "jobid").read_text().strip()
+    assert p.stdout.splitlines()[-2].startswith(f"submitted {session}/job.sbatch: job {job_id}")
     assert f"collect {session} --db x.sqlite" in p.stdout
-    # the fake sbatch ran the job at once: 8 steps in order, no hints file for broken
-    assert (tmp_path / "log" / "sacct").read_text() == "FAILED\n"
-    steps = (tmp_path / "log" / "steps").read_text().splitlines()
-    assert len(steps) == 6  # a refused write skips its read
+    # 8 steps in order, broken's writes refused (no hints file): Slurm says FAILED
+    assert slurm_cluster.wait_ended(job_id) == "FAILED"
+    assert len(list(session.glob("*/iter1/*.stdout"))) == 6  # a refused write skips its read
     assert json.loads((session / "job.end.json").read_text())["exit_code"] == 2
     # no store there; another store never heard of this campaign
     p = cli("collect", session, "--db", "other.sqlite", cwd=tmp_path)
@@ -200,7 +195,7 @@ def test_sbatch_submits_one_job_that_runs_and_collect_stores_it(tmp_path):
     Store(tmp_path / "other.sqlite").close()
     p = cli("collect", session, "--db", "other.sqlite", cwd=tmp_path)
     assert p.returncode == 2 and "was not submitted" in p.stderr
-    p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path, extra_env=path)
+    p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path, extra_env=slurm_cluster.env)
     assert p.returncode == 1, p.stderr  # failed runs stored: exit 1, as run
     assert "stored 8 runs (4 failed), 0 not finished yet" in p.stdout
     db = sqlite3.connect(tmp_path / "x.sqlite")
@@ -210,7 +205,7 @@ def test_sbatch_submits_one_job_that_runs_and_collect_stores_it(tmp_path):
     ).fetchall()
     assert len(rows) == 8
     for label, mode, status, code, err, wbytes, job, step in rows:
-        assert job == fakeslurm.JOB_ID
+        assert job == int(job_id)
         if label == "btio":
             assert (status, code, err) == ("ok", 0, None)
             assert wbytes == (16**3 * 5 * 2 * 8 if mode == "write" else 0)
@@ -226,6 +221,6 @@ def test_sbatch_submits_one_job_that_runs_and_collect_stores_it(tmp_path):
     finished = db.execute("SELECT finished FROM campaigns").fetchone()[0]
     assert finished
     # collecting again stores nothing twice
-    p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path, extra_env=path)
+    p = cli("collect", session, "--db", "x.sqlite", cwd=tmp_path, extra_env=slurm_cluster.env)
     assert p.returncode == 0 and "stored 0 runs" in p.stdout
     assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 8

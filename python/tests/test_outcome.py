@@ -144,10 +144,19 @@ def test_interrupt_ends_the_running_case(tmp_path):
     assert left_running(d) == []
 
 
-def without(program):
-    """PATH without the directories that hold `program`."""
-    dirs = os.environ["PATH"].split(os.pathsep)
-    return os.pathsep.join(d for d in dirs if not os.path.exists(os.path.join(d, program)))
+def without(program, farm):
+    """PATH of one folder of links to every program on PATH but `program`:
+    where srun is in /usr/bin, dropping that folder would also drop ssh and
+    the rest that OpenMPI needs."""
+    farm.mkdir()
+    for d in os.environ["PATH"].split(os.pathsep):
+        if not os.path.isdir(d):
+            continue
+        for name in os.listdir(d):
+            path, link = os.path.join(d, name), farm / name
+            if name != program and not link.exists() and os.access(path, os.X_OK):
+                link.symlink_to(path)
+    return str(farm)
 
 
 def test_missing_launcher_is_an_error_before_anything_runs(tmp_path):
@@ -162,7 +171,7 @@ def test_missing_launcher_is_an_error_before_anything_runs(tmp_path):
         "--out",
         "out",
         cwd=tmp_path,
-        extra_env={"PATH": without("srun")},
+        extra_env={"PATH": without("srun", tmp_path / "bin")},
     )
     assert p.returncode == 2
     assert p.stderr.strip() == (
