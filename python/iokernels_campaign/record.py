@@ -117,20 +117,23 @@ def what_ran(record_text):
     that a report section names what ran; "" when unknown."""
     try:
         r = json.loads(record_text or "{}")
-    except ValueError:
+    except (TypeError, ValueError):
+        return ""
+    if not isinstance(r, dict) or not isinstance(r.get("argv") or [], list):
         return ""
     argv, out, skip = r.get("argv") or [], [], False
     for a in argv:
         if skip:
             skip = False
             continue
+        a = str(a)
         name = a.split("=", 1)[0]
         if name in _WHERE:
             skip = "=" not in a
             continue
         if name not in _WHERE_FLAGS:
             out.append(a)
-    return " ".join([r.get("kernel", ""), *out]).strip()
+    return " ".join([str(r.get("kernel", "")), *out]).strip()
 
 
 def is_jsonl(path):
@@ -188,14 +191,26 @@ def ceiling_above(record_text, ops=("write",)):
     """Why a pass of a stored record whose op is in `ops` (write; read) ran
     above its ceiling (the record's reason), or None when none did."""
     try:
-        passes = json.loads(record_text or "{}").get("passes", [])
-    except ValueError:
+        r = json.loads(record_text or "{}")
+    except (TypeError, ValueError):
         return None
-    above = [p for p in passes if p.get("ceiling", {}).get("above") and p.get("op") in ops]
+    passes = r.get("passes") if isinstance(r, dict) else None
+    if not isinstance(passes, list):
+        return None
+    above = [
+        p
+        for p in passes
+        if isinstance(p, dict)
+        and isinstance(p.get("ceiling"), dict)
+        and p["ceiling"].get("above")
+        and p.get("op") in ops
+    ]
     if not above:
         return None
     c = above[0]["ceiling"]
-    return f"{above[0]['op']} {c.get('fraction', 0):.2f}x its ceiling: {c.get('reason', '?')}"
+    fraction = c.get("fraction")
+    times = f"{fraction:.2f}x" if isinstance(fraction, int | float) else "above"
+    return f"{above[0]['op']} {times} its ceiling: {c.get('reason', '?')}"
 
 
 def _ceiling(r):
