@@ -111,24 +111,28 @@ mpi_message(int err, char *msg)
     return msg;
 }
 
-/* One timed write sample into a fresh file: open + write (+ sync) + close.
- * Returns an agreed status; *seconds the job's span. */
+/* One timed sample through MPI-IO, open to close: a write into a fresh file
+ * (synced inside the timing with fsync_inside; *created: the file is ours)
+ * or a read (through the page cache). Returns an agreed status; *seconds
+ * the job's span. */
 static int
-write_sample(MPI_Comm comm, const char *path, int64_t before, int64_t bytes, const char *buf,
+mpiio_sample(MPI_Comm comm, const char *path, int64_t before, int64_t bytes, char *buf, int writing,
              int fsync_inside, double *seconds, int *created)
 {
     MPI_File fh;
+    int mode = writing ? MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_EXCL : MPI_MODE_RDONLY;
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
-    int err = MPI_File_open(comm, path, MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_EXCL,
-                            MPI_INFO_NULL, &fh);
+    int err = MPI_File_open(comm, path, mode, MPI_INFO_NULL, &fh);
     int opened = err == MPI_SUCCESS; /* collective: the same on every rank */
-    *created = opened;
+    if (created)
+        *created = writing && opened;
     for (int64_t off = 0; opened && off < bytes && err == MPI_SUCCESS; off += CHUNK) {
         int n = (int)(bytes - off < CHUNK ? bytes - off : CHUNK);
-        err = MPI_File_write_at(fh, before + off, buf, n, MPI_BYTE, MPI_STATUS_IGNORE);
+        err = writing ? MPI_File_write_at(fh, before + off, buf, n, MPI_BYTE, MPI_STATUS_IGNORE)
+                      : MPI_File_read_at(fh, before + off, buf, n, MPI_BYTE, MPI_STATUS_IGNORE);
     }
-    if (opened && fsync_inside) {
+    if (opened && writing && fsync_inside) {
         int serr = MPI_File_sync(fh); /* collective: entered whatever the writes did */
         if (err == MPI_SUCCESS)
             err = serr;
@@ -143,40 +147,17 @@ write_sample(MPI_Comm comm, const char *path, int64_t before, int64_t bytes, con
     int rc = IOK_OK;
     if (err != MPI_SUCCESS) {
         char msg[MPI_MAX_ERROR_STRING];
-        rc =
-            iok_error(IOK_EIO, "ceiling probe: writing %s failed: %s", path, mpi_message(err, msg));
+        rc = iok_error(IOK_EIO, "ceiling probe: %s %s failed: %s", writing ? "writing" : "reading",
+                       path, mpi_message(err, msg));
     }
     return iok_agree(comm, rc);
 }
 
-/* One timed read sample through MPI-IO (the page cache). */
 static int
 cached_read_sample(MPI_Comm comm, const char *path, int64_t before, int64_t bytes, char *buf,
                    double *seconds)
 {
-    MPI_File fh;
-    MPI_Barrier(comm);
-    double t0 = MPI_Wtime();
-    int err = MPI_File_open(comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
-    int opened = err == MPI_SUCCESS;
-    for (int64_t off = 0; opened && off < bytes && err == MPI_SUCCESS; off += CHUNK) {
-        int n = (int)(bytes - off < CHUNK ? bytes - off : CHUNK);
-        err = MPI_File_read_at(fh, before + off, buf, n, MPI_BYTE, MPI_STATUS_IGNORE);
-    }
-    if (opened) {
-        int cerr = MPI_File_close(&fh);
-        if (err == MPI_SUCCESS)
-            err = cerr;
-    }
-    double t1 = MPI_Wtime();
-    *seconds = job_span(comm, t0, t1);
-    int rc = IOK_OK;
-    if (err != MPI_SUCCESS) {
-        char msg[MPI_MAX_ERROR_STRING];
-        rc =
-            iok_error(IOK_EIO, "ceiling probe: reading %s failed: %s", path, mpi_message(err, msg));
-    }
-    return iok_agree(comm, rc);
+    return mpiio_sample(comm, path, before, bytes, buf, 0, 0, seconds, NULL);
 }
 
 /* One timed read sample past the page cache: O_DIRECT, or (direct == 0)
@@ -286,7 +267,7 @@ iok_ceiling_probe(MPI_Comm comm, const char *near_path, int64_t bytes, int fsync
         sample_path(path, sizeof path, near_path, s);
         double dt = 0;
         int created = 0;
-        rc = write_sample(comm, path, before, bytes, buf, fsync_inside, &dt, &created);
+        rc = mpiio_sample(comm, path, before, bytes, buf, 1, fsync_inside, &dt, &created);
         made = created ? s + 1 : made;
         out->write_bw[s] = dt > 0 ? (double)total / dt : 0;
     }
