@@ -180,8 +180,8 @@ iok_check_input_kind(const char *path, const char *backend, const struct iok_sch
         rc = e3sm_cdf_header_walk(path, &need);
         if (rc == IOK_OK && need > size)
             rc = iok_error(IOK_EUSAGE,
-                           "%s is truncated: %lld bytes, shorter than the %lld its NetCDF header's "
-                           "variables and records end at; write it again",
+                           "%s is truncated: %lld bytes, shorter than the %lld at which its "
+                           "NetCDF header's last record or variable begins; write it again",
                            path, (long long)size, (long long)need);
     }
     close(fd);

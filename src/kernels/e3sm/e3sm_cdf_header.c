@@ -145,13 +145,17 @@ e3sm_cdf_header_check(const char *path)
     return e3sm_cdf_header_walk(path, NULL);
 }
 
-/* The least bytes the variables' data take, by the header's offsets and
- * sizes: the end of every fixed-size variable, and of every record
- * variable's last record (a lone record variable's records are not padded:
- * its size less 3 stands for it). -1 when a size is unknown (a CDF-1/2
- * vsize of 2^32 - 1 stands for a larger one). */
+/* The least bytes a file whose header is this one must hold: up to where
+ * the last block of data begins, by the header's offsets and sizes (the
+ * last fixed-size variable's begin, or the last record's last variable's).
+ * Not up to where it ends: a writer without fill leaves the tail of the
+ * last variable unwritten when it writes none there (E3SM's --missing skip
+ * does), and the format allows it; a file cut before the last block (a
+ * record or more, a whole variable) is truncated. A lone record variable's
+ * records are not padded: its size less 3 stands for it. -1 when a size is
+ * unknown (a CDF-1/2 vsize of 2^32 - 1 stands for a larger one). */
 struct data_end {
-    int64_t fixed, last_rec_begin, last_rec_size, recsize, nrec, unknown;
+    int64_t fixed, last_rec_begin, recsize, nrec, unknown;
 };
 
 static void
@@ -162,16 +166,14 @@ data_end_add(struct data_end *e, int rec, uint64_t vsize, uint64_t begin, int wo
         return;
     }
     if (!rec) {
-        if ((int64_t)(begin + vsize) > e->fixed)
-            e->fixed = (int64_t)(begin + vsize);
+        if (vsize > 0 && (int64_t)begin > e->fixed)
+            e->fixed = (int64_t)begin;
         return;
     }
     e->recsize += (int64_t)vsize;
     e->nrec++;
-    if ((int64_t)begin >= e->last_rec_begin) {
+    if ((int64_t)begin >= e->last_rec_begin)
         e->last_rec_begin = (int64_t)begin;
-        e->last_rec_size = (int64_t)vsize;
-    }
 }
 
 static int64_t
@@ -182,10 +184,9 @@ data_end_of(const struct data_end *e, uint64_t numrecs)
     int64_t end = e->fixed;
     if (e->nrec && numrecs) {
         int64_t rs = e->nrec == 1 ? e->recsize - 3 : e->recsize;
-        int64_t last = e->nrec == 1 ? e->last_rec_size - 3 : e->last_rec_size;
         if (rs > 0 && (int64_t)(numrecs - 1) > (INT64_MAX / 4) / rs)
             return -1;
-        int64_t r = e->last_rec_begin + (int64_t)(numrecs - 1) * rs + last;
+        int64_t r = e->last_rec_begin + (int64_t)(numrecs - 1) * rs;
         if (r > end)
             end = r;
     }
