@@ -161,13 +161,12 @@ def _bandwidth(r):
 MARKS = {"higher": "better", "lower": "worse", "tied": "same", "untested": "untested"}
 
 
-def compare(runs_a, runs_b, summarize=None):
+def compare(runs_a, runs_b):
     """Cases present in both lists (frame.case_key): medians, ratio b/a and
     a mark called by verdict.py: better or worse only where the bootstrap
     interval of the ratio of medians excludes 1 (3 or more runs on each
     side), same where it does not, untested with fewer runs. Bandwidth:
     higher is better. Returns (frame, cases only in a, only in b)."""
-    del summarize  # kept for callers: the medians come from the runs
 
     def groups(runs):
         out = {}

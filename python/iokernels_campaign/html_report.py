@@ -397,14 +397,14 @@ def write(store, html_path, campaign=None, title=None):
     return html_path, pngs, summaries
 
 
-def write_compare(runs_a, runs_b, html_path, name_a, name_b, summarize_fn=summarize):
+def write_compare(runs_a, runs_b, html_path, name_a, name_b):
     """The compare page: per case in both, B/A with better / worse / same.
     Returns (path, number of cases in both)."""
     html_path = Path(html_path)
     if html_path.exists() and GENERATOR not in html_path.read_text(errors="replace")[:2000]:
         raise ReportError(f"{html_path} exists and was not written by iokernels-campaign")
     html_path.parent.mkdir(parents=True, exist_ok=True)
-    df, only_a, only_b = frame.compare(runs_a, runs_b, summarize_fn)
+    df, only_a, only_b = frame.compare(runs_a, runs_b)
     words = {
         "better": "\u25b2 better",
         "worse": "\u25bc worse",
