@@ -49,8 +49,9 @@ int iok_error_append(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
  * wins: usage beats I/O). The lowest rank that failed prints its message once
  * to stderr as "iokernels: error: ..." so the user sees one line. */
 int iok_agree(MPI_Comm comm, int status);
-/* The same, carrying up to 6 more values reduced by MAX in the same call
- * (v, n: in this rank's, out the maximum over ranks). */
+/* The same, carrying up to IOK_AGREE_MAX_VALUES more values reduced by MAX in
+ * the same call (v, n: in this rank's, out the maximum over ranks). */
+#define IOK_AGREE_MAX_VALUES 30
 int iok_agree_max(MPI_Comm comm, int status, int *v, int n);
 
 #define IOK_TRY(call)                                                                              \

@@ -144,9 +144,9 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
     MPI_Comm_size(comm, &nprocs);
     /* [0]: worst code; [1]: lowest failing rank (as nprocs - rank for MAX);
      * then the caller's values, in the same reduction. */
-    int buf[2 * 8], *mine = buf, *all = buf + 8;
-    if (n > 6)
-        n = 6;
+    int buf[2 * (2 + IOK_AGREE_MAX_VALUES)], *mine = buf, *all = buf + 2 + IOK_AGREE_MAX_VALUES;
+    if (n > IOK_AGREE_MAX_VALUES)
+        n = IOK_AGREE_MAX_VALUES;
     mine[0] = status;
     mine[1] = status != IOK_OK ? nprocs - rank : 0;
     for (int i = 0; i < n; i++)
