@@ -13,8 +13,10 @@ def text(s):
 
 
 def code(s):
-    """Text as inline code: a backtick inside is fenced by two."""
-    s = str(s).replace("|", "\\|")
+    """Text as inline code: a backtick inside is fenced by two. A | stays as
+    it is: Python-Markdown's tables do not split a row inside a code span
+    (and would show the backslash of \\|)."""
+    s = str(s)
     return f"`` {s} ``" if "`" in s else f"`{s}`"
 
 
