@@ -45,7 +45,7 @@ LAUNCHERS = {"mpiexec", "mpirun", "mpiexec.mpich", "srun", "scripts/mpiexec.sh"}
 STATE = {"export", "cd", "mkdir"}
 SLURM_WORDS = ("srun", "slurm-sandbox.sh", "--launcher sbatch", "--launcher srun")
 PAGE_TIMEOUT = 600
-TOTALS = {"ran": 0, "small": 0, "skipped": {}}
+TOTALS = {"run": 0, "small": 0, "skipped": {}}
 
 
 def pages():
@@ -198,14 +198,14 @@ def cluster(tmp_path_factory):
 @pytest.fixture(scope="module", autouse=True)
 def summary(request):
     yield
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.getplugin("capturemanager")
     skipped = sum(TOTALS["skipped"].values())
     lines = [
-        f"documentation examples: {TOTALS['ran'] + TOTALS['small']} ran "
+        f"documentation examples: {TOTALS['run'] + TOTALS['small']} ran "
         f"({TOTALS['small']} of them at their small size), {skipped} skipped"
     ] + [f"  skipped {n}: {why}" for why, n in sorted(TOTALS["skipped"].items())]
-    for line in lines:
-        (reporter.write_line if reporter else print)(line)
+    with capture.global_and_fixture_disabled():  # shown also under pytest -q
+        print("\n" + "\n".join(lines))
 
 
 def free_port_base():
