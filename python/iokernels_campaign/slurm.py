@@ -43,7 +43,7 @@ OWNED = {
 }
 OPTION = re.compile(r"[a-z][a-z0-9-]*")
 PLUGIN = re.compile(r"[a-z][a-z0-9_]*")
-# what each MPI's ranks need from srun (README "Campaigns on a Slurm cluster")
+# what each MPI's ranks need from srun (docs/slurm.md, "MPI under srun")
 PLUGIN_FOR = {"openmpi": "pmix", "mpich": "pmi2"}
 TIME = re.compile(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?")
 
