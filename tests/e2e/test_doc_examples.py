@@ -264,14 +264,21 @@ def test_examples_run_as_written(page, template, cluster, tmp_path):
         env["SANDBOX_PORT"] = str(free_port_base())
     own = page in (REPO / "README.md", REPO / "docs" / "getting-started.md")
     prelude = [] if own else reader_exports()
-    proc = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-c", script(page, run_items, prelude)],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=PAGE_TIMEOUT,
-    )
+    try:
+        proc = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-c", script(page, run_items, prelude)],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=PAGE_TIMEOUT,
+        )
+    finally:  # a sandbox the page started is stopped even when a line failed
+        for _, text, _, _ in run_items:
+            started = re.search(r"slurm-sandbox\.sh start (\S+)", text)
+            if started:
+                stop = [str(cwd / "scripts" / "slurm-sandbox.sh"), "stop", started.group(1)]
+                subprocess.run(stop, cwd=cwd, env=env, capture_output=True, timeout=120)
     out = proc.stdout + proc.stderr
     failed = re.search(r"@@ failed (\d+) (\d+)", proc.stdout)
     if failed:
@@ -286,3 +293,33 @@ def test_examples_run_as_written(page, template, cluster, tmp_path):
     for _, _, kind, _ in run_items:
         if kind in ("run", "small"):
             TOTALS[kind] += 1
+
+
+def test_markers_are_read_as_documented(tmp_path):
+    """The conventions of CONTRIBUTING.md on a page of our own: suite lines
+    only, continued lines joined, small: substituted, a skip block counted."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```sh\n"
+        "export A=1\n"
+        "cmake -S . -B build\n"
+        "mpiexec -n 4 build/iokernels btio \\\n"
+        "    --grid 64,64,64   # real; small: -n 2 --grid 8,8,8\n"
+        "```\n\n"
+        "<!-- examples: skip a site's paths -->\n"
+        "```sh\n"
+        "srun iokernels ncbench -d 4:8:8:8\n"
+        "```\n"
+        "```toml\n"
+        "iokernels = 1\n"
+        "```\n"
+    )
+    got = [(n, kind, detail) for n, _, kind, detail in examples(page)]
+    assert got == [
+        (2, "state", None),
+        (4, "small", "mpiexec -n 2 build/iokernels btio --grid 8,8,8"),
+        (10, "skip", "a site's paths"),
+    ]
+    page.write_text("```sh\nbuild/iokernels btio --dumps 3   # small: --grid 8,8,8\n```\n")
+    with pytest.raises(AssertionError, match="small: names --grid, which the line does not have"):
+        examples(page)
