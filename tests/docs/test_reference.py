@@ -92,6 +92,7 @@ def test_every_variable_the_sources_read_is_documented():
 def copy(tmp_path):
     """The generated files in a tree of their own."""
     shutil.copytree(REF, tmp_path / "docs" / "reference")
+    shutil.copytree(REPO / "docs" / "results", tmp_path / "docs" / "results")
     (tmp_path / "man").mkdir()
     shutil.copy(MAN, tmp_path / "man")
     return tmp_path
