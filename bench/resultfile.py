@@ -65,12 +65,18 @@ def _refusal(path):
 
 
 def _git_describe():
-    p = subprocess.run(
-        ["git", "-C", str(REPO), "describe", "--always", "--dirty", "--tags"],
+    """The commit, "-dirty" when a tracked file differs from it; the tables
+    under docs/results/ (this run's own output) do not count."""
+    git = ["git", "-C", str(REPO)]
+    p = subprocess.run([*git, "describe", "--always", "--tags"], capture_output=True, text=True)
+    if p.returncode != 0:
+        return "unknown (not a git work tree)"
+    changed = subprocess.run(
+        [*git, "status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/results"],
         capture_output=True,
         text=True,
-    )
-    return p.stdout.strip() if p.returncode == 0 else "unknown (not a git work tree)"
+    ).stdout.strip()
+    return p.stdout.strip() + ("-dirty" if changed else "")
 
 
 def _machine():
