@@ -18,6 +18,7 @@ import io
 import json
 import os
 import platform
+import re
 import shlex
 import subprocess
 import sys
@@ -95,23 +96,22 @@ def _machine():
 
 
 def mpi_layer(binary=BIN):
-    """(MPI library, MPI-IO layer) as the JSON record of a one-rank MPI-IO
-    write reports them (environment.mpiio_layer), in the bench's own
-    environment (the same OMPI_MCA_* and ROMIO_HINTS)."""
+    """(MPI library, MPI-IO layer) of a one-rank MPI-IO write in the bench's
+    own environment (the same OMPI_MCA_* and ROMIO_HINTS): the library from
+    its JSON record, the layer as its report words it ("OpenMPI io ompio,
+    fcoll two_phase; ..."), both made from the record's mpiio_layer."""
     with tempfile.TemporaryDirectory(prefix="iok-bench-layer-") as d:
         rec = Path(d) / "layer.jsonl"
         cmd = [str(MPIEXEC), "-n", "1", str(binary), "btio", "--backend", "mpiio", "--grid"]
-        cmd += ["4,4,4", "--dumps", "1", "--dir", d, "--quiet", "--json", str(rec)]
+        cmd += ["4,4,4", "--dumps", "1", "--dir", d, "--json", str(rec)]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0 or not rec.is_file():
-            return "unknown (iokernels did not run)", "unknown"
+            return "unknown (iokernels did not run)", "unknown (iokernels did not run)"
         env = json.loads(rec.read_text().splitlines()[-1])["environment"]
+    line = re.search(r"^MPI-IO layer\s*: (.*)$", p.stdout, re.M)
     layer = env.get("mpiio_layer")
-    if not layer:
-        return env["mpi_library_version"].splitlines()[0], "unknown (not OpenMPI nor MPICH)"
-    component = (layer.get("io_component") or "not loaded").upper()
-    chosen = [f"{k}={v}" for k, v in sorted(layer.get("settings", {}).items()) if v]
-    return layer["mpi"], f"{component} ({', '.join(chosen) or 'the library defaults'})"
+    mpi = layer["mpi"] if layer else env["mpi_library_version"].splitlines()[0]
+    return mpi, line.group(1) if line else "unknown (neither OpenMPI nor an MPICH-derived MPI)"
 
 
 def _load():
