@@ -111,7 +111,7 @@ def page(listing, helps, tools):
         "an I/O or runtime error; the message names the file and the library call.",
         ".TP",
         "2",
-        "bad input, option or usage: one line naming it and the fix; nothing was written.",
+        "bad input, option or usage: one line naming it and the fix.",
         ".TP",
         "3",
         "data read back differ from what was written.",
