@@ -50,7 +50,7 @@ MPICH_E2E = $(E2E)/test_mpich.py $(E2E)/test_hints.py $(E2E)/test_faults.py \
 	"$(E2E)/test_e3sm_gen.py::test_generated_write_then_verify[G-adios2]"
 MPICH_E2E_SKIP = not (test_full_disk_is_an_error and hdf5-4)
 
-.PHONY: all deps build venv demo test test-sanitize test-mpich fuzz bench format clean
+.PHONY: all deps build venv docs demo test test-sanitize test-mpich fuzz bench format clean
 
 all: build
 
@@ -70,9 +70,10 @@ venv: $(VENV)/.installed
 # The campaign package (python/) is installed editable: iokernels-campaign.
 # ADIOS2 is built from source with MPI (not in requirements.txt: PyPI's
 # binary wheel is serial).
-$(VENV)/.installed: requirements.txt python/pyproject.toml scripts/install-adios2.sh | deps
+$(VENV)/.installed: requirements.txt requirements-docs.txt python/pyproject.toml \
+		scripts/install-adios2.sh | deps
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q -r requirements.txt
+	$(VENV)/bin/pip install -q -r requirements.txt -r requirements-docs.txt
 	scripts/install-adios2.sh $(VENV)
 	$(VENV)/bin/pip install -q -e python
 	touch $@
@@ -127,6 +128,10 @@ fuzz: deps
 
 bench: build
 	bench/btio
+
+# The documentation site (mkdocs.yml) into $(BUILD)/site: open $(BUILD)/site/index.html.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -d $(BUILD)/site
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

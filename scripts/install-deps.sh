@@ -18,6 +18,7 @@ packages=(
   chromium fonts-dejavu-core   # headless screenshot of the campaign report (tests)
   slurm-wlm munge              # scripts/slurm-sandbox.sh: the campaign tests' Slurm
   slurmdbd mariadb-server      # the same with accounting (sacct): SANDBOX_ACCOUNTING=1
+  groff-base man-db           # man -l man/iokernels.1, and its test without warnings
 )
 
 missing=()

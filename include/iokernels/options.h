@@ -61,6 +61,10 @@ void iok_opts_format(const struct iok_optset *set, const struct iok_option *o, c
  * itself when it holds "(default". */
 void iok_opt_help_text(const struct iok_option *o, char *out, size_t len);
 
+/* The option's argument as the help shows it: "N", "TEXT", "X,Y,Z", the
+ * choices "a|b|c", or "" for a flag. */
+const char *iok_opt_meta(const struct iok_option *o);
+
 /* Prints "  --name VALUE   help (default: x)" lines for a set. */
 void iok_opts_help(const struct iok_optset *set, FILE *out);
 

@@ -142,11 +142,11 @@ def kernels(summaries):
     return list(dict.fromkeys(s.label for s in summaries))
 
 
-# README: building requests, generating data and checking are not I/O.
+# docs/measurement.md: building requests, generating data and checking are not I/O.
 NOT_IO = {"requests", "datagen", "check"}
 
 
 def mislabelled_phases(summaries):
-    """Phase names that the records flag as I/O although the README says they
+    """Phase names that the records flag as I/O although the documentation says they
     are not: a sign that the record's phase names and flags disagree."""
     return sorted({n for s in summaries for n, io in s.phase_io.items() if io and n in NOT_IO})

@@ -23,7 +23,9 @@ import socket
 import subprocess
 from pathlib import Path
 
-KEYS = ("stripe_count", "stripe_size", "required")
+from . import keys
+
+KEYS = keys.names("[campaign.lustre]")  # [kernel.lustre] has the same
 SIZE = re.compile(r"(\d+)\s*([kKmMgG]?)[iI]?[bB]?")
 UNIT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 FILE = "lustre.json"

@@ -29,11 +29,11 @@ import shlex
 import subprocess
 from dataclasses import dataclass, field
 
-from . import lustre
+from . import keys, lustre
 
 # [slurm] key -> the #SBATCH option it becomes (in this order)
 OPTIONS = ("nodes", "ntasks-per-node", "partition", "account", "qos", "constraint", "time")
-KEYS = (*OPTIONS, "prelude", "sbatch", "srun", "mpi")
+KEYS = keys.names("[slurm]")  # OPTIONS first, then prelude, sbatch, srun, mpi
 # #SBATCH options the tool writes itself, or that have their own key
 OWNED = {
     "output": "the job's output goes to SESSION/slurm-%j.out",
@@ -43,7 +43,7 @@ OWNED = {
 }
 OPTION = re.compile(r"[a-z][a-z0-9-]*")
 PLUGIN = re.compile(r"[a-z][a-z0-9_]*")
-# what each MPI's ranks need from srun (README "Campaigns on a Slurm cluster")
+# what each MPI's ranks need from srun (docs/slurm.md, "MPI under srun")
 PLUGIN_FOR = {"openmpi": "pmix", "mpich": "pmi2"}
 TIME = re.compile(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?")
 

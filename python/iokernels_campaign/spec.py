@@ -41,7 +41,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import envvars, lustre, optcheck, rules, slurm
+from . import envvars, keys, lustre, optcheck, rules, slurm
 
 RESERVED = {
     "backend": "use backends = [...] in the block",
@@ -49,11 +49,10 @@ RESERVED = {
     "mode": "use modes = [...] (the steps run in order in one directory)",
     "help": "it runs nothing",
 }
-TOP_KEYS = {"campaign", "slurm", "kernel"}
-CAMPAIGN_KEYS = {"name", "description", "ranks", "iterations", "modes", "timeout"}
-CAMPAIGN_KEYS |= {"env", "lustre"}
-BLOCK_KEYS = {"name", "label", "backends", "ranks", "iterations", "modes", "timeout"}
-BLOCK_KEYS |= {"options", "sweep", "backend", "input", "env", "lustre", "exclude"}
+# the keys each table accepts: keys.py declares them (and the reference page)
+TOP_KEYS = set(keys.names("(top level)"))
+CAMPAIGN_KEYS = set(keys.names("[campaign]"))
+BLOCK_KEYS = set(keys.names("[[kernel]]"))
 # a campaign's name names its folder (results/NAME) and its jobs: one plain name
 PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}\Z")
 PLAIN_RULE = "letters, digits, -, _ and . (not first), at most 100; no / or .."

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A real Slurm cluster on this machine for the campaign tests, through the
-same script a user runs (scripts/slurm-sandbox.sh, README "Campaigns on a
-Slurm cluster"): munge, slurmctld and two slurmd (nodes n1 and n2, each in
+same script a user runs (scripts/slurm-sandbox.sh, docs/slurm.md, "A Slurm
+on a laptop"): munge, slurmctld and two slurmd (nodes n1 and n2, each in
 its own UTS namespace) under a temporary folder, on loopback ports of their
 own. Where Slurm is missing, scripts/install-deps.sh installs it (as root);
 where that or a daemon fails, the tests that need the cluster are skipped

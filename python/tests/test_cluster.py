@@ -120,10 +120,9 @@ def test_the_cluster_example_loads_and_its_script_passes_bash(tmp_path, inv):
     text = script.read_text()
     assert "#SBATCH --ntasks-per-node=32\n" in text
     assert "#SBATCH --exclusive\n#SBATCH --mail-type=END\n" in text
-    # the README shows the same file, whole
-    example = (REPO / "campaigns" / "cluster-example.toml").read_text().rstrip("\n")
-    shown = "\n".join(("    " + x) if x else "" for x in example.split("\n"))
-    assert shown in (REPO / "README.md").read_text()
+    # the docs show the same file, whole: docs/slurm.md includes it (pymdownx.snippets)
+    shown = '```toml\n--8<-- "campaigns/cluster-example.toml"\n```'
+    assert shown in (REPO / "docs" / "slurm.md").read_text()
 
 
 def test_the_sbatch_script_has_the_allocation_the_prelude_striping_and_env(tmp_path):

@@ -17,6 +17,8 @@
 #include "json_parts.h"
 #include "iokernels/error.h"
 
+#define CEILING_SUMMARY "Plain contiguous I/O of one shared file: what the file system gives."
+
 struct ceiling_opts {
     int64_t size;
     int samples;
@@ -82,6 +84,7 @@ iok_ceiling_main(int argc, char **argv)
     struct iok_optset set = {"ceiling", ceiling_options, &o};
     struct iok_cmdline cl;
     iok_opts_defaults(&set);
+    int json_help = iok_help_as_json(&argc, argv);
     rc = iok_cmdline_split(argc, argv, &set, 1, &cl);
     if (rc == IOK_OK && cl.npos)
         rc = iok_error(IOK_EUSAGE, "ceiling takes no positional argument (got '%s')", cl.pos[0]);
@@ -96,10 +99,16 @@ iok_ceiling_main(int argc, char **argv)
                        o.samples);
     if ((rc = iok_agree(MPI_COMM_WORLD, rc)))
         return rc;
+    if (o.help && json_help) { /* described as a tool: no input, no backend */
+        static const struct iok_kernel tool = {
+            .name = "ceiling", .summary = CEILING_SUMMARY, .flags = IOK_KERNEL_TOOL};
+        if (rank == 0)
+            iok_describe_kernel(&tool, &set, 1, stdout);
+        return IOK_OK;
+    }
     if (o.help) {
         if (rank == 0) {
-            printf("usage: iokernels ceiling [options]\n"
-                   "Plain contiguous I/O of one shared file: what the file system gives.\n\n");
+            printf("usage: iokernels ceiling [options]\n%s\n\n", CEILING_SUMMARY);
             iok_opts_help(&set, stdout);
         }
         return IOK_OK;

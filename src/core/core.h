@@ -167,6 +167,9 @@ extern const struct iok_cap_word iok_cap_words[];
 void iok_describe_list(FILE *out);
 void iok_describe_kernel(const struct iok_kernel *k, const struct iok_optset *sets, int nsets,
                          FILE *out);
+/* 1 when the command line asks for `--help --json`; the bare "--json" is
+ * then taken out of argv (so that --json FILE keeps its meaning). */
+int iok_help_as_json(int *argc, char **argv);
 /* Statistics over iterations (stats.c), IOR's: stddev over N values / N. */
 struct iok_spread {
     int n;

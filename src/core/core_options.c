@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The options every kernel has: the core's table (see README "Options every
- * kernel has"). Kernels' and backends' tables must not reuse these names. */
+/* The options every kernel has: the core's table (see docs/getting-started.md,
+ * "Options every kernel has"). Kernels' and backends' tables must not reuse these names. */
 #include <stddef.h>
 
 #include "core.h"

@@ -129,6 +129,19 @@ choices(const char *list)
     return a;
 }
 
+/* The hints the kernel's original sets itself, as `--help` ends with them
+ * (backend null: every backend). */
+static json_t *
+original_hints(const struct iok_kernel *k)
+{
+    json_t *a = json_array();
+    for (const struct iok_kernel_hint *h = k->original_hints; h && h->key; h++)
+        json_array_append_new(a, json_pack("{s:s, s:s, s:o}", "key", h->key, "value", h->value,
+                                           "backend",
+                                           h->backend ? json_string(h->backend) : json_null()));
+    return a;
+}
+
 void
 iok_describe_kernel(const struct iok_kernel *k, const struct iok_optset *sets, int nsets, FILE *out)
 {
@@ -138,14 +151,40 @@ iok_describe_kernel(const struct iok_kernel *k, const struct iok_optset *sets, i
             char help[2048];
             iok_opt_help_text(o, help, sizeof help);
             char shortname[2] = {o->short_name, '\0'};
+            const char *meta = iok_opt_meta(o);
             json_array_append_new(
-                opts, json_pack("{s:s, s:o, s:s, s:o, s:o, s:s, s:s}", "name", o->name, "short",
-                                o->short_name ? json_string(shortname) : json_null(), "type",
-                                type_names[o->type], "default", default_value(&sets[i], o),
-                                "choices", choices(o->type == IOK_OPT_CHOICE ? o->choices : NULL),
-                                "help", help, "group", sets[i].title));
+                opts, json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:s, s:s}", "name", o->name,
+                                "short", o->short_name ? json_string(shortname) : json_null(),
+                                "type", type_names[o->type], "argument",
+                                meta[0] ? json_string(meta) : json_null(), "default",
+                                default_value(&sets[i], o), "choices",
+                                choices(o->type == IOK_OPT_CHOICE ? o->choices : NULL), "help",
+                                help, "group", sets[i].title));
         }
-    dump(json_pack("{s:s, s:s, s:o, s:o, s:o}", "kernel", k->name, "summary", k->summary, "flags",
-                   kernel_flags(k->flags), "input", kernel_input(k), "options", opts),
+    dump(json_pack("{s:s, s:s, s:o, s:o, s:s, s:o, s:o}", "kernel", k->name, "summary", k->summary,
+                   "flags", kernel_flags(k->flags), "input", kernel_input(k), "barriers",
+                   k->default_barriers ? k->default_barriers : "phase", "original_hints",
+                   original_hints(k), "options", opts),
          out);
+}
+
+/* `KERNEL --help --json`: the bare "--json" (no file after it) asks for the
+ * help as JSON; it is taken out of argv so that --json FILE keeps its
+ * meaning everywhere else. */
+int
+iok_help_as_json(int *argc, char **argv)
+{
+    int help = 0, at = -1;
+    for (int i = 0; i < *argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            help = 1;
+        else if (!strcmp(argv[i], "--json") && (i + 1 == *argc || argv[i + 1][0] == '-'))
+            at = i;
+    }
+    if (!help || at < 0)
+        return 0;
+    for (int i = at; i + 1 < *argc; i++)
+        argv[i] = argv[i + 1];
+    (*argc)--;
+    return 1;
 }

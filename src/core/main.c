@@ -255,27 +255,6 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
     return rc;
 }
 
-/* `KERNEL --help --json`: the bare "--json" (no file after it) asks for the
- * help as JSON; it is taken out of argv so that --json FILE keeps its
- * meaning everywhere else. */
-static int
-help_as_json(int *argc, char **argv)
-{
-    int help = 0, at = -1;
-    for (int i = 0; i < *argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-            help = 1;
-        else if (!strcmp(argv[i], "--json") && (i + 1 == *argc || argv[i + 1][0] == '-'))
-            at = i;
-    }
-    if (!help || at < 0)
-        return 0;
-    for (int i = at; i + 1 < *argc; i++)
-        argv[i] = argv[i + 1];
-    (*argc)--;
-    return 1;
-}
-
 static int
 wants_help(int argc, char **argv)
 {
@@ -335,7 +314,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         iok_opts_defaults(&sets[i]);
 
     double t0 = MPI_Wtime();
-    int json_help = help_as_json(&argc, argv);
+    int json_help = iok_help_as_json(&argc, argv);
     rc = iok_cmdline_split(argc, argv, sets, nsets, &cmdline);
     if (rc == IOK_OK && cmdline.npos > 1)
         rc = iok_error(IOK_EUSAGE, "expected at most one input file, got '%s' and '%s'",

@@ -258,13 +258,19 @@ iok_opt_help_text(const struct iok_option *o, char *out, size_t len)
         snprintf(out, len, "%s (default: %s)", o->help, o->type == IOK_OPT_BOOL ? "off" : "none");
 }
 
+const char *
+iok_opt_meta(const struct iok_option *o)
+{
+    static const char *const metas[] = {"", "N", "N", "X", "TEXT", "", "X,Y,Z"};
+    return o->type == IOK_OPT_CHOICE ? o->choices : metas[o->type];
+}
+
 void
 iok_opts_help(const struct iok_optset *set, FILE *out)
 {
-    static const char *const metas[] = {"", "N", "N", "X", "TEXT", "", "X,Y,Z"};
     for (const struct iok_option *o = set->opts; o && o->name; o++) {
         char lhs[96], help[2048];
-        const char *meta = o->type == IOK_OPT_CHOICE ? o->choices : metas[o->type];
+        const char *meta = iok_opt_meta(o);
         if (o->short_name)
             snprintf(lhs, sizeof lhs, "-%c, --%s %s", o->short_name, o->name, meta);
         else

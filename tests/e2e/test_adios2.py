@@ -89,7 +89,7 @@ def test_one_dataset_whose_subfiles_follow_the_aggregators(tmp_path, extra, engi
     if "--independent" in extra:
         assert s["AggregationType"] == "EveryoneWrites"
     elif engine == "BP5" and "TwoLevelShm" not in extra[1]:
-        assert s["AggregationType"] == "EveryoneWritesSerial"  # the suite's default (README)
+        assert s["AggregationType"] == "EveryoneWritesSerial"  # the suite's default (docs)
     assert f"settings in effect: adios2_engine={engine}" in w.out
     r = run(1, [*BT, "--mode", "read", "--verify"], tmp_path)
     assert r.rc == 0, r.err

@@ -45,6 +45,9 @@ def test_install_layout(installed):
     for f in ("data/e3sm/variables.tsv", "data/e3sm/map_g_case_16p.nc", "campaigns/default.toml"):
         assert (share / f).is_file(), f
     assert list((share / "grids").glob("*.abr"))
+    # iokernels(1), as generated (scripts/gen-reference), where man looks
+    man = installed / "share" / "man" / "man1" / "iokernels.1"
+    assert man.read_text() == (REPO / "man" / "iokernels.1").read_text()
     # the installed binary finds the data beside itself, not in the source tree
     got = describe("--list", "--json", binary=installed / "bin" / "iokernels")
     assert got["data"] == str(share.resolve())

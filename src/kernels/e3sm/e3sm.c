@@ -663,7 +663,10 @@ e3sm_requests(const void *kopts, const struct iok_run *run, const struct iok_pla
  * library; for PnetCDF no gap between variables and byte swap in place */
 const struct iok_kernel iok_kernel_e3sm = {
     .name = "e3sm",
-    .summary = "E3SM-IO F, G and I cases from a decomposition file (positional FILE)",
+    /* the shipped maps' paths: iokernels --list --json says where "data" is */
+    .summary = "E3SM-IO F, G and I cases from a decomposition file (positional FILE); shipped "
+               "16-rank maps: data/e3sm/map_f_case_16p.nc, map_g_case_16p.nc, map_i_case_16p.nc "
+               "(installed: share/iokernels/data/e3sm/); --generate for any size",
     .options = e3sm_options,
     .opts_size = sizeof(struct e3sm_opts),
     .input_by_path = 1,

@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The keys the reference documents (keys.py) are the keys the tool
+accepts: a campaign that sets every declared key, each with a valid value,
+loads; a key keys.py does not declare is refused, naming it."""
+
+import pytest
+from iokernels_campaign import keys, spec
+
+# a valid value for every declared key (placeholders NAME and OPTION get a
+# real name); a key added to keys.py needs its line here
+VALUES = {
+    ("(top level)", "campaign"): None,  # the tables below
+    ("(top level)", "slurm"): None,
+    ("(top level)", "kernel"): None,
+    ("[campaign]", "name"): 'name = "allkeys"',
+    ("[campaign]", "description"): 'description = "every key of keys.py"',
+    ("[campaign]", "ranks"): "ranks = [1]",
+    ("[campaign]", "iterations"): "iterations = 1",
+    ("[campaign]", "modes"): 'modes = ["write", "read"]',
+    ("[campaign]", "timeout"): "timeout = 60",
+    ("[campaign]", "env"): None,
+    ("[campaign]", "lustre"): None,
+    ("[campaign.env]", "NAME"): 'IOK_TEST_DIR = "{rundir}/x"',
+    ("[campaign.lustre]", "stripe_count"): "stripe_count = 1",
+    ("[campaign.lustre]", "stripe_size"): 'stripe_size = "1M"',
+    ("[campaign.lustre]", "required"): "required = false",
+    ("[slurm]", "nodes"): "nodes = 1",
+    ("[slurm]", "ntasks-per-node"): "ntasks-per-node = 4",
+    ("[slurm]", "partition"): 'partition = "debug"',
+    ("[slurm]", "account"): 'account = "m1234"',
+    ("[slurm]", "qos"): 'qos = "normal"',
+    ("[slurm]", "constraint"): 'constraint = "cpu"',
+    ("[slurm]", "time"): 'time = "00:10:00"',
+    ("[slurm]", "prelude"): 'prelude = ["module list"]',
+    ("[slurm]", "sbatch"): 'sbatch = { mail-type = "END" }',
+    ("[slurm]", "srun"): 'srun = ["--cpu-bind=cores"]',
+    ("[slurm]", "mpi"): 'mpi = "pmix"',
+    ("[[kernel]]", "name"): 'name = "btio"',
+    ("[[kernel]]", "label"): 'label = "btio-small"',
+    ("[[kernel]]", "backends"): 'backends = "all"',
+    ("[[kernel]]", "exclude"): 'exclude = ["null"]',
+    ("[[kernel]]", "ranks"): "ranks = [1, 4]",
+    ("[[kernel]]", "iterations"): "iterations = 2",
+    ("[[kernel]]", "modes"): 'modes = ["write"]',
+    ("[[kernel]]", "timeout"): "timeout = 30",
+    ("[[kernel]]", "options"): 'options = { grid = "8,8,8" }',
+    ("[[kernel]]", "sweep"): "sweep = { dumps = [1, 2] }",
+    ("[[kernel]]", "backend"): None,
+    ("[[kernel]]", "input"): 'input = "inputbt.data"',
+    ("[[kernel]]", "env"): None,
+    ("[[kernel]]", "lustre"): None,
+    ("[kernel.backend.NAME]", "OPTION"): "seed = 7",
+    ("[kernel.env]", "NAME"): 'IOK_TEST_MODE = "{mode}"',
+    ("[kernel.lustre]", "stripe_count"): "stripe_count = 2",
+    ("[kernel.lustre]", "stripe_size"): "stripe_size = 2097152",
+    ("[kernel.lustre]", "required"): "required = false",
+}
+
+
+def campaign_text(extra=None):
+    """Every table with every key, in keys.py's order; `extra` = (table,
+    line) adds a line to a table."""
+    out = []
+    for table in keys.TABLES:
+        if table == "(top level)":
+            continue
+        header = table.replace("NAME", "mpiio")
+        out.append(header)
+        out += [VALUES[(k.table, k.name)] for k in keys.KEYS if k.table == table]
+        if extra and extra[0] == table:
+            out.append(extra[1])
+    return "\n".join(line for line in out if line) + "\n"
+
+
+def test_every_declared_key_has_a_value_here():
+    assert set(VALUES) == {(k.table, k.name) for k in keys.KEYS}
+
+
+def test_a_campaign_with_every_declared_key_loads(tmp_path, inv):
+    (tmp_path / "inputbt.data").write_text("")
+    path = tmp_path / "c.toml"
+    path.write_text(campaign_text())
+    c = spec.load(path, inv)
+    assert c.name == "allkeys" and c.description == "every key of keys.py"
+    mpiio = [x for x in c.cases if x.backend == "mpiio"]
+    assert {x.ranks for x in mpiio} == {1, 4} and {x.iterations for x in mpiio} == {2}
+    assert ("seed", "7") in mpiio[0].args and mpiio[0].label == "btio-small"
+    assert dict(mpiio[0].env) == {"IOK_TEST_DIR": "{rundir}/x", "IOK_TEST_MODE": "{mode}"}
+    assert mpiio[0].lustre_settings["stripe_count"] == 2
+    assert "null" not in {x.backend for x in c.cases}
+    assert c.slurm.mpi == "pmix" and c.slurm.ntasks_per_node == 4
+
+
+@pytest.mark.parametrize(
+    "table, line, named",
+    [
+        ("[campaign]", "ranks_per_node = 2", "'ranks_per_node'"),
+        ("[[kernel]]", "backends_all = true", "'backends_all'"),
+        ("[slurm]", "node = 2", "'node'"),
+        ("[campaign.lustre]", "stripes = 2", "'stripes'"),
+    ],
+)
+def test_an_undeclared_key_is_refused_by_name(tmp_path, inv, table, line, named):
+    (tmp_path / "inputbt.data").write_text("")
+    path = tmp_path / "c.toml"
+    path.write_text(campaign_text((table, line)))
+    with pytest.raises(spec.CampaignError) as e:
+        spec.load(path, inv)
+    assert f"unknown key {named}" in str(e.value)

@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The generated reference (scripts/gen-reference): every option of every
+kernel, tool and backend is in the pages and the man page, the man page
+renders without a warning, every variable the sources read is documented,
+the staleness check names a stale, missing or left-over file (the check of
+the committed pages themselves is ctest docs.reference_fresh), the output is
+the same twice and holds no path of this machine, bad input is one line."""
+
+import importlib.machinery
+import json
+import re
+import shutil
+import subprocess
+import sys
+import types
+
+import pytest
+from conftest import BIN, GEN, MAN, REPO
+
+sys.path.insert(0, str(REPO / "scripts"))
+from reference import environment  # noqa: E402
+
+REF = REPO / "docs" / "reference"
+
+
+def describe(*args):
+    out = subprocess.run([str(BIN), *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def gen(*args):
+    return subprocess.run(
+        [sys.executable, str(GEN), "--bin", str(BIN), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture(scope="module")
+def helps():
+    listing = describe("--list", "--json")
+    names = [k["name"] for k in listing["kernels"]] + [t["name"] for t in listing["tools"]]
+    return {n: describe(n, "--help", "--json") for n in names}
+
+
+def test_every_option_is_in_the_pages_and_the_man_page(helps):
+    man = MAN.read_text()
+    common = (REF / "kernels" / "common.md").read_text()
+    for name, h in helps.items():
+        page = (REF / "kernels" / f"{name}.md").read_text()
+        for o in h["options"]:
+            own = o["group"] == name
+            where = page if own else common
+            assert f"`--{o['name']}`" in where, (name, o["name"], o["group"])
+            if o.get("short"):
+                assert f"`-{o['short']}`, `--{o['name']}`" in where, (name, o["name"])
+            for c in o.get("choices") or ():
+                assert f"`{c}`" in where, (name, o["name"], c)
+            roff_name = "\\-\\-" + o["name"].replace("-", "\\-")
+            assert f"\\fB{roff_name}\\fR" in man, (name, o["name"])
+        index = (REF / "index.md").read_text()
+        assert f"(kernels/{name}.md)" in index
+
+
+def test_man_page_renders_without_warnings():
+    if not shutil.which("groff"):
+        pytest.skip("groff not installed (scripts/install-deps.sh installs it)")
+    out = subprocess.run(
+        ["groff", "-man", "-Tutf8", "-ww", "-z", str(MAN)], capture_output=True, text=True
+    )
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    text = subprocess.run(
+        ["groff", "-man", "-Tutf8", "-P-cbou", str(MAN)], capture_output=True, text=True, check=True
+    ).stdout
+    for section in ("NAME", "SYNOPSIS", "KERNELS", "OPTIONS", "ENVIRONMENT", "EXIT STATUS"):
+        assert re.search(rf"^{section}$", text, re.M), section
+    assert "--verify" in text  # \- renders as a hyphen that can be copied
+
+
+def test_every_variable_the_sources_read_is_documented():
+    read = set()
+    for f in (REPO / "src").rglob("*.c"):
+        found = re.findall(r'(?:getenv|env_count|slurm_id)\("([A-Z][A-Z0-9_]*)"\)', f.read_text())
+        read |= set(found)
+    assert {"IOK_FAULT", "SLURM_NNODES", "SLURM_JOB_ID"} <= read  # the pattern finds them
+    man = MAN.read_text()
+    for name in sorted(read - set(environment.INTERNAL)):
+        assert name in man, f"{name} is read in src/ but not in scripts/reference/environment.py"
+    for name, _ in environment.VARIABLES:
+        assert f"\\fB{name}\\fR" in man, name
+
+
+@pytest.fixture
+def copy(tmp_path):
+    """The generated files in a tree of their own."""
+    shutil.copytree(REF, tmp_path / "docs" / "reference")
+    shutil.copytree(REPO / "docs" / "results", tmp_path / "docs" / "results")
+    (tmp_path / "man").mkdir()
+    shutil.copy(MAN, tmp_path / "man")
+    return tmp_path
+
+
+def test_check_names_a_stale_page_and_the_fix(copy):
+    page = copy / "docs" / "reference" / "kernels" / "btio.md"
+    page.write_text(page.read_text().replace("--dumps", "--dumpz"))
+    out = gen("--check", str(copy))
+    assert out.returncode == 1
+    assert out.stdout.splitlines() == [
+        "docs/reference/kernels/btio.md is stale: run "
+        "scripts/gen-reference --bin build/iokernels --out ."
+    ]
+
+
+@pytest.fixture(scope="module")
+def generator():
+    """scripts/gen-reference as a module, and what it generates here."""
+    loader = importlib.machinery.SourceFileLoader("gen_reference", str(GEN))
+    module = types.ModuleType(loader.name)
+    module.__file__ = str(GEN)
+    loader.exec_module(module)
+    return module, module.generate(BIN, REPO)
+
+
+def test_check_names_a_missing_and_a_left_over_page(copy, generator, capsys):
+    module, files = generator
+    (copy / "man" / "iokernels.1").unlink()
+    gone = copy / "docs" / "reference" / "kernels" / "oldkernel.md"
+    gone.write_text((copy / "docs" / "reference" / "kernels" / "btio.md").read_text())
+    assert (
+        module.check(
+            files, copy, module.kernels.backend_names(module.describe(BIN, "--list", "--json"))
+        )
+        == 1
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("man/iokernels.1 is missing: run scripts/gen-reference")
+    assert lines[1].startswith("docs/reference/kernels/oldkernel.md is no longer generated")
+    assert len(lines) == 2
+
+
+def test_check_skips_a_build_with_other_backends(copy, generator, capsys):
+    module, files = generator
+    assert module.check(files, copy, ["null", "mpiio"]) == 77
+    assert capsys.readouterr().out.startswith("skipped: this build has backends null, mpiio, the ")
+
+
+def test_out_is_deterministic_and_holds_no_local_path(tmp_path, generator):
+    _, files = generator  # a first generation, in this process
+    assert gen("--out", str(tmp_path)).returncode == 0  # a second one
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    assert written == sorted(files) and len(written) >= 12
+    for rel in written:
+        text = (tmp_path / rel).read_text()
+        if rel != "docs/results/index.md":  # lists the tables present: none there
+            assert text == files[rel], rel
+        assert str(REPO) not in text and str(tmp_path) not in text, rel
+        assert not re.search(r"20\d\d-\d\d-\d\d", text), rel  # no date
+
+
+def test_out_removes_only_its_own_pages(copy, generator):
+    module, files = generator
+    mine = copy / "docs" / "reference" / "kernels" / "oldkernel.md"
+    mine.write_text((copy / "docs" / "reference" / "kernels" / "btio.md").read_text())
+    theirs = copy / "docs" / "reference" / "notes.md"
+    theirs.write_text("# Notes written by hand\n")
+    module.write(files, copy)
+    assert not mine.exists()
+    assert theirs.read_text() == "# Notes written by hand\n"
+    assert (copy / "docs" / "reference" / "kernels" / "btio.md").read_text() == files[
+        "docs/reference/kernels/btio.md"
+    ]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--bin", "/nonexistent/iokernels", "--out", "."], "cannot run /nonexistent/iokernels"),
+        (["--bin", "/bin/true", "--out", "."], "printed no JSON: is it iokernels?"),
+        (["--out", "/nonexistent-folder"], "/nonexistent-folder is not a folder"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
+    if "--bin" not in args:
+        args = ["--bin", str(BIN), *args]
+    out = subprocess.run(
+        [sys.executable, str(GEN), *args], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert out.returncode == 2
+    assert len(out.stderr.splitlines()) == 1 and message in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr and list(tmp_path.iterdir()) == []
