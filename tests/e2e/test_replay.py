@@ -161,3 +161,19 @@ def test_export_needs_mpiio(tmp_path):
     assert r.rc == 2
     assert "--export-replay writes the byte requests of the mpiio backend, not pnetcdf" in r.err
     assert not (tmp_path / "x.replay").exists()
+
+
+def test_export_keeps_an_existing_file(tmp_path):
+    old = tmp_path / "x.replay"
+    old.write_text("not ours\n")
+    args = ["btio", "--method", "1", "--grid", "12,12,12", "--dumps", "1", "--mode", "write"]
+    r = run_plain(4, [*args, "--export-replay", str(old)], tmp_path)
+    assert r.rc == 2
+    assert r.error_lines() == [
+        f"iokernels: error: --export-replay: {old} exists: pass --overwrite to replace it, "
+        "or remove it"
+    ], r.err
+    assert old.read_text() == "not ours\n"
+    ok = run(4, [*args, "--export-replay", str(old), "--overwrite"], tmp_path)
+    assert ok.rc == 0, ok.err
+    assert old.read_text().startswith("iokernels-replay 1\nsource iokernels btio --export-replay")
