@@ -31,6 +31,7 @@ def test_small_on_every_backend(tmp_path, built_backends, backend):
     assert r.rc == 0, r.err
     rec = r.record
     assert rec["fidelity"]["exact"] is True, rec["fidelity"]
+    assert rec["fidelity"]["compared"] == "writes and reads"
     assert fidelity_counts(rec) == (SMALL_OPS, SMALL_BYTES, SMALL_OFFSETS)
     assert all(rk["operations"]["exact"] for rk in rec["fidelity"]["ranks"])
     assert rec["fidelity"]["request_size_ks"] == 0
@@ -57,12 +58,17 @@ def test_mpiio_layout_and_a_corrupt_byte(tmp_path):
     (tmp_path / "out").mkdir()
     w = run(4, ["replay", str(SMALL), "--mode", "write", "--dir", "out"], tmp_path)
     assert w.rc == 0, w.err
+    # the trace's writes only: 9 operations, 25,776 + 65 bytes
+    assert w.record["fidelity"]["compared"] == "writes" and w.record["fidelity"]["exact"]
+    assert w.record["fidelity"]["total"]["bytes"]["trace"] == 25776 + 65
     f = tmp_path / "out" / "scratch_app_out.dat.mpi"
     # writes end at 32868 + 100, the fill of the unwritten read at 40000 + 512
     assert f.stat().st_size == 40512
     assert (tmp_path / "out" / "scratch_app_restart 01.dat.mpi").stat().st_size == 216
     ok = run(4, ["replay", str(SMALL), "--mode", "read", "--dir", "out", "--verify"], tmp_path)
     assert ok.rc == 0, ok.err
+    assert ok.record["fidelity"]["compared"] == "reads" and ok.record["fidelity"]["exact"]
+    assert ok.record["fidelity"]["total"]["operations"]["replay"] == 4
     data = bytearray(f.read_bytes())
     data[4096 + 7] ^= 0xFF  # inside what rank 0 reads (4096 + 4096)
     f.write_bytes(bytes(data))

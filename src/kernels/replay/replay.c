@@ -259,8 +259,8 @@ fidelity(const struct iok_run *run, const struct iok_plan *plan, const struct io
     struct replay_state *st = plan->priv;
     if (!st || !res->log)
         return NULL;
-    if (!st->have_fid &&
-        rp_fidelity(&st->trace, res->log, run->nprocs, st->file_traced, &st->fid) == IOK_OK)
+    if (!st->have_fid && rp_fidelity(&st->trace, res->log, run->nprocs, st->file_traced,
+                                     run->do_write, run->do_read, &st->fid) == IOK_OK)
         st->have_fid = 1;
     return st->have_fid ? &st->fid : NULL;
 }
@@ -310,6 +310,9 @@ replay_report(const void *kopts, const struct iok_run *run, const struct iok_pla
         fprintf(out, "Verify: every written byte read back and checked (after the traced reads, "
                      "untimed, when there are some), and every traced read checked\n");
     struct rp_fidelity *fid = fidelity(run, plan, res);
+    if (fid && !(run->do_write && run->do_read))
+        fprintf(out, "Fidelity against the trace's %s only (--mode %s)\n",
+                run->do_write ? "writes" : "reads", run->core.mode);
     if (fid)
         rp_fidelity_report(fid, out);
     else
