@@ -209,7 +209,8 @@ trace_step(struct replay_state *st, const struct rp_fileplan *fp, const struct r
     const struct rp_op *op = oi >= 0 ? &st->trace.ops[oi] : NULL;
     if (op)
         pace(st, op);
-    int rc = rp_requests(fp, s, op ? st->trace.segs + op->seg0 : NULL, op ? op->nseg : 0, 0, out);
+    int64_t n = op ? op->nseg : 0;
+    int rc = rp_requests(fp, s, n ? st->trace.segs + op->seg0 : NULL, n, 0, out);
     out->level = sc->level[k];
     out->idle = !op;
     return rc;

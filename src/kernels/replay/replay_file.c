@@ -57,17 +57,12 @@ number(struct cursor *c, const char *what, int64_t max, int64_t *out)
     }
     int64_t v = 0;
     for (const char *q = f; *q; q++) {
-        if (*q < '0' || *q > '9' || q - f > 18) {
+        if (*q < '0' || *q > '9' || v > (max - (*q - '0')) / 10) {
             snprintf(msg, sizeof msg, "%s must be a decimal number from 0 to %lld", what,
                      (long long)max);
             return bad(c, msg, f);
         }
         v = v * 10 + (*q - '0');
-    }
-    if (v > max) {
-        snprintf(msg, sizeof msg, "%s must be a decimal number from 0 to %lld", what,
-                 (long long)max);
-        return bad(c, msg, f);
     }
     *out = v;
     return IOK_OK;
@@ -227,8 +222,8 @@ parse_op(struct parse *ps, struct cursor *c)
                    "NSEG 0 (no data) is allowed only for 'coll', a rank joining a "
                    "collective call",
                    NULL);
-    if (iok_grow((void **)&t->segs, &ps->segs_cap, t->nsegs + nseg, sizeof *t->segs) ||
-        iok_grow((void **)&t->ops, &ps->ops_cap, t->nops + 1, sizeof *t->ops))
+    /* room grows with the segments read, not with NSEG: a wrong NSEG asks for nothing */
+    if (iok_grow((void **)&t->ops, &ps->ops_cap, t->nops + 1, sizeof *t->ops))
         return bad(c, "out of memory", NULL);
     for (int64_t i = 0; i < nseg; i++) {
         struct rp_seg s;
@@ -245,6 +240,8 @@ parse_op(struct parse *ps, struct cursor *c)
         IOK_TRY(number(c, what, INT64_MAX / 2, &s.len));
         if (s.len == 0)
             return bad(c, "a segment's LENGTH must be > 0", NULL);
+        if (iok_grow((void **)&t->segs, &ps->segs_cap, t->nsegs + i + 1, sizeof *t->segs))
+            return bad(c, "out of memory", NULL);
         t->segs[t->nsegs + i] = s;
     }
     if (field(c)) {

@@ -50,7 +50,7 @@ kind_segs(const struct rp_trace *t, int f, int write, int64_t *n)
         return NULL;
     int64_t k = 0;
     for (int64_t i = 0; i < t->nops; i++)
-        if (t->ops[i].file == f && t->ops[i].write == write) {
+        if (t->ops[i].file == f && t->ops[i].write == write && t->ops[i].nseg) {
             memcpy(s + k, t->segs + t->ops[i].seg0, (size_t)t->ops[i].nseg * sizeof *s);
             k += t->ops[i].nseg;
         }
@@ -64,7 +64,8 @@ fill_of(const struct rp_trace *t, int f, struct rp_fileplan *fp)
 {
     int64_t nw, nr;
     struct rp_seg *w = kind_segs(t, f, 1, &nw), *r = kind_segs(t, f, 0, &nr);
-    struct rp_seg *out = malloc((size_t)(2 * nr + 1) * sizeof *out);
+    /* a read range yields one piece per write gap it spans, and one more */
+    struct rp_seg *out = w && r ? malloc((size_t)(nr + nw + 1) * sizeof *out) : NULL;
     if (!w || !r || !out) {
         free(w);
         free(r);
