@@ -183,3 +183,52 @@ def test_export_keeps_an_existing_file(tmp_path):
     ok = run(4, [*args, "--export-replay", str(old), "--overwrite"], tmp_path)
     assert ok.rc == 0, ok.err
     assert old.read_text().startswith("iokernels-replay 1\nsource iokernels btio --export-replay")
+
+
+EDGES = """iokernels-replay 1
+ranks 2
+file 0 0 /in/only-read.dat
+file 1 0 /empty-coll
+file 2 0 /unused
+file 3 0 typed
+data 3 0 int 0 4 0123456789abcdef ints
+op 0 0 read indep - - 1 100 50
+op 1 0 read coll - - 1 0 10
+op 0 0 read coll - - 0
+op 0 1 write coll - - 0
+op 1 1 write coll - - 0
+op 0 3 write coll - - 1 0 16
+op 1 3 write indep - - 1 16 5
+op 1 3 read indep - - 1 4 28
+"""
+
+
+@pytest.mark.parametrize("backend", ["mpiio", "hdf5"])
+def test_edge_files(tmp_path, built_backends, backend):
+    """A file only read (filled first), one whose only calls carry no data,
+    one never touched (not created), and a data line's typed variable with
+    bytes after it, read across both: verified, the fidelity exact."""
+    if backend not in built_backends:
+        pytest.skip(f"{backend} not built")
+    (tmp_path / "e.replay").write_text(EDGES)
+    r = run(2, ["replay", "e.replay", "--backend", backend, "--verify"], tmp_path)
+    assert r.rc == 0, r.err
+    assert r.record["fidelity"]["exact"] is True, r.record["fidelity"]
+    assert r.record["verify"]["values_mismatched"] == 0
+    assert "filled first: 60 bytes in 2 ranges" in r.out
+    assert "1 traced files without reads or writes: not created" in r.out
+    ext = ".mpi" if backend == "mpiio" else ".h5"
+    assert not (tmp_path / f"unused{ext}").exists()
+    if backend == "mpiio":  # 4 ints, then the bytes up to the last one read
+        assert (tmp_path / "typed.mpi").stat().st_size == 32
+        assert (tmp_path / "in_only-read.dat.mpi").stat().st_size == 150
+
+
+def test_segment_cutting_an_element(tmp_path):
+    (tmp_path / "e.replay").write_text(EDGES.replace("1 4 28", "1 2 30"))
+    r = run_plain(2, ["replay", "e.replay"], tmp_path, timeout=30)
+    assert r.rc == 2
+    assert r.error_lines() == [
+        "iokernels: error: e.replay line 15: segment 2+30 cuts an element of a typed variable "
+        "of its file (a data line): segments there must hold whole elements"
+    ], r.err

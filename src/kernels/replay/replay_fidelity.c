@@ -2,7 +2,10 @@
 /* The fidelity score (replay_fidelity.h). Both sides are reduced to the
  * same records, (rank, file, kind, segments, times), so one counter serves
  * the trace and the log: the log's files are mapped back to the traced
- * ones, its ranks are the job's. */
+ * ones, its ranks are the job's. Within one operation, segments that
+ * continue one another count as one run (the I/O library sees one block):
+ * a segment the replay splits between two variables, or two adjacent
+ * segments of a trace, are compared as the bytes they are. */
 #include "replay_fidelity.h"
 
 #include <stdarg.h>
@@ -69,10 +72,15 @@ count_side(const struct side *sd, int nranks, struct acc *a)
         struct rp_counts *c = &a->per[sd->rank[i]];
         c->ops++;
         a->total.ops++;
+        int64_t first = n; /* this op's runs: segments that continue one another merge */
         for (int64_t j = 0; j < sd->nseg[i]; j++) {
             int64_t s = sd->seg0[i] + j;
             c->bytes += sd->len[s];
             a->total.bytes += sd->len[s];
+            if (n > first && it[n - 1].off + a->sizes[n - 1] == sd->off[s]) {
+                a->sizes[n - 1] += sd->len[s];
+                continue;
+            }
             a->sizes[n] = sd->len[s];
             it[n++] = (struct item){sd->rank[i], sd->file[i], sd->off[s]};
         }

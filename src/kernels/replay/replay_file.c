@@ -211,7 +211,7 @@ parse_op(struct parse *ps, struct cursor *c)
         lv = RP_POSIX;
     else if (!level || strcmp(level, "coll"))
         return bad(c, "expected the level 'coll', 'indep' or 'posix'", level ? level : "");
-    struct rp_op op = {(int)rank, (int)file, kind[0] == 'w', lv, -1, -1, 0, t->nsegs};
+    struct rp_op op = {(int)rank, (int)file, kind[0] == 'w', lv, -1, -1, 0, t->nsegs, c->line};
     IOK_TRY(seconds(c, "START", &op.start));
     IOK_TRY(seconds(c, "END", &op.end));
     if (op.start >= 0 && op.end >= 0 && op.end < op.start)

@@ -24,6 +24,7 @@ struct rp_op {
     enum rp_level level;
     double start, end;  /* seconds since the trace's start; -1: unknown */
     int64_t nseg, seg0; /* its segments: segs[seg0 .. seg0 + nseg) */
+    int line;           /* in the replay file, for messages */
 };
 
 /* An optional `data` line (files exported by --export-replay): bytes

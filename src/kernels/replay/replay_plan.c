@@ -228,6 +228,36 @@ layout(const struct rp_file *tf, struct rp_fileplan *fp, struct iok_schema *s)
     return 0;
 }
 
+typedef void (*sub_fn)(void *ctx, int region, const int64_t *st, const int64_t *ct);
+static int subarrays(const struct rp_fileplan *fp, int64_t off, int64_t len, int round, sub_fn fn,
+                     void *ctx);
+
+static void
+no_sub(void *ctx, int region, const int64_t *st, const int64_t *ct)
+{
+    (void)ctx, (void)region, (void)st, (void)ct;
+}
+
+/* Segments of a file with data lines hold whole elements of its typed
+ * variables: checked here, naming the line, not when the step runs. */
+static int
+check_elements(const struct rp_trace *t, int f, const struct rp_fileplan *fp, const char *path)
+{
+    for (int64_t i = 0; t->files[f].ndata && i < t->nops; i++) {
+        const struct rp_op *o = &t->ops[i];
+        for (int64_t j = 0; o->file == f && j < o->nseg; j++) {
+            const struct rp_seg *g = &t->segs[o->seg0 + j];
+            if (subarrays(fp, g->off, g->len, 0, no_sub, NULL))
+                return iok_error(IOK_EUSAGE,
+                                 "%s line %d: segment %lld+%lld cuts an element of a typed "
+                                 "variable of its file (a data line): segments there must hold "
+                                 "whole elements",
+                                 path, o->line, (long long)g->off, (long long)g->len);
+        }
+    }
+    return IOK_OK;
+}
+
 int
 rp_plan_build(const struct rp_trace *t, int nprocs, int fold, const char *path, struct rp_plan *p,
               struct iok_schema *schemas, int max_files)
@@ -268,6 +298,7 @@ rp_plan_build(const struct rp_trace *t, int nprocs, int fold, const char *path, 
         if (layout(&t->files[f], fp, s) || fill_of(t, f, fp) || schedule(t, f, 1, nprocs, &fp->w) ||
             schedule(t, f, 0, nprocs, &fp->r))
             return iok_error(IOK_EIO, "out of memory planning %s", path);
+        IOK_TRY(check_elements(t, f, fp, path));
     }
     return IOK_OK;
 }
@@ -319,8 +350,6 @@ rp_map_path(const char *dir, const char *traced, const char *ext, char *out, siz
 
 /* Calls fn for each subarray of segment [off, off + len) in the regions:
  * (region, start, count) in the variable's dimensions. */
-typedef void (*sub_fn)(void *ctx, int region, const int64_t *st, const int64_t *ct);
-
 static int
 subarrays(const struct rp_fileplan *fp, int64_t off, int64_t len, int round, sub_fn fn, void *ctx)
 {
