@@ -23,6 +23,13 @@ iok_reqlog_export_check(const struct iok_run *run, const struct iok_plan *plan)
                          "--export-replay writes the byte requests of the mpiio backend, not %s: "
                          "add --backend mpiio",
                          run->backend->name);
+    char dir[IOK_OPT_STRLEN];
+    iok_dirname(run->core.export_replay, dir, sizeof dir);
+    if (run->rank == 0 && access(dir, W_OK) != 0) /* before the passes, not after them */
+        return iok_error(IOK_EUSAGE,
+                         "--export-replay: cannot write %s: its directory %s is missing or not "
+                         "writable",
+                         run->core.export_replay, dir);
     if (run->rank == 0 && !run->core.overwrite && access(run->core.export_replay, F_OK) == 0)
         return iok_error(IOK_EUSAGE,
                          "--export-replay: %s exists: pass --overwrite to replace it, or remove it",

@@ -232,3 +232,28 @@ def test_segment_cutting_an_element(tmp_path):
         "iokernels: error: e.replay line 15: segment 2+30 cuts an element of a typed variable "
         "of its file (a data line): segments there must hold whole elements"
     ], r.err
+
+
+def test_export_into_a_missing_directory(tmp_path):
+    args = ["btio", "--method", "1", "--grid", "12,12,12", "--dumps", "1", "--mode", "write"]
+    r = run_plain(4, [*args, "--export-replay", "no/such/x.replay"], tmp_path)
+    assert r.rc == 2
+    assert r.error_lines() == [
+        "iokernels: error: --export-replay: cannot write no/such/x.replay: its directory "
+        "no/such is missing or not writable"
+    ], r.err
+    assert not (tmp_path / "btio.mpi").exists()  # refused before any pass
+
+
+@pytest.mark.parametrize("phase", ["put", "get"])
+def test_a_failing_call_ends_the_replay(tmp_path, phase):
+    """IOK_FAULT fails rank 1's first put (the untimed fill) or get (a traced
+    read): the job ends with rank 1's line and exit 1, no record, no hang."""
+    env = {"IOK_FAULT": f"{phase}:1", "IOK_AGREE_SECONDS": "3"}
+    t0 = time.monotonic()
+    r = run(4, ["replay", str(SMALL), "--verify"], tmp_path, env=env, timeout=60)
+    assert r.rc == 1, (r.rc, r.err[-2000:])
+    lines = r.error_lines()
+    assert len(lines) == 1 and f"IOK_FAULT={phase}:1" in lines[0], r.err
+    assert time.monotonic() - t0 < 30
+    assert not r.records
