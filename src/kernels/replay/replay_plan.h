@@ -68,12 +68,4 @@ int rp_requests(const struct rp_fileplan *fp, const struct iok_schema *s, const 
 /* Sorts and merges overlapping or touching segments in place; new count. */
 int64_t rp_merge_segs(struct rp_seg *s, int64_t n);
 
-/* Job rank of trace rank r's operations, and whether trace op i belongs to
- * job rank p. */
-static inline int
-rp_job_rank(const struct rp_plan *p, int trace_rank)
-{
-    return trace_rank % p->nprocs;
-}
-
 #endif
