@@ -13,9 +13,9 @@ from iokernels_campaign import cli, spec
 
 
 def _absolute(name):
-    """The campaign with its input path made absolute: the mutated copies live elsewhere."""
+    """The campaign with its input paths made absolute: the mutated copies live elsewhere."""
     text = (REPO / "campaigns" / name).read_text()
-    return text.replace('"../data/e3sm/', f'"{REPO}/data/e3sm/')
+    return text.replace('"../data/', f'"{REPO}/data/')
 
 
 DEFAULT = _absolute("default.toml")

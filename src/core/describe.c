@@ -13,19 +13,14 @@
 #include "iokernels/error.h"
 #include "iokernels/input.h"
 
-const struct iok_cap_word iok_cap_words[] = {{IOK_CAP_COLLECTIVE, "collective"},
-                                             {IOK_CAP_INDEPENDENT, "independent"},
-                                             {IOK_CAP_NONBLOCKING, "nonblocking"},
-                                             {IOK_CAP_VARN, "varn"},
-                                             {IOK_CAP_ATTRS, "attributes"},
-                                             {IOK_CAP_NOIO, "noio"},
-                                             {IOK_CAP_CHUNKS, "chunks"},
-                                             {IOK_CAP_FILL, "fill"},
-                                             {IOK_CAP_DEFLATE, "deflate"},
-                                             {IOK_CAP_GROUPS, "groups"},
-                                             {IOK_CAP_COMPOUND, "compound"},
-                                             {IOK_CAP_HINTS, "hints"},
-                                             {0, NULL}};
+const struct iok_cap_word iok_cap_words[] = {
+    {IOK_CAP_COLLECTIVE, "collective"},   {IOK_CAP_INDEPENDENT, "independent"},
+    {IOK_CAP_NONBLOCKING, "nonblocking"}, {IOK_CAP_VARN, "varn"},
+    {IOK_CAP_ATTRS, "attributes"},        {IOK_CAP_NOIO, "noio"},
+    {IOK_CAP_CHUNKS, "chunks"},           {IOK_CAP_FILL, "fill"},
+    {IOK_CAP_DEFLATE, "deflate"},         {IOK_CAP_GROUPS, "groups"},
+    {IOK_CAP_COMPOUND, "compound"},       {IOK_CAP_HINTS, "hints"},
+    {IOK_CAP_CALL_LEVEL, "call-level"},   {0, NULL}};
 
 static void
 dump(json_t *j, FILE *out)
@@ -49,8 +44,9 @@ kernel_flags(unsigned flags)
 static json_t *
 kernel_input(const struct iok_kernel *k)
 {
-    return json_pack("{s:b, s:o, s:b}", "positional", k->default_input || k->input_by_path,
-                     "default", k->default_input ? json_string(k->default_input) : json_null(),
+    /* a kernel that reads an input takes it as the positional argument (main.c) */
+    return json_pack("{s:b, s:o, s:b}", "positional", k->read_input || k->input_by_path, "default",
+                     k->default_input ? json_string(k->default_input) : json_null(),
                      "read_by_ranks", k->input_by_path);
 }
 

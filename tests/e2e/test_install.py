@@ -16,7 +16,7 @@ import subprocess
 import pytest
 from conftest import BIN, REPO, run, run_plain
 
-KERNELS = ["btio", "ncbench", "amrex", "chombo", "abrgen", "e3sm", "e3sm-decomp"]
+KERNELS = ["btio", "ncbench", "amrex", "chombo", "abrgen", "e3sm", "e3sm-decomp", "replay"]
 
 
 def describe(*args, binary=BIN):
@@ -59,12 +59,13 @@ SMALLEST = {
     "amrex": (2, ["amrex", "--ncells", "16", "--max_grid_size", "8", "--ncomp", "1", "--verify"]),
     "chombo": (2, ["chombo", "--ncomp", "1", "--verify"]),
     "e3sm": (2, ["e3sm", "-o", "g.nc", "--verify", "MAP_G"]),
+    "replay": (4, ["replay", "SMALL_REPLAY", "--verify"]),
 }
 
 
 # the kernels whose default backend is not built run on hdf5 (an MPICH build:
 # Debian has no MPICH PnetCDF or NetCDF); E3SM's shipped map needs PnetCDF
-DEFAULT_BACKEND = {"btio": "pnetcdf", "ncbench": "netcdf4", "e3sm": "pnetcdf"}
+DEFAULT_BACKEND = {"btio": "pnetcdf", "ncbench": "netcdf4", "e3sm": "pnetcdf", "replay": "mpiio"}
 
 
 @pytest.mark.parametrize("kernel", sorted(SMALLEST))
@@ -75,7 +76,8 @@ def test_installed_kernel_runs_outside_the_source_tree(installed, kernel, tmp_pa
             pytest.skip("the shipped E3SM map is a NetCDF classic file: PnetCDF reads it")
         args = [*args, "--backend", "hdf5"]
     map_g = installed / "share" / "iokernels" / "data" / "e3sm" / "map_g_case_16p.nc"
-    args = [str(map_g) if a == "MAP_G" else a for a in args]
+    small = installed / "share" / "iokernels" / "data" / "replay" / "small.replay"
+    args = [{"MAP_G": str(map_g), "SMALL_REPLAY": str(small)}.get(a, a) for a in args]
     assert REPO not in tmp_path.parents
     r = run(np_, args, tmp_path, binary=installed / "bin" / "iokernels")
     assert r.rc == 0, r.err
