@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Real Darshan DXT traces, replayed: the two example logs with DXT records
+that PyPI's darshan wheel ships are converted by `iokernels-campaign
+trace2replay` and replayed by `iokernels replay` on the mpiio backend with
+--verify, on the trace's rank count; the record's fidelity must be exact on
+operations, bytes and offsets, and its trace-side counts must be those of
+the replay file (counted here from the file itself)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import BIN, REPO, run
+
+darshan = pytest.importorskip("darshan", reason="trace2replay needs darshan (requirements.txt)")
+from darshan.examples import example_logs  # noqa: E402
+
+LOGS = Path(example_logs.__file__).parent
+MAX_RANKS = 16  # beyond this, the test would fold the trace's ranks
+
+
+def kernels():
+    out = subprocess.run([str(BIN), "--list", "--json"], capture_output=True, check=True).stdout
+    return [k["name"] for k in json.loads(out)["kernels"]]
+
+
+def trace2replay(log, out, cwd):
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    cmd = [sys.executable, "-m", "iokernels_campaign", "trace2replay", str(log), "--out", str(out)]
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def counts(path):
+    """ranks, and (operations, bytes, distinct (file, offset) pairs) of a
+    replay file, in total and per rank."""
+    ranks, total, per_rank = None, [0, 0, set()], {}
+    for line in Path(path).read_text().splitlines():
+        f = line.split(" ")
+        if f[0] == "ranks":
+            ranks = int(f[1])
+        if f[0] != "op":
+            continue
+        rank, fid, nseg = int(f[1]), int(f[2]), int(f[7])
+        segs = [(int(f[8 + 2 * i]), int(f[9 + 2 * i])) for i in range(nseg)]
+        for c in (total, per_rank.setdefault(rank, [0, 0, set()])):
+            c[0] += 1
+            c[1] += sum(n for _, n in segs)
+            c[2] |= {(fid, o) for o, _ in segs}
+    as_tuple = lambda c: (c[0], c[1], len(c[2]))  # noqa: E731
+    return ranks, as_tuple(total), {r: as_tuple(c) for r, c in per_rank.items()}
+
+
+def find_fidelity(record):
+    """The record's `fidelity` object, at its top or in a pass."""
+    if isinstance(record, dict):
+        if "fidelity" in record:
+            return record["fidelity"]
+        values = record.values()
+    elif isinstance(record, list):
+        values = record
+    else:
+        return None
+    for v in values:
+        found = find_fidelity(v)
+        if found is not None:
+            return found
+    return None
+
+
+@pytest.mark.parametrize("name", ["ior_hdf5_example.darshan", "dxt.darshan"])
+def test_darshan_trace_replays_exactly_on_mpiio(tmp_path, name):
+    if "replay" not in kernels():
+        pytest.skip("this iokernels has no replay kernel (branch replay)")
+    p = trace2replay(LOGS / name, tmp_path / "trace.replay", tmp_path)
+    assert p.returncode == 0, p.stderr
+    ranks, total, per_rank = counts(tmp_path / "trace.replay")
+    assert ranks <= MAX_RANKS
+    r = run(
+        ranks,
+        ["replay", "trace.replay", "--backend", "mpiio", "--verify", "--dir", "files"],
+        tmp_path,
+        timeout=600,
+    )
+    assert r.rc == 0, r.out + r.err
+    fid = find_fidelity(r.record)
+    assert fid is not None, f"no fidelity in the record: {r.record}"
+    names = ("operations", "bytes", "offsets")
+    for key, want in zip(names, total, strict=True):
+        assert fid["total"][key] == {"trace": want, "replay": want, "exact": True}, key
+    by_rank = {x["rank"]: x for x in fid["ranks"]}
+    for rank, c in per_rank.items():
+        for key, want in zip(names, c, strict=True):
+            assert by_rank[rank][key]["exact"] and by_rank[rank][key]["trace"] == want
