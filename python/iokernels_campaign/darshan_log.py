@@ -90,14 +90,15 @@ def _read(path):
         )
         for m in DXT_MODULES:
             if m in r.records:
+                recs = r.records[m]
                 log.dxt[m] = [
                     Segments(
-                        rec["id"],
-                        rec["rank"],
-                        _rows(rec["write_segments"]),
-                        _rows(rec["read_segments"]),
+                        recs[i]["id"],
+                        recs[i]["rank"],
+                        _rows(recs[i]["write_segments"]),
+                        _rows(recs[i]["read_segments"]),
                     )
-                    for rec in r.records[m]._records
+                    for i in range(len(recs))
                 ]
         for m in COUNTER_MODULES:
             if m in r.records and len(r.records[m]):

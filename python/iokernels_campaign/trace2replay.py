@@ -138,7 +138,9 @@ def _level_rule(levels, fid, rank, kind):
 
 
 def _has_offsets(records):
-    return any(row[0] >= 0 for rec in records for rows in (rec.writes, rec.reads) for row in rows)
+    """Whether every call with data has its offset (-1: not recorded)."""
+    rows = [row for rec in records for rows in (rec.writes, rec.reads) for row in rows]
+    return any(r[0] >= 0 for r in rows) and all(r[0] >= 0 for r in rows if r[1] > 0)
 
 
 def _ops_of(records, level_of, zero):
@@ -216,6 +218,12 @@ def _select(log, notes):
             f"{size_text(nbytes)}) has no offsets (Darshan built with OpenMPI, or log format 1): "
             "its DXT_POSIX records are replayed instead"
         )
+        lost = no_offsets - {r.file_id for r in posix}
+        if lost:
+            notes.append(
+                f"dropped: {plural(len(lost), 'file')} of those, which the log has no DXT_POSIX "
+                "records of"
+            )
     kept = [r for r in mpiio if r.file_id in mpiio_files]
     chosen = _choose_levels(log, kept, notes)
     zero = [0]

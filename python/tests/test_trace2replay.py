@@ -347,3 +347,15 @@ def test_mpiio_without_offsets_is_replayed_from_dxt_posix(tmp_path):
     assert any(
         n.startswith("replaced: DXT_MPIIO of 1 file (2 calls, 128 B) has no offsets") for n in notes
     )
+
+
+def test_mpiio_with_some_offsets_missing_is_not_half_replayed(tmp_path):
+    """A file whose DXT_MPIIO lacks some offsets comes from DXT_POSIX whole;
+    one without DXT_POSIX either is dropped, with its line."""
+    mpiio = [(12, 0, [_w(0, 64, 1.0), _w(-1, 64, 2.0)], []), (11, 0, [_w(-1, 8, 3.0)], [])]
+    posix = [(12, 0, [_w(0, 64, 1.1), _w(64, 64, 2.1)], [])]
+    counters = {"id": [11, 12], "rank": [0, 0], "MPIIO_INDEP_WRITES": [1, 2]}
+    (_, files, ops), notes = _convert(_log(1, mpiio, counters, posix), tmp_path)
+    assert files == {0: (128, "/scratch/c")}
+    assert [(op[3], op[6]) for op in ops] == [("posix", [(0, 64)]), ("posix", [(64, 64)])]
+    assert "dropped: 1 file of those, which the log has no DXT_POSIX records of" in notes
