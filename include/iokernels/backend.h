@@ -44,6 +44,9 @@ enum iok_caps {
     /* stores fixed dimensions of length 0 (variables without elements):
      * NetCDF has none (length 0 means unlimited) */
     IOK_CAP_EMPTY_DIMS = 1u << 13,
+    /* honours each list's own level (iok_reqlist.level): collective and
+     * independent calls in one run */
+    IOK_CAP_CALL_LEVEL = 1u << 14,
 };
 
 /* What the core hands a backend when it creates or opens a file. */

@@ -14,7 +14,7 @@
 #include "iokernels/run.h"
 #include "iokernels/schema.h"
 
-#define IOK_MAX_FILES 8
+#define IOK_MAX_FILES 64 /* a replayed trace may name many files */
 
 struct iok_file_plan {
     char path[IOK_OPT_STRLEN];
@@ -59,6 +59,9 @@ enum iok_kernel_flags {
     /* a tool, not a benchmark (abrgen): its plan does the work, it has no
      * files to time, so the core's measurement options do not apply */
     IOK_KERNEL_TOOL = 1u << 1,
+    /* the core keeps the request log (iokernels/reqlog.h) for its report
+     * and record (the replay's fidelity) */
+    IOK_KERNEL_REQLOG = 1u << 2,
 };
 
 struct iok_kernel_hint {
@@ -118,6 +121,12 @@ struct iok_kernel {
     /* The kernel's own human report, on rank 0. */
     void (*report)(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
                    const struct iok_result *res, FILE *out);
+    /* Optional: one more field of the JSON record, named json_key, whose
+     * value json_value returns as JSON text (malloc'ed, freed by the core;
+     * NULL: left out), on rank 0. */
+    const char *json_key;
+    char *(*json_value)(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
+                        const struct iok_result *res);
 };
 
 const struct iok_kernel *iok_kernel_find(const char *name);

@@ -48,10 +48,26 @@ struct iok_access {
     int calls, calls_max;
 };
 
+/* The level of a list's library calls: the run's (--collective or
+ * --independent), or the list's own, for backends with IOK_CAP_CALL_LEVEL
+ * (a replayed trace mixes collective and independent calls). The ranks of
+ * one step give the same level. */
+enum iok_level { IOK_LEVEL_RUN, IOK_LEVEL_COLL, IOK_LEVEL_INDEP };
+
 struct iok_reqlist {
     int n, cap;
     struct iok_access *acc;
     void *arena; /* the accesses' buffers, owned by the list */
+    enum iok_level level;
+    /* 1 on every rank: the step is the suite's own work (filling bytes a
+     * pattern reads but never writes, a read-back for --verify), posted
+     * outside the timed I/O phases and left out of the pass's bytes and of
+     * the request log */
+    int untimed;
+    /* 1: this rank has no operation of its own in the step and only joins
+     * the others' collective calls with nothing (left out of the request
+     * log, which lists the pattern's operations) */
+    int idle;
 };
 
 void iok_reqlist_init(struct iok_reqlist *r);

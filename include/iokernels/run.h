@@ -17,10 +17,11 @@ struct iok_kernel_hint; /* kernel.h */
 
 struct iok_core_opts {
     char backend[IOK_OPT_STRLEN];
-    char mode[IOK_OPT_STRLEN]; /* write | read | both */
-    char io[IOK_OPT_STRLEN];   /* coll | indep */
-    char api[IOK_OPT_STRLEN];  /* blocking | nonblocking | varn */
-    char json[IOK_OPT_STRLEN]; /* JSON Lines file to append to; "" = none */
+    char mode[IOK_OPT_STRLEN];          /* write | read | both */
+    char io[IOK_OPT_STRLEN];            /* coll | indep */
+    char api[IOK_OPT_STRLEN];           /* blocking | nonblocking | varn */
+    char json[IOK_OPT_STRLEN];          /* JSON Lines file to append to; "" = none */
+    char export_replay[IOK_OPT_STRLEN]; /* --export-replay: replay file to write; "" = none */
     int verify;
     int overwrite;
     int keep_partial; /* a signal leaves the partial output of the pass under way */
@@ -197,7 +198,12 @@ iok_pass_hint(const struct iok_pass_result *p, const char *key)
     return NULL;
 }
 
+struct iok_reqlog; /* reqlog.h */
+
 struct iok_result {
+    /* Rank 0, when the run keeps it: every rank's logged requests
+     * (iokernels/reqlog.h); NULL otherwise. */
+    const struct iok_reqlog *log;
     int npasses, cap;
     struct iok_pass_result *pass;
     double start_wtime;         /* MPI_Wtime() on rank 0 right after MPI_Init */

@@ -378,18 +378,19 @@ transfer(struct mpiio_file *f, const struct iok_reqlist *r, int writing)
         count = 0;
     }
     MPI_Datatype ftype = f->ftype != MPI_DATATYPE_NULL ? f->ftype : MPI_BYTE;
+    int coll = r->level == IOK_LEVEL_RUN ? f->collective : r->level == IOK_LEVEL_COLL;
     int err = MPI_File_set_view(f->fh, disp, MPI_BYTE, ftype, "native", MPI_INFO_NULL);
     const char *call = "MPI_File_set_view";
     if (err == MPI_SUCCESS) {
         MPI_Status st;
         if (writing) {
-            call = f->collective ? "MPI_File_write_all" : "MPI_File_write";
-            err = f->collective ? MPI_File_write_all(f->fh, base, count, mtype, &st)
-                                : MPI_File_write(f->fh, base, count, mtype, &st);
+            call = coll ? "MPI_File_write_all" : "MPI_File_write";
+            err = coll ? MPI_File_write_all(f->fh, base, count, mtype, &st)
+                       : MPI_File_write(f->fh, base, count, mtype, &st);
         } else {
-            call = f->collective ? "MPI_File_read_all" : "MPI_File_read";
-            err = f->collective ? MPI_File_read_all(f->fh, base, count, mtype, &st)
-                                : MPI_File_read(f->fh, base, count, mtype, &st);
+            call = coll ? "MPI_File_read_all" : "MPI_File_read";
+            err = coll ? MPI_File_read_all(f->fh, base, count, mtype, &st)
+                       : MPI_File_read(f->fh, base, count, mtype, &st);
         }
         /* OMPIO returns success from a write the disk could not hold: the
          * status's count is the truth (a read past the end is short too) */
@@ -467,7 +468,8 @@ const struct iok_backend iok_backend_mpiio = {
     .name = "mpiio",
     .summary = "raw MPI-IO, canonical row-major layout, no header",
     .ext = ".mpi",
-    .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_HINTS | IOK_CAP_EMPTY_DIMS,
+    .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_HINTS | IOK_CAP_EMPTY_DIMS |
+            IOK_CAP_CALL_LEVEL,
     .version = mpiio_version,
     .create = mpiio_create,
     .define = mpiio_define,

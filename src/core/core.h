@@ -155,6 +155,24 @@ void iok_ceiling_judge(const struct iok_run *run, struct iok_pass_result *p);
 /* `iokernels ceiling`: the probe on its own. */
 int iok_ceiling_main(int argc, char **argv);
 
+/* The request log (reqlog.c, iokernels/reqlog.h): iok_log is the run's
+ * (NULL: none kept). start: a barrier, then the log's clock; add: one call
+ * of this rank (level as made); gather: collective, all ranks' on rank 0. */
+struct iok_reqlog;
+extern struct iok_reqlog *iok_log;
+void iok_reqlog_start(struct iok_reqlog *log, MPI_Comm comm);
+void iok_reqlog_free(struct iok_reqlog *log);
+int iok_reqlog_add(struct iok_reqlog *log, int rank, const struct iok_schema *s, int file,
+                   int write, int level, double t0, double t1, const struct iok_reqlist *r);
+int iok_reqlog_gather(const struct iok_reqlog *log, MPI_Comm comm, struct iok_reqlog *all);
+/* Byte offset of variable v in the raw layout (v = nvars: the layout's size). */
+int64_t iok_raw_var_offset(const struct iok_schema *s, int v);
+/* --export-replay (reqlog_export.c): what it can describe (before the
+ * passes), and the file written from the gathered log (rank 0). */
+int iok_reqlog_export_check(const struct iok_run *run, const struct iok_plan *plan);
+int iok_reqlog_export(const char *path, const struct iok_reqlog *log, const struct iok_run *run,
+                      const struct iok_plan *plan, const char *kernel);
+
 /* Capability flags of backend.h by the words --list prints ({0, NULL} ends). */
 struct iok_cap_word {
     unsigned cap;
@@ -188,6 +206,7 @@ void iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
  * names are gathered); rank 0 writes. */
 struct iok_json_input {
     const struct iok_kernel *kernel;
+    const void *kernel_opts;
     const struct iok_run *run;
     const struct iok_plan *plan;
     const struct iok_result *res;

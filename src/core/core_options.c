@@ -26,6 +26,9 @@ const struct iok_option iok_core_options[] = {
      "seed of the deterministic data (reads must use the writer's)"},
     {"json", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.json), NULL,
      "append the run's JSON record to this file (JSON Lines)"},
+    {"export-replay", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.export_replay), NULL,
+     "write the run's MPI-IO byte requests (per rank, in order, with their level and measured "
+     "times) as a replay file (iokernels replay FILE; mpiio backend)"},
     {"overwrite", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.overwrite), NULL,
      "replace output files that already exist"},
     {"keep-partial", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.keep_partial), NULL,

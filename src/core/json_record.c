@@ -279,6 +279,13 @@ build(const struct iok_json_input *in, const char *hosts)
     json_object_set_new(
         j, "filesystem",
         json_pack("{s:s, s:I}", "type", fstype, "free_bytes", (json_int_t)free_bytes));
+    if (in->kernel->json_key && in->kernel->json_value) { /* the kernel's own field */
+        char *text = in->kernel->json_value(in->kernel_opts, run, in->plan, res);
+        json_t *kv = text ? json_loads(text, 0, NULL) : NULL;
+        if (kv)
+            json_object_set_new(j, in->kernel->json_key, kv);
+        free(text);
+    }
     json_object_set_new(j, "status", iok_json_text("completed"));
     json_object_set_new(j, "exit_code", json_integer(in->status));
     json_object_set_new(j, "iokernels_version", iok_json_text(IOK_VERSION));

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "iokernels/reqlog.h"
 #include "iokernels/error.h"
 #include "iokernels/input.h"
 
@@ -319,6 +320,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     void *bopts[MAX_SETS] = {0};
     struct iok_plan plan = {0};
     struct iok_result res = {.start_wtime = start_wtime};
+    struct iok_reqlog mylog = {0}, alllog = {0}; /* the request log, when kept */
     char *text = NULL;
     int rc;
 
@@ -421,14 +423,32 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
      * the handler can build nothing */
     char *prefix = NULL;
     if (run.core.json[0]) {
-        struct iok_json_input in = {k, &run, &plan, &res, sets, nsets, IOK_OK, argc, argv};
+        struct iok_json_input in = {k, kopts, &run, &plan, &res, sets, nsets, IOK_OK, argc, argv};
         prefix = iok_json_terminated_prefix(&in);
     }
     iok_signals_record(run.core.json, prefix);
     iok_signals_install(run.rank, run.core.keep_partial);
 
+    /* the request log, for --export-replay or the kernel (untimed) */
+    if (run.core.export_replay[0] || (k->flags & IOK_KERNEL_REQLOG)) {
+        rc = run.core.export_replay[0] ? iok_reqlog_export_check(&run, &plan) : IOK_OK;
+        if ((rc = iok_agree(run.comm, rc)))
+            goto out;
+        iok_reqlog_start(&mylog, run.comm);
+        iok_log = &mylog;
+    }
     int verify_rc = IOK_OK;
     rc = run_passes(k, kopts, &run, &plan, &res, &verify_rc);
+    if (iok_log && (rc == IOK_OK || rc == IOK_EVERIFY)) {
+        int grc = iok_reqlog_gather(&mylog, run.comm, &alllog);
+        if (grc == IOK_OK && run.rank == 0) {
+            res.log = &alllog;
+            if (run.core.export_replay[0])
+                grc = iok_reqlog_export(run.core.export_replay, &alllog, &run, &plan, k->name);
+        }
+        if ((grc = iok_agree(run.comm, grc)))
+            rc = grc;
+    }
     iok_signals_doing("the report", NULL);
     if (rc != IOK_OK && rc != IOK_EVERIFY)
         iok_signals_quiet();
@@ -441,7 +461,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         rc = verify_rc;
     }
     if ((rc == IOK_OK || rc == IOK_EVERIFY) && run.core.json[0]) {
-        struct iok_json_input in = {k, &run, &plan, &res, sets, nsets, rc, argc, argv};
+        struct iok_json_input in = {k, kopts, &run, &plan, &res, sets, nsets, rc, argc, argv};
         int jrc = iok_json_append(run.core.json, &in); /* collective */
         jrc = iok_agree(run.comm, jrc);
         if (jrc)
@@ -461,6 +481,9 @@ out:
     }
     if (run.hints != MPI_INFO_NULL)
         MPI_Info_free(&run.hints);
+    iok_log = NULL;
+    iok_reqlog_free(&mylog);
+    iok_reqlog_free(&alllog);
     iok_plan_free(&plan);
     free(text);
     iok_cmdline_free(&cmdline);

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* replay: any application's I/O from a replay file (docs/kernels/replay.md;
+ * a Darshan DXT trace converted by `iokernels-campaign trace2replay`, or
+ * a kernel's run exported by --export-replay). Each traced file is a file
+ * of the model: one byte variable of its extent (or the variables its
+ * `data` lines describe), each segment a subarray; each rank's operations
+ * run in its order, one step each, collective or independent as traced
+ * where the backend can switch per call. The fidelity score compares what
+ * the core handed the backend (its request log) with the trace. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "iokernels/error.h"
+#include "iokernels/kernel.h"
+#include "iokernels/reqlog.h"
+#include "replay_fidelity.h"
+#include "replay_file.h"
+#include "replay_plan.h"
+
+struct replay_opts {
+    char dir[IOK_OPT_STRLEN];
+    char pace[IOK_OPT_STRLEN];
+    char fold[IOK_OPT_STRLEN];
+    struct rp_trace *trace; /* not an option: what read_input parsed */
+    char input[IOK_OPT_STRLEN];
+};
+
+static const struct iok_option replay_options[] = {
+    {"dir", 0, IOK_OPT_STRING, offsetof(struct replay_opts, dir), ".",
+     "directory the traced files are created in (each traced path flattened to one name in it)"},
+    {"pace", 0, IOK_OPT_CHOICE, offsetof(struct replay_opts, pace), "fast",
+     "fast: each rank's operations back to back; traced: keep the traced gaps (a rank sleeps "
+     "before an operation until its traced start, outside the timed I/O calls)",
+     "fast|traced"},
+    {"ranks-from-trace", 0, IOK_OPT_CHOICE, offsetof(struct replay_opts, fold), "exact",
+     "exact: the job's rank count must be the trace's; fold: trace rank r runs on job rank "
+     "r % P, the trace ranks of one job rank one after the other",
+     "exact|fold"},
+    {NULL}};
+
+struct replay_state {
+    struct rp_trace trace;
+    struct rp_plan rp;
+    int verify, pace;
+    int clock_set;
+    double t0; /* --pace traced: the job's time of the trace's start, per rank */
+    int file_traced[IOK_MAX_FILES];
+    int have_fid;
+    struct rp_fidelity fid;
+};
+
+static void
+free_state(void *priv)
+{
+    struct replay_state *st = priv;
+    rp_free(&st->trace);
+    rp_plan_free(&st->rp);
+    rp_fidelity_free(&st->fid);
+    free(st);
+}
+
+static int
+replay_read_input(const char *text, const char *path, const struct iok_optset *sets, int nsets)
+{
+    for (int i = 0; i < nsets; i++) {
+        if (strcmp(sets[i].title, "replay"))
+            continue;
+        struct replay_opts *o = sets[i].base;
+        if (!o->trace && !(o->trace = calloc(1, sizeof *o->trace)))
+            return iok_error(IOK_EIO, "out of memory reading %s", path);
+        snprintf(o->input, sizeof o->input, "%s", path);
+        return rp_parse(text, strlen(text), path, o->trace);
+    }
+    return iok_error(IOK_EIO, "replay: no option set of its own");
+}
+
+static int
+has_reads(const struct rp_trace *t)
+{
+    for (int64_t i = 0; i < t->nops; i++)
+        if (!t->ops[i].write)
+            return 1;
+    return 0;
+}
+
+static int
+replay_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *name))
+{
+    struct replay_opts *o = kopts;
+    if (!o->trace)
+        return iok_error(IOK_EUSAGE, "replay needs a replay file: iokernels replay FILE "
+                                     "(docs/kernels/replay.md says how to make one)");
+    if (!given("backend"))
+        strcpy(core->backend, "mpiio");
+    if (!given("mode"))
+        strcpy(core->mode, has_reads(o->trace) ? "both" : "write");
+    return IOK_OK;
+}
+
+static int
+replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
+{
+    struct replay_opts *o = (struct replay_opts *)kopts;
+    const struct rp_trace *t = o->trace;
+    int fold = !strcmp(o->fold, "fold");
+    if (!fold && t->ranks != run->nprocs)
+        return iok_error(IOK_EUSAGE,
+                         "%s traces %d ranks and this job has %d: run it with mpiexec -n %d, or "
+                         "add --ranks-from-trace fold (trace rank r on job rank r %% %d)",
+                         o->input, t->ranks, run->nprocs, t->ranks, run->nprocs);
+    struct replay_state *st = calloc(1, sizeof *st);
+    struct iok_schema *schemas = calloc(IOK_MAX_FILES, sizeof *schemas);
+    if (!st || !schemas) {
+        free(st);
+        free(schemas);
+        return iok_error(IOK_EIO, "out of memory planning %s", o->input);
+    }
+    st->trace = *t; /* the plan owns the trace from here on */
+    free(o->trace);
+    o->trace = NULL;
+    plan->priv = st;
+    plan->free_priv = free_state;
+    st->verify = run->core.verify;
+    st->pace = !strcmp(o->pace, "traced");
+    int rc =
+        rp_plan_build(&st->trace, run->nprocs, fold, o->input, &st->rp, schemas, IOK_MAX_FILES);
+    plan->nfiles = rc == IOK_OK ? st->rp.nfiles : 0;
+    for (int f = 0; f < st->rp.nfiles; f++) {
+        struct iok_file_plan *fp = &plan->files[f];
+        const struct rp_fileplan *rf = &st->rp.files[f];
+        fp->schema = schemas[f];
+        st->file_traced[f] = rf->traced;
+        int w = (rf->nfill > 0) + rf->w.nsteps, r = rf->r.nsteps + st->verify;
+        fp->nsteps = w > r ? w : r;
+        if (rc == IOK_OK && rp_map_path(o->dir, st->trace.files[rf->traced].path, run->backend->ext,
+                                        fp->path, sizeof fp->path))
+            rc = iok_error(IOK_EUSAGE, "%s: the traced path '%s' has no name to map under %s",
+                           o->input, iok_quote(st->trace.files[rf->traced].path), o->dir);
+        for (int g = 0; rc == IOK_OK && g < f; g++)
+            if (!strcmp(plan->files[g].path, fp->path))
+                rc = iok_error(IOK_EUSAGE,
+                               "%s: traced paths '%s' and '%s' both map to %s: replay them in "
+                               "two runs",
+                               o->input, iok_quote(st->trace.files[st->file_traced[g]].path),
+                               iok_quote(st->trace.files[rf->traced].path), fp->path);
+    }
+    free(schemas);
+    return rc;
+}
+
+/* --pace traced: sleep until the op's traced start on the job's clock,
+ * counted from the first operation this rank runs. */
+static void
+pace(struct replay_state *st, const struct rp_op *op)
+{
+    if (!st->pace || op->start < 0)
+        return;
+    double now = MPI_Wtime();
+    if (!st->clock_set) {
+        st->t0 = now - op->start;
+        st->clock_set = 1;
+    }
+    double wait = st->t0 + op->start - now;
+    if (wait > 0) {
+        struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* This rank's written bytes of the file, merged: what --verify reads back. */
+static int
+verify_step(const struct replay_state *st, const struct rp_fileplan *fp, const struct iok_schema *s,
+            int me, struct iok_reqlist *out)
+{
+    const struct rp_trace *t = &st->trace;
+    int64_t n = 0;
+    for (int k = 0; k < fp->w.nsteps; k++) {
+        int oi = fp->w.op[(size_t)k * st->rp.nprocs + me];
+        n += oi >= 0 ? t->ops[oi].nseg : 0;
+    }
+    struct rp_seg *segs = malloc((size_t)(n ? n : 1) * sizeof *segs);
+    if (!segs)
+        return iok_error(IOK_EIO, "out of memory for the replay's read-back");
+    n = 0;
+    for (int k = 0; k < fp->w.nsteps; k++) {
+        int oi = fp->w.op[(size_t)k * st->rp.nprocs + me];
+        for (int64_t j = 0; oi >= 0 && j < t->ops[oi].nseg; j++)
+            segs[n++] = t->segs[t->ops[oi].seg0 + j];
+    }
+    n = rp_merge_segs(segs, n);
+    int rc = rp_requests(fp, s, segs, n, 1, out);
+    free(segs);
+    out->untimed = 1;
+    out->level = IOK_LEVEL_COLL;
+    return rc;
+}
+
+static int
+trace_step(struct replay_state *st, const struct rp_fileplan *fp, const struct rp_sched *sc, int k,
+           const struct iok_schema *s, int me, struct iok_reqlist *out)
+{
+    int oi = sc->op[(size_t)k * st->rp.nprocs + me];
+    const struct rp_op *op = oi >= 0 ? &st->trace.ops[oi] : NULL;
+    if (op)
+        pace(st, op);
+    int rc = rp_requests(fp, s, op ? st->trace.segs + op->seg0 : NULL, op ? op->nseg : 0, 0, out);
+    out->level = sc->level[k];
+    out->idle = !op;
+    return rc;
+}
+
+static int
+replay_requests(const void *kopts, const struct iok_run *run, const struct iok_plan *plan, int file,
+                int step, enum iok_op op, struct iok_reqlist *out)
+{
+    (void)kopts;
+    struct replay_state *st = plan->priv;
+    const struct rp_fileplan *fp = &st->rp.files[file];
+    const struct iok_schema *s = &plan->files[file].schema;
+    int me = run->rank, P = run->nprocs;
+    if (op == IOK_OP_WRITE) {
+        if (fp->nfill && step == 0) { /* bytes read, never written: rank p every P-th range */
+            struct rp_seg *mine = malloc((size_t)(fp->nfill / P + 1) * sizeof *mine);
+            int64_t n = 0;
+            if (!mine)
+                return iok_error(IOK_EIO, "out of memory for the replay's fill");
+            for (int64_t i = me; i < fp->nfill; i += P)
+                mine[n++] = fp->fill[i];
+            int rc = rp_requests(fp, s, mine, n, 1, out);
+            free(mine);
+            out->untimed = 1;
+            out->level = IOK_LEVEL_COLL;
+            return rc;
+        }
+        int k = step - (fp->nfill > 0);
+        if (k < fp->w.nsteps)
+            return trace_step(st, fp, &fp->w, k, s, me, out);
+    } else if (op == IOK_OP_READ && step < fp->r.nsteps) {
+        return trace_step(st, fp, &fp->r, step, s, me, out);
+    } else if (st->verify && step == (op == IOK_OP_READ ? fp->r.nsteps : 0)) {
+        return verify_step(st, fp, s, me, out);
+    }
+    /* nothing of this pass in this step: every rank joins with nothing */
+    int rc = rp_requests(fp, s, NULL, 0, 0, out);
+    out->untimed = 1;
+    out->idle = 1;
+    return rc;
+}
+
+static struct rp_fidelity *
+fidelity(const struct iok_run *run, const struct iok_plan *plan, const struct iok_result *res)
+{
+    struct replay_state *st = plan->priv;
+    if (!st || !res->log)
+        return NULL;
+    if (!st->have_fid &&
+        rp_fidelity(&st->trace, res->log, run->nprocs, st->file_traced, &st->fid) == IOK_OK)
+        st->have_fid = 1;
+    return st->have_fid ? &st->fid : NULL;
+}
+
+static void
+replay_report(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
+              const struct iok_result *res, FILE *out)
+{
+    const struct replay_opts *o = kopts;
+    struct replay_state *st = plan->priv;
+    const struct rp_trace *t = &st->trace;
+    fprintf(out, "Replay of %s (replay format %d)%s%s\n", o->input, RP_VERSION,
+            t->source ? ": " : "", t->source ? t->source : "");
+    if (st->rp.fold && t->ranks != run->nprocs)
+        fprintf(out, "Ranks: %d traced on %d (folded: trace rank r on rank r %% %d, in turn)\n",
+                t->ranks, run->nprocs, run->nprocs);
+    else
+        fprintf(out, "Ranks: %d, as traced\n", t->ranks);
+    fprintf(out,
+            "Paths: each traced path flattened to one name under %s (its components joined "
+            "by '_', the backend's extension added)\n",
+            o->dir);
+    for (int f = 0; f < plan->nfiles; f++) {
+        const struct rp_fileplan *fp = &st->rp.files[f];
+        fprintf(out, "  %s -> %s (%lld bytes, %d write steps, %d read steps)\n",
+                t->files[fp->traced].path, plan->files[f].path, (long long)fp->extent, fp->w.nsteps,
+                fp->r.nsteps);
+        if (fp->nfill)
+            fprintf(out,
+                    "  filled first: %lld bytes in %lld ranges the trace reads but never writes "
+                    "(the write pass's first step, outside the timed I/O)\n",
+                    (long long)fp->fill_bytes, (long long)fp->nfill);
+    }
+    if (st->rp.nskipped)
+        fprintf(out, "  %d traced files without reads or writes: not created\n", st->rp.nskipped);
+    if (run->backend->caps & IOK_CAP_CALL_LEVEL)
+        fprintf(out, "Levels: as traced (collective or independent per call; POSIX calls "
+                     "independent)\n");
+    else
+        fprintf(out, "Levels: every call %s (the run's level: %s cannot switch per call)\n",
+                run->collective ? "collective" : "independent", run->backend->name);
+    fprintf(out, "Pace: %s\n",
+            st->pace ? "traced (before an operation a rank sleeps until its traced start, "
+                       "outside the timed I/O calls and not in the replay's time)"
+                     : "as fast as possible");
+    if (st->verify)
+        fprintf(out, "Verify: every written byte read back and checked (untimed), and every "
+                     "traced read checked\n");
+    struct rp_fidelity *fid = fidelity(run, plan, res);
+    if (fid)
+        rp_fidelity_report(fid, out);
+    else
+        fprintf(out, "Fidelity: not computed (no request log)\n");
+}
+
+static char *
+replay_json(const void *kopts, const struct iok_run *run, const struct iok_plan *plan,
+            const struct iok_result *res)
+{
+    (void)kopts;
+    struct rp_fidelity *fid = fidelity(run, plan, res);
+    return fid ? rp_fidelity_json(fid) : NULL;
+}
+
+const struct iok_kernel iok_kernel_replay = {
+    .name = "replay",
+    .flags = IOK_KERNEL_REQLOG,
+    .summary = "any application's I/O from a replay file (a Darshan DXT trace, a kernel's "
+               "--export-replay), with a fidelity score",
+    .options = replay_options,
+    .opts_size = sizeof(struct replay_opts),
+    .default_barriers = "pass",
+    .read_input = replay_read_input,
+    .configure = replay_configure,
+    .plan = replay_plan,
+    .requests = replay_requests,
+    .report = replay_report,
+    .json_key = "fidelity",
+    .json_value = replay_json,
+};

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The fidelity score (replay_fidelity.h). Both sides are reduced to the
+ * same records, (rank, file, kind, segments, times), so one counter serves
+ * the trace and the log: the log's files are mapped back to the traced
+ * ones, its ranks are the job's. */
+#include "replay_fidelity.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iokernels/error.h"
+
+struct item {
+    int rank, file;
+    int64_t off;
+};
+
+static int
+cmp_item(const void *a, const void *b)
+{
+    const struct item *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One side: ops and segments as (rank, file, write, start, end, segs). */
+struct side {
+    int64_t nops, nsegs;
+    const int *rank, *file, *write;
+    const double *start, *end;
+    const int64_t *nseg, *seg0;
+    const int64_t *off, *len;
+};
+
+struct acc {
+    struct rp_counts *per, total;
+    int64_t *sizes, nsizes;
+    double time[RP_NT];
+};
+
+static int
+count_side(const struct side *sd, int nranks, struct acc *a)
+{
+    struct item *it = malloc((size_t)(sd->nsegs ? sd->nsegs : 1) * sizeof *it);
+    a->sizes = malloc((size_t)(sd->nsegs ? sd->nsegs : 1) * sizeof *a->sizes);
+    a->per = calloc((size_t)nranks, sizeof *a->per);
+    if (!it || !a->sizes || !a->per) {
+        free(it);
+        return -1;
+    }
+    double lo[RP_NT], hi[RP_NT];
+    for (int k = 0; k < RP_NT; k++) {
+        lo[k] = 1e300;
+        hi[k] = -1;
+    }
+    int64_t n = 0;
+    for (int64_t i = 0; i < sd->nops; i++) {
+        struct rp_counts *c = &a->per[sd->rank[i]];
+        c->ops++;
+        a->total.ops++;
+        for (int64_t j = 0; j < sd->nseg[i]; j++) {
+            int64_t s = sd->seg0[i] + j;
+            c->bytes += sd->len[s];
+            a->total.bytes += sd->len[s];
+            a->sizes[n] = sd->len[s];
+            it[n++] = (struct item){sd->rank[i], sd->file[i], sd->off[s]};
+        }
+        if (sd->start[i] >= 0 && sd->end[i] >= 0)
+            for (int k = 0; k < RP_NT; k++)
+                if (k == RP_T_TOTAL || (k == RP_T_WRITE) == (sd->write[i] != 0)) {
+                    lo[k] = sd->start[i] < lo[k] ? sd->start[i] : lo[k];
+                    hi[k] = sd->end[i] > hi[k] ? sd->end[i] : hi[k];
+                }
+    }
+    a->nsizes = n;
+    qsort(a->sizes, (size_t)n, sizeof *a->sizes, cmp_i64);
+    qsort(it, (size_t)n, sizeof *it, cmp_item);
+    for (int64_t i = 0; i < n; i++)
+        if (i == 0 || cmp_item(&it[i], &it[i - 1]))
+            a->per[it[i].rank].offsets++;
+    for (int64_t i = 0; i < n; i++) /* distinct over ranks: by file and offset */
+        it[i].rank = 0;
+    qsort(it, (size_t)n, sizeof *it, cmp_item);
+    for (int64_t i = 0; i < n; i++)
+        if (i == 0 || cmp_item(&it[i], &it[i - 1]))
+            a->total.offsets++;
+    for (int k = 0; k < RP_NT; k++)
+        a->time[k] = hi[k] >= 0 ? hi[k] - lo[k] : -1;
+    free(it);
+    return 0;
+}
+
+/* The largest gap between the two empirical distributions (sorted). */
+static double
+ks_distance(const int64_t *x, int64_t nx, const int64_t *y, int64_t ny)
+{
+    if (!nx || !ny)
+        return nx == ny ? 0 : 1;
+    int64_t i = 0, j = 0;
+    double d = 0;
+    while (i < nx && j < ny) {
+        int64_t v = x[i] < y[j] ? x[i] : y[j];
+        while (i < nx && x[i] == v)
+            i++;
+        while (j < ny && y[j] == v)
+            j++;
+        double g = (double)i / nx - (double)j / ny;
+        d = g < 0 ? (-g > d ? -g : d) : (g > d ? g : d);
+    }
+    return d;
+}
+
+int
+rp_fidelity(const struct rp_trace *t, const struct iok_reqlog *log, int nprocs,
+            const int *file_traced, struct rp_fidelity *out)
+{
+    memset(out, 0, sizeof *out);
+    out->nranks = t->ranks > nprocs ? t->ranks : nprocs;
+    int64_t no = t->nops, lo = log->nops, ls = log->nsegs;
+    int *ti = malloc((size_t)(3 * no + 1) * sizeof *ti),
+        *li = malloc((size_t)(3 * lo + 1) * sizeof *li);
+    double *td = malloc((size_t)(2 * no + 1) * sizeof *td),
+           *ld = malloc((size_t)(2 * lo + 1) * sizeof *ld);
+    int64_t *tn = malloc((size_t)(2 * no + 1) * sizeof *tn),
+            *ln = malloc((size_t)(2 * lo + 1) * sizeof *ln);
+    int64_t *tseg = malloc((size_t)(2 * t->nsegs + 1) * sizeof *tseg),
+            *lseg = malloc((size_t)(2 * ls + 1) * sizeof *lseg);
+    struct acc ta = {0}, la = {0};
+    int rc = ti && li && td && ld && tn && ln && tseg && lseg ? 0 : -1;
+    for (int64_t i = 0; rc == 0 && i < no; i++) {
+        const struct rp_op *o = &t->ops[i];
+        ti[i] = o->rank, ti[no + i] = o->file, ti[2 * no + i] = o->write;
+        td[i] = o->start, td[no + i] = o->end;
+        tn[i] = o->nseg, tn[no + i] = o->seg0;
+    }
+    for (int64_t i = 0; rc == 0 && i < t->nsegs; i++)
+        tseg[i] = t->segs[i].off, tseg[t->nsegs + i] = t->segs[i].len;
+    for (int64_t i = 0; rc == 0 && i < lo; i++) {
+        const struct iok_logop *o = &log->ops[i];
+        li[i] = o->rank, li[lo + i] = file_traced[o->file], li[2 * lo + i] = o->write;
+        ld[i] = o->start, ld[lo + i] = o->end;
+        ln[i] = o->nseg, ln[lo + i] = o->seg0;
+    }
+    for (int64_t i = 0; rc == 0 && i < ls; i++)
+        lseg[i] = log->segs[i].off, lseg[ls + i] = log->segs[i].len;
+    struct side ts = {no,      t->nsegs, ti,      ti + no, ti + 2 * no,    td,
+                      td + no, tn,       tn + no, tseg,    tseg + t->nsegs};
+    struct side ls_ = {lo, ls, li, li + lo, li + 2 * lo, ld, ld + lo, ln, ln + lo, lseg, lseg + ls};
+    if (rc == 0)
+        rc = count_side(&ts, out->nranks, &ta) || count_side(&ls_, out->nranks, &la) ? -1 : 0;
+    if (rc == 0) {
+        out->trace = ta.per;
+        out->replay = la.per;
+        out->trace_total = ta.total;
+        out->replay_total = la.total;
+        out->ks = ks_distance(ta.sizes, ta.nsizes, la.sizes, la.nsizes);
+        memcpy(out->trace_time, ta.time, sizeof ta.time);
+        memcpy(out->replay_time, la.time, sizeof la.time);
+    } else {
+        free(ta.per);
+        free(la.per);
+    }
+    free(ta.sizes);
+    free(la.sizes);
+    free(ti);
+    free(li);
+    free(td);
+    free(ld);
+    free(tn);
+    free(ln);
+    free(tseg);
+    free(lseg);
+    return rc ? iok_error(IOK_EIO, "out of memory scoring the replay") : IOK_OK;
+}
+
+void
+rp_fidelity_free(struct rp_fidelity *f)
+{
+    free(f->trace);
+    free(f->replay);
+    memset(f, 0, sizeof *f);
+}
+
+int
+rp_counts_equal(const struct rp_counts *a, const struct rp_counts *b)
+{
+    return a->ops == b->ops && a->bytes == b->bytes && a->offsets == b->offsets;
+}
+
+int
+rp_fidelity_exact(const struct rp_fidelity *f)
+{
+    for (int r = 0; r < f->nranks; r++)
+        if (!rp_counts_equal(&f->trace[r], &f->replay[r]))
+            return 0;
+    return rp_counts_equal(&f->trace_total, &f->replay_total) && f->ks == 0;
+}
+
+static const char *const phase_names[RP_NT] = {"total", "write", "read"};
+
+void
+rp_fidelity_report(const struct rp_fidelity *f, FILE *out)
+{
+    const struct rp_counts *t = &f->trace_total, *r = &f->replay_total;
+    int bad = 0;
+    fprintf(out, "Fidelity: %s\n", rp_fidelity_exact(f) ? "exact" : "not exact");
+    fprintf(out,
+            "  operations %lld of %lld traced, bytes %lld of %lld, distinct offsets %lld of "
+            "%lld\n",
+            (long long)r->ops, (long long)t->ops, (long long)r->bytes, (long long)t->bytes,
+            (long long)r->offsets, (long long)t->offsets);
+    for (int k = 0; k < f->nranks; k++)
+        if (!rp_counts_equal(&f->trace[k], &f->replay[k]) && bad++ < 4)
+            fprintf(out,
+                    "  rank %d differs: operations %lld (traced %lld), bytes %lld (%lld), "
+                    "offsets %lld (%lld)\n",
+                    k, (long long)f->replay[k].ops, (long long)f->trace[k].ops,
+                    (long long)f->replay[k].bytes, (long long)f->trace[k].bytes,
+                    (long long)f->replay[k].offsets, (long long)f->trace[k].offsets);
+    if (bad > 4)
+        fprintf(out, "  ... %d ranks differ in all\n", bad);
+    else if (!bad)
+        fprintf(out, "  every rank: operations, bytes and offsets as traced\n");
+    fprintf(out, "  request sizes: Kolmogorov-Smirnov distance %.4f\n", f->ks);
+    for (int k = 0; k < RP_NT; k++) {
+        if (f->replay_time[k] < 0 && f->trace_time[k] < 0)
+            continue;
+        fprintf(out, "  time (%s): replay %.6f s", phase_names[k],
+                f->replay_time[k] < 0 ? 0 : f->replay_time[k]);
+        if (f->trace_time[k] >= 0)
+            fprintf(out, ", traced %.6f s (ratio %.3f)\n", f->trace_time[k],
+                    f->trace_time[k] > 0 ? f->replay_time[k] / f->trace_time[k] : 0.0);
+        else
+            fprintf(out, ", traced: unknown (no times in the trace)\n");
+    }
+}
+
+/* Appends printf text to a growing buffer. */
+__attribute__((format(printf, 4, 5))) static int
+put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(*buf ? *buf + *len : NULL, *buf ? *cap - *len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return -1;
+        if (*buf && *len + (size_t)n < *cap) {
+            *len += (size_t)n;
+            return 0;
+        }
+        size_t ncap = (*cap ? *cap * 2 : 4096) + (size_t)n;
+        char *p = realloc(*buf, ncap);
+        if (!p)
+            return -1;
+        *buf = p;
+        *cap = ncap;
+    }
+}
+
+static int
+put_counts(char **b, size_t *l, size_t *c, const struct rp_counts *t, const struct rp_counts *r)
+{
+    const char *names[3] = {"operations", "bytes", "offsets"};
+    const int64_t tv[3] = {t->ops, t->bytes, t->offsets}, rv[3] = {r->ops, r->bytes, r->offsets};
+    int rc = 0;
+    for (int k = 0; k < 3; k++)
+        rc |= put(b, l, c, "%s\"%s\":{\"trace\":%lld,\"replay\":%lld,\"exact\":%s}", k ? "," : "",
+                  names[k], (long long)tv[k], (long long)rv[k], tv[k] == rv[k] ? "true" : "false");
+    return rc;
+}
+
+char *
+rp_fidelity_json(const struct rp_fidelity *f)
+{
+    char *b = NULL;
+    size_t l = 0, c = 0;
+    int rc = put(&b, &l, &c, "{\"exact\":%s,\"total\":{", rp_fidelity_exact(f) ? "true" : "false");
+    rc |= put_counts(&b, &l, &c, &f->trace_total, &f->replay_total);
+    rc |= put(&b, &l, &c, "},\"ranks\":[");
+    for (int r = 0; r < f->nranks; r++) {
+        rc |= put(&b, &l, &c, "%s{\"rank\":%d,", r ? "," : "", r);
+        rc |= put_counts(&b, &l, &c, &f->trace[r], &f->replay[r]);
+        rc |= put(&b, &l, &c, "}");
+    }
+    rc |= put(&b, &l, &c, "],\"request_size_ks\":%.6g,\"time\":{", f->ks);
+    for (int k = 0; k < RP_NT; k++) {
+        rc |= put(&b, &l, &c, "%s\"%s\":{\"replay_seconds\":", k ? "," : "", phase_names[k]);
+        rc |= f->replay_time[k] < 0 ? put(&b, &l, &c, "null")
+                                    : put(&b, &l, &c, "%.9g", f->replay_time[k]);
+        rc |= put(&b, &l, &c, ",\"trace_seconds\":");
+        rc |= f->trace_time[k] < 0 ? put(&b, &l, &c, "null")
+                                   : put(&b, &l, &c, "%.9g", f->trace_time[k]);
+        rc |= put(&b, &l, &c, "}");
+    }
+    rc |= put(&b, &l, &c, "}}");
+    if (rc) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The fidelity score: what the core handed the backend (its request log)
+ * against what the trace lists, per rank and in total. */
+#ifndef IOK_REPLAY_FIDELITY_H
+#define IOK_REPLAY_FIDELITY_H
+
+#include <stdio.h>
+
+#include "iokernels/reqlog.h"
+#include "replay_file.h"
+
+struct rp_counts {
+    int64_t ops, bytes, offsets; /* offsets: distinct (file, offset) pairs of segments */
+};
+
+enum { RP_T_TOTAL, RP_T_WRITE, RP_T_READ, RP_NT };
+
+struct rp_fidelity {
+    int nranks;               /* max(trace ranks, job ranks) */
+    struct rp_counts *trace;  /* per rank: trace rank r */
+    struct rp_counts *replay; /* per rank: job rank r */
+    struct rp_counts trace_total, replay_total;
+    double ks; /* Kolmogorov-Smirnov distance of the segment lengths */
+    /* spans (latest end - earliest start), seconds; trace -1: times unknown */
+    double trace_time[RP_NT], replay_time[RP_NT];
+};
+
+/* Log files are the plan's; file_traced maps one to the traced file. */
+int rp_fidelity(const struct rp_trace *t, const struct iok_reqlog *log, int nprocs,
+                const int *file_traced, struct rp_fidelity *out);
+void rp_fidelity_free(struct rp_fidelity *f);
+int rp_counts_equal(const struct rp_counts *a, const struct rp_counts *b);
+/* 1 when every count of every rank and the totals match and ks is 0. */
+int rp_fidelity_exact(const struct rp_fidelity *f);
+void rp_fidelity_report(const struct rp_fidelity *f, FILE *out);
+/* The record's `fidelity` object as JSON text (malloc'ed). */
+char *rp_fidelity_json(const struct rp_fidelity *f);
+
+#endif

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The replay file (docs/kernels/replay.md): a versioned text file listing
+ * the traced files and each rank's operations, in order. The parser is pure
+ * (no MPI, no I/O library): text in, a trace out, or one error naming the
+ * file and line. */
+#ifndef IOK_REPLAY_FILE_H
+#define IOK_REPLAY_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iokernels/schema.h"
+
+#define RP_VERSION 1
+
+enum rp_level { RP_COLL, RP_INDEP, RP_POSIX };
+
+struct rp_seg {
+    int64_t off, len;
+};
+
+struct rp_op {
+    int rank, file, write; /* write 1, read 0 */
+    enum rp_level level;
+    double start, end;  /* seconds since the trace's start; -1: unknown */
+    int64_t nseg, seg0; /* its segments: segs[seg0 .. seg0 + nseg) */
+};
+
+/* An optional `data` line (files exported by --export-replay): bytes
+ * [off, off + size) of the file hold the suite's deterministic values of a
+ * variable of `type` named `name` (its identity `hash`), `nrec` records of
+ * `elems` elements each (nrec 0: not a record variable, elems in all). */
+struct rp_data {
+    int64_t off, nrec, elems;
+    enum iok_type type;
+    uint64_t hash;
+    char *name;
+};
+
+struct rp_file {
+    int64_t size; /* at the end of the trace; 0: unknown */
+    char *path;
+    int ndata;
+    struct rp_data *data;
+};
+
+struct rp_trace {
+    char *source; /* NULL: none */
+    int ranks;
+    int nfiles;
+    struct rp_file *files;
+    int64_t nops, nsegs;
+    struct rp_op *ops;
+    struct rp_seg *segs;
+};
+
+/* Parses text (len bytes, NUL-terminated) read from `path`. IOK_OK, or
+ * IOK_EUSAGE with the message "PATH line N: what is wrong". */
+int rp_parse(const char *text, size_t len, const char *path, struct rp_trace *out);
+void rp_free(struct rp_trace *t);
+
+/* Bytes of variable d (its extent in the file). */
+int64_t rp_data_bytes(const struct rp_data *d);
+/* The type named as a `data` line names it ("double"), or -1. */
+int rp_type_of(const char *word);
+
+#endif

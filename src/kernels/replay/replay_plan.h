@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The replay's plan: each traced file as variables of the model, each
+ * rank's operations as steps, and the requests of one step. Pure: built
+ * from the parsed trace alone, the same on every rank. */
+#ifndef IOK_REPLAY_PLAN_H
+#define IOK_REPLAY_PLAN_H
+
+#include <stdint.h>
+
+#include "iokernels/request.h"
+#include "iokernels/schema.h"
+#include "replay_file.h"
+
+/* A stretch of a file held by one variable of its schema: a `data` line's
+ * variable, or bytes (the whole file when it has no data lines). */
+struct rp_region {
+    int64_t off, bytes;
+    int var; /* variable id in the file's schema */
+    int rec; /* 1: a record variable (records x elems) */
+    int64_t elems;
+    int esize;
+};
+
+/* One step of a pass: the operation of each job rank (index into the
+ * trace's ops), -1 where a rank has none (it joins with nothing). */
+struct rp_sched {
+    int nsteps;
+    int *op;    /* nsteps x nprocs */
+    int *level; /* per step: IOK_LEVEL_COLL or IOK_LEVEL_INDEP */
+};
+
+struct rp_fileplan {
+    int traced; /* index of the traced file */
+    int nregions;
+    struct rp_region *regions; /* tiling [0, extent) in offset order */
+    int64_t extent;
+    struct rp_sched w, r; /* writes and reads, in each rank's order */
+    int64_t nfill;        /* byte ranges read but never written */
+    struct rp_seg *fill;
+    int64_t fill_bytes;
+};
+
+struct rp_plan {
+    int nprocs, fold;
+    int nfiles; /* traced files with at least one read or write */
+    struct rp_fileplan *files;
+    int nskipped; /* traced files without reads or writes */
+};
+
+/* Builds the plan for nprocs job ranks; trace rank r runs on job rank
+ * r % nprocs when fold (else the counts must be equal: checked by the
+ * caller). The schema of plan file i is built into schemas[i]. */
+int rp_plan_build(const struct rp_trace *t, int nprocs, int fold, const char *path,
+                  struct rp_plan *p, struct iok_schema *schemas, int max_files);
+void rp_plan_free(struct rp_plan *p);
+
+/* The flat name of a traced path under dir: its components other than
+ * "", "." and ".." joined by '_', control characters as '_', ext appended
+ * unless it ends the name already. Returns 0, or -1 when it does not fit. */
+int rp_map_path(const char *dir, const char *traced, const char *ext, char *out, size_t len);
+
+/* Adds to `out` one access per variable of file fp (the collective
+ * contract), holding segs[0..n) as subarrays; round: widen partial elements
+ * of typed variables to whole ones (fills), else they are an error. */
+int rp_requests(const struct rp_fileplan *fp, const struct iok_schema *s, const struct rp_seg *segs,
+                int64_t n, int round, struct iok_reqlist *out);
+
+/* Sorts and merges overlapping or touching segments in place; new count. */
+int64_t rp_merge_segs(struct rp_seg *s, int64_t n);
+
+/* Job rank of trace rank r's operations, and whether trace op i belongs to
+ * job rank p. */
+static inline int
+rp_job_rank(const struct rp_plan *p, int trace_rank)
+{
+    return trace_rank % p->nprocs;
+}
+
+#endif
