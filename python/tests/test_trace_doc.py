@@ -56,6 +56,7 @@ def has_replay_kernel():
 
 def test_the_page_has_its_examples():
     assert len(BLOCKS) == 3, BLOCKS
+    assert "trace2replay data/darshan/ior_hdf5_example.darshan" in BLOCKS[0]
     assert "trace2replay data/darshan/dxt.darshan" in BLOCKS[0]
     assert "iokernels replay" in BLOCKS[1] and "fidelity" in BLOCKS[2]
 
@@ -63,8 +64,10 @@ def test_the_page_has_its_examples():
 def test_convert_example_prints_what_the_page_shows(root):
     p = sh(BLOCKS[0], root)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.splitlines() == shown_after("results/dxt.replay: ")
-    assert (root / "results" / "dxt.replay").read_text().startswith("iokernels-replay 1\n")
+    shown = shown_after("results/ior.replay: ") + shown_after("results/dxt.replay: ")
+    assert p.stdout.splitlines() == shown
+    for name in ("ior.replay", "dxt.replay"):
+        assert (root / "results" / name).read_text().startswith("iokernels-replay 1\n")
     # as the page says: never replaced without --force
     again = sh(BLOCKS[0], root)
     assert again.returncode == 2 and "exists: give another path, or --force" in again.stderr
