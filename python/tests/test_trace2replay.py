@@ -10,11 +10,10 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
+import darshan  # requirements.txt: its wheel reads the logs and ships them
 import pytest
 from conftest import cli
-
-darshan = pytest.importorskip("darshan", reason="trace2replay needs darshan (requirements.txt)")
-from darshan.examples import example_logs  # noqa: E402
+from darshan.examples import example_logs
 
 LOGS = Path(example_logs.__file__).parent
 WITH_DXT = ["dxt.darshan", "ior_hdf5_example.darshan"]

@@ -74,7 +74,6 @@ def test_convert_example_prints_what_the_page_shows(root):
 
 
 def test_refusal_example_is_the_real_line(tmp_path):
-    pytest.importorskip("darshan")
     from darshan.examples import example_logs
 
     shutil.copy(f"{example_logs.__path__[0]}/example.darshan", tmp_path / "app.darshan")

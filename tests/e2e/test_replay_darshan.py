@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BIN, REPO, run
-
-darshan = pytest.importorskip("darshan", reason="trace2replay needs darshan (requirements.txt)")
-from darshan.examples import example_logs  # noqa: E402
+from darshan.examples import example_logs  # requirements.txt
 
 LOGS = Path(example_logs.__file__).parent
 MAX_RANKS = 16  # beyond this, the test would fold the trace's ranks
