@@ -144,6 +144,11 @@ def read(path, show):
             said = [line for line in errfile.read().splitlines() if line.strip()]
             why = said[0] if said else f"exit code {proc.exitcode}"
             raise LogError(f"{show}: the darshan library failed reading it ({why}): a damaged log?")
+    if status == "error" and "version" in value:
+        raise LogError(
+            f"{show}: the darshan package cannot read it ({value}): a log of a newer Darshan? "
+            "(pip install -U darshan)"
+        )
     if status == "error":
         raise LogError(
             f"{show}: the darshan library cannot read it ({value}): a damaged or cut-short log?"

@@ -202,6 +202,39 @@ def _sum_rows(records):
     return len(rows), sum(max(0, r[1]) for r in rows)
 
 
+def _ranks_overlap(records):
+    """Whether writes of two ranks cover a common byte. DXT_MPIIO holds a
+    call's first byte and its length, not its file view: the calls of a
+    noncontiguous view (BTIO's, a subarray's) look like overlapping
+    contiguous ranges, which no replay can write as traced."""
+    segs = sorted((o, o + n, rec.rank) for rec in records for o, n, _, _ in rec.writes if n > 0)
+    top = []  # the largest end so far of the two ranks that reach furthest: [(end, rank)]
+    for start, end, rank in segs:
+        if any(e > start and r != rank for e, r in top):
+            return True
+        ends = {r: e for e, r in top}
+        ends[rank] = max(end, ends.get(rank, end))
+        top = sorted(((e, r) for r, e in ends.items()), reverse=True)[:2]
+    return False
+
+
+def _replace(fids, why, mpiio, posix, notes):
+    """Says that the DXT_MPIIO of files fids is replaced by their DXT_POSIX."""
+    if not fids:
+        return
+    n, nbytes = _sum_rows(r for r in mpiio if r.file_id in fids)
+    notes.append(
+        f"replaced: DXT_MPIIO of {plural(len(fids), 'file')} ({plural(n, 'call')}, "
+        f"{size_text(nbytes)}) {why}: its DXT_POSIX records are replayed instead"
+    )
+    lost = fids - {r.file_id for r in posix}
+    if lost:
+        notes.append(
+            f"dropped: {plural(len(lost), 'file')} of those, which the log has no DXT_POSIX "
+            "records of"
+        )
+
+
 def _select(log, notes):
     """The Ops to replay, each file from DXT_MPIIO or DXT_POSIX."""
     posix = log.dxt.get("DXT_POSIX", [])
@@ -209,21 +242,15 @@ def _select(log, notes):
     by_file = {}
     for rec in mpiio:
         by_file.setdefault(rec.file_id, []).append(rec)
-    mpiio_files = {fid for fid, recs in by_file.items() if _has_offsets(recs)}
-    no_offsets = set(by_file) - mpiio_files
-    if no_offsets:
-        n, nbytes = _sum_rows(r for r in mpiio if r.file_id in no_offsets)
-        notes.append(
-            f"replaced: DXT_MPIIO of {plural(len(no_offsets), 'file')} ({plural(n, 'call')}, "
-            f"{size_text(nbytes)}) has no offsets (Darshan built with OpenMPI, or log format 1): "
-            "its DXT_POSIX records are replayed instead"
-        )
-        lost = no_offsets - {r.file_id for r in posix}
-        if lost:
-            notes.append(
-                f"dropped: {plural(len(lost), 'file')} of those, which the log has no DXT_POSIX "
-                "records of"
-            )
+    no_offsets = {fid for fid, recs in by_file.items() if not _has_offsets(recs)}
+    why = "has no offsets (Darshan built with OpenMPI, or log format 1)"
+    _replace(no_offsets, why, mpiio, posix, notes)
+    overlap = {
+        fid for fid, recs in by_file.items() if fid not in no_offsets and _ranks_overlap(recs)
+    }
+    why = "has writes of different ranks over the same bytes (noncontiguous file views)"
+    _replace(overlap, why, mpiio, posix, notes)
+    mpiio_files = set(by_file) - no_offsets - overlap
     kept = [r for r in mpiio if r.file_id in mpiio_files]
     chosen = _choose_levels(log, kept, notes)
     zero = [0]
@@ -290,7 +317,8 @@ def _dropped_modules(log, notes):
         if mod in darshan_log.COUNTER_MODULES or mod in darshan_log.DXT_MODULES:
             continue
         why = OTHER_MODULES.get(mod, "not file I/O that DXT traces")
-        notes.append(f"dropped: {mod}, {plural(info['records'], 'record')} ({why})")
+        n = f", {plural(info['records'], 'record')}" if info["records"] else ""
+        notes.append(f"dropped: {mod}{n} ({why})")
 
 
 def _truncated(log, notes):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Real Darshan DXT traces, replayed: the two example logs with DXT records
-that PyPI's darshan wheel ships are converted by `iokernels-campaign
+that PyPI's darshan wheel ships, and three captured here, are converted by `iokernels-campaign
 trace2replay` and replayed by `iokernels replay` on the mpiio backend with
 --verify, on the trace's rank count; the record's fidelity must be exact on
 operations, bytes and offsets, and its trace-side counts must be those of
@@ -13,10 +13,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import BIN, REPO, run
+from conftest import BIN, REPO, TESTDATA, run
 from darshan.examples import example_logs  # requirements.txt
 
 LOGS = Path(example_logs.__file__).parent
+# DXT logs of the suite's own runs, captured with a Darshan runtime (tests/data/README.md):
+# collective and independent MPI-IO calls; calls through noncontiguous views
+# and an OpenMPI trace without offsets, both from DXT_POSIX
+CAPTURED = ["roundtrip.darshan", "btio-mpich.darshan", "btio-openmpi.darshan"]
 MAX_RANKS = 16  # beyond this, the test would fold the trace's ranks
 
 
@@ -68,11 +72,12 @@ def find_fidelity(record):
     return None
 
 
-@pytest.mark.parametrize("name", ["ior_hdf5_example.darshan", "dxt.darshan"])
+@pytest.mark.parametrize("name", ["ior_hdf5_example.darshan", "dxt.darshan", *CAPTURED])
 def test_darshan_trace_replays_exactly_on_mpiio(tmp_path, name):
     if "replay" not in kernels():
         pytest.skip("this iokernels has no replay kernel (branch replay)")
-    p = trace2replay(LOGS / name, tmp_path / "trace.replay", tmp_path)
+    log = TESTDATA / "darshan" / name if name in CAPTURED else LOGS / name
+    p = trace2replay(log, tmp_path / "trace.replay", tmp_path)
     assert p.returncode == 0, p.stderr
     ranks, total, per_rank = counts(tmp_path / "trace.replay")
     assert ranks <= MAX_RANKS
