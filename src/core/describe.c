@@ -44,8 +44,9 @@ kernel_flags(unsigned flags)
 static json_t *
 kernel_input(const struct iok_kernel *k)
 {
-    return json_pack("{s:b, s:o, s:b}", "positional", k->default_input || k->input_by_path,
-                     "default", k->default_input ? json_string(k->default_input) : json_null(),
+    /* a kernel that reads an input takes it as the positional argument (main.c) */
+    return json_pack("{s:b, s:o, s:b}", "positional", k->read_input || k->input_by_path, "default",
+                     k->default_input ? json_string(k->default_input) : json_null(),
                      "read_by_ranks", k->input_by_path);
 }
 

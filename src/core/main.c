@@ -78,7 +78,7 @@ static void
 kernel_help(const struct iok_kernel *k, FILE *out)
 {
     fprintf(out, "usage: iokernels %s [options]%s\n%s\n", k->name,
-            k->default_input || k->input_by_path ? " [input-file]" : "", k->summary);
+            k->read_input || k->input_by_path ? " [input-file]" : "", k->summary);
     if (k->default_input)
         fprintf(out, "input file: %s when none is named (built-in defaults if it is absent)\n",
                 k->default_input);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core.h"
 #include "iokernels/error.h"
@@ -22,6 +23,10 @@ iok_reqlog_export_check(const struct iok_run *run, const struct iok_plan *plan)
                          "--export-replay writes the byte requests of the mpiio backend, not %s: "
                          "add --backend mpiio",
                          run->backend->name);
+    if (run->rank == 0 && !run->core.overwrite && access(run->core.export_replay, F_OK) == 0)
+        return iok_error(IOK_EUSAGE,
+                         "--export-replay: %s exists: pass --overwrite to replace it, or remove it",
+                         run->core.export_replay);
     for (int f = 0; f < plan->nfiles; f++)
         if (plan->files[f].per_rank)
             return iok_error(IOK_EUSAGE,

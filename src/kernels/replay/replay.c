@@ -170,10 +170,13 @@ pace(struct replay_state *st, const struct rp_op *op)
     }
 }
 
-/* This rank's written bytes of the file, merged: what --verify reads back. */
+/* This rank's written bytes of the file, merged: what --verify reads back.
+ * In the verify pass (--mode write) it is the pass, timed as every kernel's
+ * read-back; after the traced reads of a read pass it is the suite's own
+ * step, untimed. */
 static int
 verify_step(const struct replay_state *st, const struct rp_fileplan *fp, const struct iok_schema *s,
-            int me, struct iok_reqlist *out)
+            int me, int untimed, struct iok_reqlist *out)
 {
     const struct rp_trace *t = &st->trace;
     int64_t n = 0;
@@ -193,7 +196,7 @@ verify_step(const struct replay_state *st, const struct rp_fileplan *fp, const s
     n = rp_merge_segs(segs, n);
     int rc = rp_requests(fp, s, segs, n, 1, out);
     free(segs);
-    out->untimed = 1;
+    out->untimed = untimed;
     out->level = IOK_LEVEL_COLL;
     return rc;
 }
@@ -241,7 +244,7 @@ replay_requests(const void *kopts, const struct iok_run *run, const struct iok_p
     } else if (op == IOK_OP_READ && step < fp->r.nsteps) {
         return trace_step(st, fp, &fp->r, step, s, me, out);
     } else if (st->verify && step == (op == IOK_OP_READ ? fp->r.nsteps : 0)) {
-        return verify_step(st, fp, s, me, out);
+        return verify_step(st, fp, s, me, op == IOK_OP_READ, out);
     }
     /* nothing of this pass in this step: every rank joins with nothing */
     int rc = rp_requests(fp, s, NULL, 0, 0, out);
@@ -256,8 +259,8 @@ fidelity(const struct iok_run *run, const struct iok_plan *plan, const struct io
     struct replay_state *st = plan->priv;
     if (!st || !res->log)
         return NULL;
-    if (!st->have_fid &&
-        rp_fidelity(&st->trace, res->log, run->nprocs, st->file_traced, &st->fid) == IOK_OK)
+    if (!st->have_fid && rp_fidelity(&st->trace, res->log, run->nprocs, st->file_traced,
+                                     run->do_write, run->do_read, &st->fid) == IOK_OK)
         st->have_fid = 1;
     return st->have_fid ? &st->fid : NULL;
 }
@@ -304,9 +307,12 @@ replay_report(const void *kopts, const struct iok_run *run, const struct iok_pla
                        "outside the timed I/O calls and not in the replay's time)"
                      : "as fast as possible");
     if (st->verify)
-        fprintf(out, "Verify: every written byte read back and checked (untimed), and every "
-                     "traced read checked\n");
+        fprintf(out, "Verify: every written byte read back and checked (after the traced reads, "
+                     "untimed, when there are some), and every traced read checked\n");
     struct rp_fidelity *fid = fidelity(run, plan, res);
+    if (fid && !(run->do_write && run->do_read))
+        fprintf(out, "Fidelity against the trace's %s only (--mode %s)\n",
+                run->do_write ? "writes" : "reads", run->core.mode);
     if (fid)
         rp_fidelity_report(fid, out);
     else

@@ -123,10 +123,12 @@ ks_distance(const int64_t *x, int64_t nx, const int64_t *y, int64_t ny)
 
 int
 rp_fidelity(const struct rp_trace *t, const struct iok_reqlog *log, int nprocs,
-            const int *file_traced, struct rp_fidelity *out)
+            const int *file_traced, int writes, int reads, struct rp_fidelity *out)
 {
     memset(out, 0, sizeof *out);
     out->nranks = t->ranks > nprocs ? t->ranks : nprocs;
+    out->writes = writes;
+    out->reads = reads;
     int64_t no = t->nops, lo = log->nops, ls = log->nsegs;
     int *ti = malloc((size_t)(3 * no + 1) * sizeof *ti),
         *li = malloc((size_t)(3 * lo + 1) * sizeof *li);
@@ -138,8 +140,12 @@ rp_fidelity(const struct rp_trace *t, const struct iok_reqlog *log, int nprocs,
             *lseg = malloc((size_t)(2 * ls + 1) * sizeof *lseg);
     struct acc ta = {0}, la = {0};
     int rc = ti && li && td && ld && tn && ln && tseg && lseg ? 0 : -1;
-    for (int64_t i = 0; rc == 0 && i < no; i++) {
-        const struct rp_op *o = &t->ops[i];
+    int64_t kept = 0; /* the trace's ops of the kinds the run replayed */
+    for (int64_t j = 0; rc == 0 && j < no; j++) {
+        const struct rp_op *o = &t->ops[j];
+        if (!(o->write ? writes : reads))
+            continue;
+        int64_t i = kept++;
         ti[i] = o->rank, ti[no + i] = o->file, ti[2 * no + i] = o->write;
         td[i] = o->start, td[no + i] = o->end;
         tn[i] = o->nseg, tn[no + i] = o->seg0;
@@ -154,7 +160,7 @@ rp_fidelity(const struct rp_trace *t, const struct iok_reqlog *log, int nprocs,
     }
     for (int64_t i = 0; rc == 0 && i < ls; i++)
         lseg[i] = log->segs[i].off, lseg[ls + i] = log->segs[i].len;
-    struct side ts = {no,      t->nsegs, ti,      ti + no, ti + 2 * no,    td,
+    struct side ts = {kept,    t->nsegs, ti,      ti + no, ti + 2 * no,    td,
                       td + no, tn,       tn + no, tseg,    tseg + t->nsegs};
     struct side ls_ = {lo, ls, li, li + lo, li + 2 * lo, ld, ld + lo, ln, ln + lo, lseg, lseg + ls};
     if (rc == 0)
@@ -287,7 +293,11 @@ rp_fidelity_json(const struct rp_fidelity *f)
 {
     char *b = NULL;
     size_t l = 0, c = 0;
-    int rc = put(&b, &l, &c, "{\"exact\":%s,\"total\":{", rp_fidelity_exact(f) ? "true" : "false");
+    int rc = put(&b, &l, &c, "{\"exact\":%s,\"compared\":\"%s\",\"total\":{",
+                 rp_fidelity_exact(f) ? "true" : "false",
+                 f->writes && f->reads ? "writes and reads"
+                 : f->writes           ? "writes"
+                                       : "reads");
     rc |= put_counts(&b, &l, &c, &f->trace_total, &f->replay_total);
     rc |= put(&b, &l, &c, "},\"ranks\":[");
     for (int r = 0; r < f->nranks; r++) {

@@ -23,11 +23,14 @@ struct rp_fidelity {
     double ks; /* Kolmogorov-Smirnov distance of the segment lengths */
     /* spans (latest end - earliest start), seconds; trace -1: times unknown */
     double trace_time[RP_NT], replay_time[RP_NT];
+    int writes, reads; /* the trace's kinds compared */
 };
 
-/* Log files are the plan's; file_traced maps one to the traced file. */
+/* Log files are the plan's; file_traced maps one to the traced file.
+ * writes, reads: the kinds the run replayed (--mode), the trace's ops of
+ * the other kind left out of the comparison. */
 int rp_fidelity(const struct rp_trace *t, const struct iok_reqlog *log, int nprocs,
-                const int *file_traced, struct rp_fidelity *out);
+                const int *file_traced, int writes, int reads, struct rp_fidelity *out);
 void rp_fidelity_free(struct rp_fidelity *f);
 int rp_counts_equal(const struct rp_counts *a, const struct rp_counts *b);
 /* 1 when every count of every rank and the totals match and ks is 0. */

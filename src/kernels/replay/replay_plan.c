@@ -93,6 +93,16 @@ fill_of(const struct rp_trace *t, int f, struct rp_fileplan *fp)
     return 0;
 }
 
+static const struct rp_trace *sort_trace; /* for cmp_rank_order (plans are built serially) */
+
+static int
+cmp_rank_order(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    int rx = sort_trace->ops[x].rank, ry = sort_trace->ops[y].rank;
+    return rx != ry ? (rx < ry ? -1 : 1) : (x > y) - (x < y);
+}
+
 /* Each job rank's operations of file f and one kind, in order: the trace
  * ranks folded onto it one after the other (r = p, p + P, ...). */
 static int
@@ -100,17 +110,25 @@ schedule(const struct rp_trace *t, int f, int write, int nprocs, struct rp_sched
 {
     int64_t *len = calloc((size_t)nprocs, sizeof *len), *pos = calloc((size_t)nprocs, sizeof *pos);
     int **seq = calloc((size_t)nprocs, sizeof *seq);
-    int rc = len && pos && seq ? 0 : -1;
+    int64_t n = 0;
+    int *all = malloc((size_t)(t->nops + 1) * sizeof *all);
+    int rc = len && pos && seq && all ? 0 : -1;
     for (int64_t i = 0; rc == 0 && i < t->nops; i++)
-        if (t->ops[i].file == f && t->ops[i].write == write)
+        if (t->ops[i].file == f && t->ops[i].write == write) {
             len[t->ops[i].rank % nprocs]++;
+            all[n++] = (int)i;
+        }
+    sort_trace = t; /* by trace rank, each rank's in its order */
+    if (rc == 0)
+        qsort(all, (size_t)n, sizeof *all, cmp_rank_order);
     for (int p = 0; rc == 0 && p < nprocs; p++)
         if (!(seq[p] = malloc((size_t)(len[p] ? len[p] : 1) * sizeof **seq)))
             rc = -1;
-    for (int r = 0; rc == 0 && r < t->ranks; r++) /* trace rank order within a job rank */
-        for (int64_t i = 0; i < t->nops; i++)
-            if (t->ops[i].rank == r && t->ops[i].file == f && t->ops[i].write == write)
-                seq[r % nprocs][pos[r % nprocs]++] = (int)i;
+    for (int64_t i = 0; rc == 0 && i < n; i++) {
+        int p = t->ops[all[i]].rank % nprocs;
+        seq[p][pos[p]++] = all[i];
+    }
+    free(all);
     memset(pos, 0, (size_t)nprocs * sizeof *pos);
     int cap = 0;
     sc->nsteps = 0;

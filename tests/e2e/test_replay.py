@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The replay kernel (docs/kernels/replay.md): the hand-written replay file
+data/replay/small.replay on every backend, verified, with an exact fidelity;
+a rank count that differs from the trace's, refused or folded; --pace traced;
+and the round trips that pin the engine: a kernel's mpiio run exported with
+--export-replay and replayed writes a file byte-identical to the kernel's."""
+
+import filecmp
+import time
+
+import pytest
+from conftest import SHIPPED, run, run_plain
+
+SMALL = SHIPPED / "replay" / "small.replay"
+MAP_G = SHIPPED / "e3sm" / "map_g_case_16p.nc"
+# what small.replay writes and reads (its ops, counted by hand)
+SMALL_OPS, SMALL_BYTES, SMALL_OFFSETS = 13, 34581, 14
+
+
+def fidelity_counts(rec):
+    t = rec["fidelity"]["total"]
+    return t["operations"]["replay"], t["bytes"]["replay"], t["offsets"]["replay"]
+
+
+@pytest.mark.parametrize("backend", ["mpiio", "pnetcdf", "hdf5", "netcdf4", "adios2"])
+def test_small_on_every_backend(tmp_path, built_backends, backend):
+    if backend not in built_backends:
+        pytest.skip(f"{backend} not built")
+    (tmp_path / "out").mkdir()
+    r = run(4, ["replay", str(SMALL), "--backend", backend, "--dir", "out", "--verify"], tmp_path)
+    assert r.rc == 0, r.err
+    rec = r.record
+    assert rec["fidelity"]["exact"] is True, rec["fidelity"]
+    assert rec["fidelity"]["compared"] == "writes and reads"
+    assert fidelity_counts(rec) == (SMALL_OPS, SMALL_BYTES, SMALL_OFFSETS)
+    assert all(rk["operations"]["exact"] for rk in rec["fidelity"]["ranks"])
+    assert rec["fidelity"]["request_size_ks"] == 0
+    assert rec["verify"]["values_mismatched"] == 0
+    # every byte each rank wrote, read back (25,776 + 65), and every traced read
+    # (8,704 + 36): byte variables, one value a byte
+    assert rec["verify"]["values_checked"] == 25776 + 65 + 8704 + 36
+    assert rec["mode"] == "both"
+    ext = {"mpiio": ".mpi", "pnetcdf": ".nc", "hdf5": ".h5", "netcdf4": ".nc4", "adios2": ".adios2"}
+    names = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert names == sorted(
+        [f"scratch_app_out.dat{ext[backend]}", f"scratch_app_restart 01.dat{ext[backend]}"]
+    ), names
+    assert "/scratch/app/restart 01.dat -> out/scratch_app_restart 01.dat" in r.out
+    # 512 + 16 bytes read but never written: filled before the writes, untimed
+    assert "filled first: 512 bytes in 1 ranges" in r.out
+    levels = "as traced" if backend == "mpiio" else "every call collective"
+    assert f"Levels: {levels}" in r.out
+
+
+def test_mpiio_layout_and_a_corrupt_byte(tmp_path):
+    """On mpiio the traced offsets are the file's: the file ends at the
+    trace's last byte, and a byte changed after the write fails the read."""
+    (tmp_path / "out").mkdir()
+    w = run(4, ["replay", str(SMALL), "--mode", "write", "--dir", "out"], tmp_path)
+    assert w.rc == 0, w.err
+    # the trace's writes only: 9 operations, 25,776 + 65 bytes
+    assert w.record["fidelity"]["compared"] == "writes" and w.record["fidelity"]["exact"]
+    assert w.record["fidelity"]["total"]["bytes"]["trace"] == 25776 + 65
+    f = tmp_path / "out" / "scratch_app_out.dat.mpi"
+    # writes end at 32868 + 100, the fill of the unwritten read at 40000 + 512
+    assert f.stat().st_size == 40512
+    assert (tmp_path / "out" / "scratch_app_restart 01.dat.mpi").stat().st_size == 216
+    ok = run(4, ["replay", str(SMALL), "--mode", "read", "--dir", "out", "--verify"], tmp_path)
+    assert ok.rc == 0, ok.err
+    assert ok.record["fidelity"]["compared"] == "reads" and ok.record["fidelity"]["exact"]
+    assert ok.record["fidelity"]["total"]["operations"]["replay"] == 4
+    data = bytearray(f.read_bytes())
+    data[4096 + 7] ^= 0xFF  # inside what rank 0 reads (4096 + 4096)
+    f.write_bytes(bytes(data))
+    bad = run(4, ["replay", str(SMALL), "--mode", "read", "--dir", "out", "--verify"], tmp_path)
+    assert bad.rc == 3, bad.err
+    assert "verify failed" in bad.err
+
+
+def test_rank_count_must_match(tmp_path):
+    r = run_plain(2, ["replay", str(SMALL), "--dir", str(tmp_path)], tmp_path)
+    assert r.rc == 2
+    lines = r.error_lines()
+    assert len(lines) == 1, r.err
+    assert "traces 4 ranks and this job has 2" in lines[0]
+    assert "mpiexec -n 4" in lines[0] and "--ranks-from-trace fold" in lines[0]
+    assert "Traceback" not in r.err and not list(tmp_path.iterdir())
+
+
+def test_fold_onto_fewer_ranks(tmp_path):
+    """Trace rank r runs on rank r % 3: totals as traced, rank 0 runs trace
+    ranks 0 and 3, rank 3 has nothing; the score says so."""
+    r = run(3, ["replay", str(SMALL), "--ranks-from-trace", "fold", "--verify"], tmp_path)
+    assert r.rc == 0, r.err
+    fid = r.record["fidelity"]
+    assert fidelity_counts(r.record) == (SMALL_OPS, SMALL_BYTES, SMALL_OFFSETS)
+    assert fid["exact"] is False
+    ranks = {rk["rank"]: rk for rk in fid["ranks"]}
+    assert len(ranks) == 4
+    assert ranks[0]["operations"] == {"trace": 3, "replay": 6, "exact": False}
+    assert ranks[3]["operations"] == {"trace": 3, "replay": 0, "exact": False}
+    assert ranks[1]["operations"]["exact"] and ranks[2]["operations"]["exact"]
+    assert r.record["verify"]["values_mismatched"] == 0
+    assert "folded: trace rank r on rank r % 3" in r.out
+
+
+def test_pace_traced_keeps_the_gaps(tmp_path):
+    """The traced starts span 0.9 s (0.0 to 0.9): a paced replay takes at
+    least that long; the report says the sleeps are outside the timing."""
+    t0 = time.monotonic()
+    r = run(4, ["replay", str(SMALL), "--pace", "traced"], tmp_path)
+    wall = time.monotonic() - t0
+    assert r.rc == 0, r.err
+    assert wall >= 0.9
+    assert r.record["fidelity"]["time"]["total"]["replay_seconds"] >= 0.9
+    assert r.record["fidelity"]["time"]["total"]["trace_seconds"] == 1.0
+    assert "outside the timed I/O calls" in r.out
+
+
+def test_bad_replay_file(tmp_path):
+    bad = tmp_path / "bad.replay"
+    bad.write_text("iokernels-replay 1\nranks 2\nfile 0 0 /a\nop 0 0 write indep - - 0\n")
+    r = run_plain(2, ["replay", str(bad)], tmp_path, timeout=30)
+    assert r.rc == 2
+    assert r.error_lines() == [
+        f"iokernels: error: {bad} line 4: NSEG 0 (no data) is allowed only for 'coll', "
+        "a rank joining a collective call"
+    ], r.err
+
+
+@pytest.mark.parametrize("method", [0, 1])
+def test_btio_round_trip(tmp_path, method):
+    """BTIO on mpiio (method 0 collective, 1 independent), exported, then
+    replayed: the same bytes, the levels as exported, the fidelity exact."""
+    args = ["btio", "--method", str(method), "--grid", "24,24,24", "--dumps", "3"]
+    w = run(4, [*args, "--mode", "write", "--export-replay", "bt.replay"], tmp_path)
+    assert w.rc == 0, w.err
+    text = (tmp_path / "bt.replay").read_text()
+    level = "coll" if method == 0 else "indep"
+    ops = [line.split() for line in text.splitlines() if line.startswith("op ")]
+    assert len(ops) == 12 and all(op[4] == level for op in ops)  # 4 ranks x 3 dumps
+    assert "data 0 0 double 3 69120 " in text  # var(3 dumps, 24^3 x 5)
+    (tmp_path / "r").mkdir()
+    r = run(4, ["replay", "bt.replay", "--dir", "r", "--verify"], tmp_path)
+    assert r.rc == 0, r.err
+    assert r.record["fidelity"]["exact"] is True
+    assert filecmp.cmp(tmp_path / "btio.mpi", tmp_path / "r" / "btio.mpi", shallow=False)
+
+
+def test_e3sm_round_trip(tmp_path):
+    w = run(
+        4,
+        ["e3sm", "-k", "-a", "mpiio", "-o", "g.nc", "--export-replay", "g.replay", str(MAP_G)],
+        tmp_path,
+    )
+    assert w.rc == 0, w.err
+    (tmp_path / "r").mkdir()
+    r = run(4, ["replay", "g.replay", "--dir", "r", "--verify"], tmp_path)
+    assert r.rc == 0, r.err
+    assert r.record["fidelity"]["exact"] is True
+    assert r.record["verify"]["values_mismatched"] == 0
+    assert filecmp.cmp(tmp_path / "g.nc", tmp_path / "r" / "g.nc.mpi", shallow=False)
+
+
+def test_export_needs_mpiio(tmp_path):
+    r = run_plain(4, ["btio", "--method", "2", "--export-replay", "x.replay"], tmp_path)
+    assert r.rc == 2
+    assert "--export-replay writes the byte requests of the mpiio backend, not pnetcdf" in r.err
+    assert not (tmp_path / "x.replay").exists()
+
+
+def test_export_keeps_an_existing_file(tmp_path):
+    old = tmp_path / "x.replay"
+    old.write_text("not ours\n")
+    args = ["btio", "--method", "1", "--grid", "12,12,12", "--dumps", "1", "--mode", "write"]
+    r = run_plain(4, [*args, "--export-replay", str(old)], tmp_path)
+    assert r.rc == 2
+    assert r.error_lines() == [
+        f"iokernels: error: --export-replay: {old} exists: pass --overwrite to replace it, "
+        "or remove it"
+    ], r.err
+    assert old.read_text() == "not ours\n"
+    ok = run(4, [*args, "--export-replay", str(old), "--overwrite"], tmp_path)
+    assert ok.rc == 0, ok.err
+    assert old.read_text().startswith("iokernels-replay 1\nsource iokernels btio --export-replay")

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The replay file's parser: a good file read field by field (spaces in a
+ * path, '-' times, NSEG 0 on a collective call, a data line, comments and
+ * blank lines), the shipped example, and every malformed line kind refused
+ * with "PATH line N: what" naming the line. Then the plan: collective calls
+ * matched by number, independent ones on their own, a fold, the fill. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "iokernels/error.h"
+#include "kernels/replay/replay_file.h"
+#include "kernels/replay/replay_plan.h"
+
+static const char *good = "iokernels-replay 1\n"
+                          "# a comment\n"
+                          "\n"
+                          "source darshan dxt.darshan (DXT_MPIIO, 2026-11-26)\n"
+                          "ranks 2\n"
+                          "file 0 1073741824 /scratch/user/app/out.nc\n"
+                          "file 1 0 /scratch/user/app/restart 01.dat\n"
+                          "data 0 0 double 2 4 0123456789abcdef var one\n"
+                          "op 0 0 write coll 0.001250 0.004375 2 0 4096 65536 4096\n"
+                          "op 0 1 read posix - - 1 0 1048576\r\n"
+                          "op 1 0 write coll 0.001300 0.004100 0\n"
+                          "op 1 1 write indep 0.5 0.75 1 7 9";
+
+static void
+test_good(void)
+{
+    struct rp_trace t;
+    iok_error_clear();
+    CHECK(rp_parse(good, strlen(good), "g.replay", &t) == IOK_OK, "%s", iok_errmsg());
+    CHECK(t.ranks == 2 && t.nfiles == 2 && t.nops == 4 && t.nsegs == 4, "counts %d %d %lld %lld",
+          t.ranks, t.nfiles, (long long)t.nops, (long long)t.nsegs);
+    CHECK(t.source && !strcmp(t.source, "darshan dxt.darshan (DXT_MPIIO, 2026-11-26)"), "source");
+    CHECK(t.nfiles == 2 && !strcmp(t.files[1].path, "/scratch/user/app/restart 01.dat") &&
+              t.files[0].size == 1073741824,
+          "files");
+    CHECK(t.files[0].ndata == 1 && t.files[0].data[0].type == IOK_DOUBLE &&
+              t.files[0].data[0].nrec == 2 && t.files[0].data[0].elems == 4 &&
+              t.files[0].data[0].hash == 0x0123456789abcdefull &&
+              !strcmp(t.files[0].data[0].name, "var one") &&
+              rp_data_bytes(&t.files[0].data[0]) == 64,
+          "data line");
+    if (t.nops == 4) {
+        const struct rp_op *o = t.ops;
+        CHECK(o[0].write && o[0].level == RP_COLL && o[0].start == 0.00125 && o[0].nseg == 2 &&
+                  t.segs[1].off == 65536 && t.segs[1].len == 4096,
+              "op 0");
+        CHECK(!o[1].write && o[1].level == RP_POSIX && o[1].start < 0 && o[1].end < 0 &&
+                  t.segs[o[1].seg0].len == 1048576,
+              "op 1 (CRLF, '-' times)");
+        CHECK(o[2].rank == 1 && o[2].nseg == 0 && o[2].level == RP_COLL, "op 2 (NSEG 0)");
+        CHECK(o[3].level == RP_INDEP && o[3].end == 0.75 && t.segs[o[3].seg0].off == 7, "op 3");
+    }
+    rp_free(&t);
+}
+
+static void
+test_shipped(void)
+{
+    char *text = check_slurp(IOK_DATA_DIR "/replay/small.replay");
+    struct rp_trace t;
+    CHECK(text != NULL, "data/replay/small.replay missing");
+    if (!text)
+        return;
+    CHECK(rp_parse(text, strlen(text), "small.replay", &t) == IOK_OK, "%s", iok_errmsg());
+    CHECK(t.ranks == 4 && t.nfiles == 2 && t.nops == 13, "small.replay: %d ranks, %lld ops",
+          t.ranks, (long long)t.nops);
+    rp_free(&t);
+    free(text);
+}
+
+struct bad {
+    const char *text, *want;
+};
+
+#define H "iokernels-replay 1\n"
+#define R H "ranks 2\nfile 0 0 /a\n"
+
+static const struct bad bads[] = {
+    {"", "is empty"},
+    {"\n\n  \n", "is empty"},
+    {"iokernels-replay 2\n", "line 1: replay format version 2; this iokernels reads version 1"},
+    {"iokernels-replay\n", "line 1: missing the format version"},
+    {"iokernels-replay 1 extra\n", "line 1: the header is"},
+    {"ranks 2\n", "line 1: expected 'iokernels-replay 1'"},
+    {H, "has no 'ranks' line"},
+    {H "file 0 0 /a\nop 0 0 write coll - - 1 0 1\n", "line 3: op before the 'ranks' line"},
+    {H "ranks 2\nranks 2\n", "line 3: a second 'ranks' line"},
+    {H "ranks 0\n", "line 2: the rank count must be at least 1"},
+    {H "ranks -1\n", "line 2: the rank count must be a decimal number"},
+    {H "ranks 99999999999\n", "line 2: the rank count must be a decimal number from 0 to"},
+    {H "source a\nsource b\nranks 1\n", "line 3: a second 'source' line"},
+    {R "file 2 0 /b\n", "line 4: file id 2 out of order: expected 1"},
+    {R "file 0 0 /b\n", "line 4: file id 0 out of order: expected 1"},
+    {R "file 1 0\n", "line 4: missing the file's path"},
+    {R "file 1 -5 /b\n", "line 4: file size must be a decimal number"},
+    {R "files 1 0 /b\n", "line 4: unknown keyword"},
+    {R "op 2 0 write coll - - 1 0 1\n", "line 4: rank 2, but the trace has 2 ranks"},
+    {R "op 0 1 write coll - - 1 0 1\n", "line 4: op names a file id not listed"},
+    {R "op 0 0 append coll - - 1 0 1\n", "line 4: expected the kind 'write' or 'read'"},
+    {R "op 0 0 write all - - 1 0 1\n", "line 4: expected the level 'coll', 'indep' or 'posix'"},
+    {R "op 0 0 write coll x - 1 0 1\n", "line 4: START must be seconds"},
+    {R "op 0 0 write coll -1 - 1 0 1\n", "line 4: START must be seconds"},
+    {R "op 0 0 write coll 1 nan 1 0 1\n", "line 4: END must be seconds"},
+    {R "op 0 0 write coll 2 1 1 0 1\n", "line 4: END is before START"},
+    {R "op 0 0 write coll - - 2 0 1\n", "line 4: NSEG is 2 but only 1 OFFSET LENGTH pairs"},
+    {R "op 0 0 write coll - - 1 0 1 5 5\n", "line 4: NSEG is 1 but more fields follow"},
+    {R "op 0 0 write coll - - 1 0\n", "line 4: missing LENGTH of segment 1"},
+    {R "op 0 0 write indep - - 0\n", "line 4: NSEG 0 (no data) is allowed only for 'coll'"},
+    {R "op 0 0 read posix - - 0\n", "line 4: NSEG 0 (no data) is allowed only for 'coll'"},
+    {R "op 0 0 write coll - - 1 0 0\n", "line 4: a segment's LENGTH must be > 0"},
+    {R "op 0 0 write coll - - 1 -4 8\n", "line 4: OFFSET of segment 1 must be a decimal"},
+    {R "op 0 0 write coll - - 1 99999999999999999999 8\n", "line 4: OFFSET of segment 1"},
+    {R "op 0 0 write coll - - 1 0 9223372036854775807\n", "line 4: LENGTH of segment 1"},
+    {R "op 0 0 write coll - - -1\n", "line 4: NSEG must be a decimal number"},
+    {R "op\n", "line 4: missing rank"},
+    {R "data 1 0 byte 0 4 0123456789abcdef x\n", "line 4: data names a file not listed"},
+    {R "data 0 0 bytes 0 4 0123456789abcdef x\n", "line 4: expected a type"},
+    {R "data 0 0 byte 0 4 0123 x\n", "line 4: expected the variable's hash"},
+    {R "data 0 8 byte 0 4 0123456789abcdef x\ndata 0 0 byte 0 4 0123456789abcdef y\n",
+     "line 5: data lines of a file must come in increasing offset order"},
+    {R "data 0 0 int 2 4 0123456789abcdef x\ndata 0 32 int 3 4 0123456789abcdef y\n",
+     "line 5: record variables of one file must have the same record count"},
+    {H "ranks 1\n\x01garbage\n", "line 3: unknown keyword"},
+};
+
+static void
+test_bad(void)
+{
+    for (size_t i = 0; i < sizeof bads / sizeof bads[0]; i++) {
+        struct rp_trace t;
+        iok_error_clear();
+        int rc = rp_parse(bads[i].text, strlen(bads[i].text), "b.replay", &t);
+        CHECK(rc == IOK_EUSAGE, "case %zu accepted", i);
+        CHECK(strstr(iok_errmsg(), "b.replay") && strstr(iok_errmsg(), bads[i].want),
+              "case %zu: message '%s', want '%s'", i, iok_errmsg(), bads[i].want);
+        CHECK(!strchr(iok_errmsg(), '\n'), "case %zu: one line", i);
+    }
+    /* a NUL byte inside the text */
+    struct rp_trace t;
+    const char nul[] = "iokernels-replay 1\nranks 1\nfi\0le 0 0 /a\n";
+    iok_error_clear();
+    CHECK(rp_parse(nul, sizeof nul - 1, "n.replay", &t) == IOK_EUSAGE &&
+              strstr(iok_errmsg(), "n.replay line 3: a NUL byte"),
+          "NUL: '%s'", iok_errmsg());
+}
+
+/* A long line: one collective call of 100,000 segments. */
+static void
+test_long_line(void)
+{
+    size_t cap = 4000000, n = 0;
+    char *text = malloc(cap);
+    n += (size_t)snprintf(text, cap,
+                          "iokernels-replay 1\nranks 1\nfile 0 0 /big\nop 0 0 write "
+                          "coll - - 100000");
+    for (int i = 0; i < 100000; i++)
+        n += (size_t)snprintf(text + n, cap - n, " %d 8", i * 16);
+    struct rp_trace t;
+    CHECK(rp_parse(text, n, "long.replay", &t) == IOK_OK, "%s", iok_errmsg());
+    CHECK(t.nsegs == 100000 && t.segs[99999].off == 99999 * 16, "100,000 segments");
+    rp_free(&t);
+    free(text);
+}
+
+static void
+test_plan(void)
+{
+    /* rank 0: coll, indep, coll; rank 1: coll; rank 2: indep, coll, coll */
+    const char *text = "iokernels-replay 1\nranks 3\nfile 0 0 /a/./b/../c\n"
+                       "op 0 0 write coll - - 1 0 10\n"
+                       "op 0 0 write indep - - 1 10 10\n"
+                       "op 0 0 write coll - - 1 20 10\n"
+                       "op 1 0 write coll - - 1 30 10\n"
+                       "op 2 0 write indep - - 1 40 10\n"
+                       "op 2 0 write coll - - 1 50 10\n"
+                       "op 2 0 write coll - - 1 60 10\n"
+                       "op 1 0 read coll - - 2 5 10 100 4\n";
+    struct rp_trace t;
+    struct rp_plan p;
+    struct iok_schema s[4];
+    CHECK(rp_parse(text, strlen(text), "p.replay", &t) == IOK_OK, "%s", iok_errmsg());
+    CHECK(rp_plan_build(&t, 3, 0, "p.replay", &p, s, 4) == IOK_OK, "%s", iok_errmsg());
+    /* step 0: rank 2's indep alone; 1: coll #0 of all; 2: rank 0's indep; 3: coll #1 of
+     * ranks 0 and 2 (rank 1, which has no second one, joins with nothing) */
+    static const int want[4][3] = {{-1, -1, 4}, {0, 3, 5}, {1, -1, -1}, {2, -1, 6}};
+    CHECK(p.nfiles == 1 && p.files[0].w.nsteps == 4, "%d write steps", p.files[0].w.nsteps);
+    for (int k = 0; k < 4 && p.files[0].w.nsteps == 4; k++)
+        for (int r = 0; r < 3; r++)
+            CHECK(p.files[0].w.op[k * 3 + r] == want[k][r], "step %d rank %d: op %d, want %d", k, r,
+                  p.files[0].w.op[k * 3 + r], want[k][r]);
+    CHECK(p.files[0].w.level[0] == IOK_LEVEL_INDEP && p.files[0].w.level[1] == IOK_LEVEL_COLL,
+          "levels");
+    /* read 5..15 and 100..104; written 0..70: the fill is 100..104 */
+    CHECK(p.files[0].nfill == 1 && p.files[0].fill[0].off == 100 && p.files[0].fill[0].len == 4,
+          "fill %lld", (long long)p.files[0].nfill);
+    CHECK(p.files[0].extent == 104 && s[0].nvars == 1 && s[0].vars[0].type == IOK_BYTE &&
+              iok_var_total_elems(&s[0], 0) == 104,
+          "one byte variable of the extent");
+    iok_schema_free(&s[0]);
+    rp_plan_free(&p);
+    /* folded on 2 ranks: rank 0 runs trace ranks 0 then 2 */
+    CHECK(rp_plan_build(&t, 2, 1, "p.replay", &p, s, 4) == IOK_OK, "%s", iok_errmsg());
+    int n0 = 0;
+    for (int k = 0; k < p.files[0].w.nsteps; k++)
+        n0 += p.files[0].w.op[k * 2] >= 0;
+    CHECK(n0 == 6, "folded rank 0 runs %d ops", n0);
+    iok_schema_free(&s[0]);
+    rp_plan_free(&p);
+    rp_free(&t);
+    char out[64];
+    CHECK(rp_map_path("d", "/a/./b/../c", ".mpi", out, sizeof out) == 0 &&
+              !strcmp(out, "d/a_b_c.mpi"),
+          "mapped '%s'", out);
+    CHECK(rp_map_path("d", "/x/out.nc", ".nc", out, sizeof out) == 0 && !strcmp(out, "d/x_out.nc"),
+          "mapped '%s'", out);
+    CHECK(rp_map_path("d", "/../..", ".nc", out, sizeof out) == -1, "no name: refused");
+}
+
+int
+main(void)
+{
+    test_good();
+    test_shipped();
+    test_bad();
+    test_long_line();
+    test_plan();
+    return check_summary("test_replay_file");
+}
