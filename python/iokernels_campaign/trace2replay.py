@@ -335,8 +335,9 @@ def _truncated(log, notes):
                 else ""
             )
             notes.append(
-                f"truncated: {mod} stopped when Darshan's DXT memory limit was reached "
-                f"(DARSHAN_MODMEM raises it); converted as far as it goes: {plural(n, 'call')}{of}"
+                f"truncated: {mod} stopped when DXT's trace memory was full (a limit set when "
+                f"Darshan is built: --with-mod-mem); converted as far as it goes: "
+                f"{plural(n, 'call')}{of}"
             )
 
 
