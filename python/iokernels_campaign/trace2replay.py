@@ -20,6 +20,7 @@ other modules, the POSIX calls beneath MPI-IO, zero-length calls."""
 import importlib.util
 import math
 import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -408,18 +409,26 @@ def lines(replay):
 
 
 def write(replay, out):
-    """Writes the file through a temporary one beside it (never half a file)."""
+    """Writes the file through a new temporary one beside it (never half a
+    file, never another's file)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
             for line in lines(replay):
                 f.write(line + "\n")
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, out)
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def summary(replay, log_show, out_show):
