@@ -22,7 +22,7 @@ LOGS = Path(example_logs.__file__).parent
 # collective and independent MPI-IO calls; calls through noncontiguous views
 # and an OpenMPI trace without offsets, both from DXT_POSIX
 CAPTURED = ["roundtrip.darshan", "btio-mpich.darshan", "btio-openmpi.darshan"]
-MAX_RANKS = 16  # beyond this, the test would fold the trace's ranks
+MAX_RANKS = 16  # a trace of more ranks is folded onto this many
 
 
 def kernels():
@@ -73,19 +73,22 @@ def find_fidelity(record):
     return None
 
 
-@pytest.mark.parametrize("name", ["ior_hdf5_example.darshan", "dxt.darshan", *CAPTURED])
-def test_darshan_trace_replays_exactly_on_mpiio(tmp_path, name):
+def replay(tmp_path, name, job_ranks=None):
+    """Converts log `name`, replays it on mpiio with --verify on the trace's
+    rank count (folded onto MAX_RANKS, or job_ranks, when given or more);
+    returns the replay file's counts, the job's rank count and the fidelity."""
     if "replay" not in kernels():
         pytest.skip("this iokernels has no replay kernel (branch replay)")
     log = TESTDATA / "darshan" / name if name in CAPTURED else LOGS / name
     p = trace2replay(log, tmp_path / "trace.replay", tmp_path)
     assert p.returncode == 0, p.stderr
     ranks, total, per_rank = counts(tmp_path / "trace.replay")
-    assert ranks <= MAX_RANKS
+    nprocs = job_ranks or min(ranks, MAX_RANKS)
+    fold = ["--ranks-from-trace", "fold"] if nprocs != ranks else []
     (tmp_path / "files").mkdir()
     r = run(
-        ranks,
-        ["replay", "trace.replay", "--backend", "mpiio", "--verify", "--dir", "files"],
+        nprocs,
+        ["replay", "trace.replay", "--backend", "mpiio", "--verify", "--dir", "files", *fold],
         tmp_path,
         timeout=600,
     )
@@ -100,10 +103,33 @@ def test_darshan_trace_replays_exactly_on_mpiio(tmp_path, name):
     assert r.rc == 0, r.out + r.err
     fid = find_fidelity(r.record)
     assert fid is not None, f"no fidelity in the record: {r.record}"
-    names = ("operations", "bytes", "offsets")
-    for key, want in zip(names, total, strict=True):
+    assert fid["compared"] == "writes and reads"
+    return ranks, total, per_rank, nprocs, fid
+
+
+NAMES = ("operations", "bytes", "offsets")
+
+
+@pytest.mark.parametrize("name", ["ior_hdf5_example.darshan", "dxt.darshan", *CAPTURED])
+def test_darshan_trace_replays_exactly_on_mpiio(tmp_path, name):
+    ranks, total, per_rank, nprocs, fid = replay(tmp_path, name)
+    for key, want in zip(NAMES, total, strict=True):
         assert fid["total"][key] == {"trace": want, "replay": want, "exact": True}, key
-    by_rank = {x["rank"]: x for x in fid["ranks"]}
-    for rank, c in per_rank.items():
-        for key, want in zip(names, c, strict=True):
-            assert by_rank[rank][key]["exact"] and by_rank[rank][key]["trace"] == want
+    if nprocs == ranks:  # folded ranks are exact in total only
+        assert fid["exact"]
+        by_rank = {x["rank"]: x for x in fid["ranks"]}
+        for rank, c in per_rank.items():
+            for key, want in zip(NAMES, c, strict=True):
+                assert by_rank[rank][key]["exact"] and by_rank[rank][key]["trace"] == want
+
+
+def test_a_folded_trace_is_exact_in_total(tmp_path):
+    """IOR's 4-rank trace on 2 ranks (--ranks-from-trace fold), as a trace of
+    more than MAX_RANKS ranks is replayed: the totals are the trace's."""
+    ranks, total, per_rank, nprocs, fid = replay(tmp_path, "ior_hdf5_example.darshan", 2)
+    assert (ranks, nprocs) == (4, 2)
+    for key, want in zip(NAMES, total, strict=True):
+        assert fid["total"][key] == {"trace": want, "replay": want, "exact": True}, key
+    # job rank 0 ran trace ranks 0 and 2
+    job0 = next(x for x in fid["ranks"] if x["rank"] == 0)
+    assert job0["operations"]["replay"] == per_rank[0][0] + per_rank[2][0]
