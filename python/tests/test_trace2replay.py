@@ -7,6 +7,7 @@ records (its DXT dataframes) and counters, rank by rank and file by file."""
 
 import math
 import os
+import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -273,6 +274,16 @@ def test_missing_log_and_existing_out(tmp_path):
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "x.replay").read_text().startswith("iokernels-replay 1\n")
     assert [f.name for f in tmp_path.iterdir()] == ["x.replay"]  # no temporary left
+    # the log itself, even with --force, and a folder are refused
+    shutil.copy(log, tmp_path / "app.darshan")
+    line = _one_line_error(
+        cli("trace2replay", "app.darshan", "--out", "app.darshan", "--force", cwd=tmp_path)
+    )
+    assert line.endswith("--out app.darshan is app.darshan, which this command reads")
+    assert (tmp_path / "app.darshan").read_bytes() == log.read_bytes()
+    (tmp_path / "d").mkdir()
+    line = _one_line_error(cli("trace2replay", "app.darshan", "--out", "d", cwd=tmp_path))
+    assert line.endswith("--out d is a folder; give a file path")
 
 
 def test_truncated_dxt_is_converted_as_far_as_it_goes(tmp_path):
