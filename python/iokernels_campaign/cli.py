@@ -7,6 +7,7 @@
     iokernels-campaign compare A.sqlite B.sqlite [--html FILE] [--campaign-a C] [--campaign-b C]
     iokernels-campaign export DB --csv FILE [--parquet FILE] [--campaign C]
     iokernels-campaign collect OUT/runs/SESSION --db DB [--job-ended]   (after the sbatch job)
+    iokernels-campaign trace2replay LOG --out FILE [--force]   (a Darshan DXT trace to replay)
 
 Exit codes: 0 success, 1 some run failed (they are stored as failed), 2 bad
 campaign file, store, file argument or usage. Every error is one line;
@@ -22,7 +23,19 @@ import sys
 import traceback
 from pathlib import Path
 
-from . import html_report, inventory, launch, lustre, paths, record, runner, spec, tables
+from . import (
+    darshan_log,
+    html_report,
+    inventory,
+    launch,
+    lustre,
+    paths,
+    record,
+    runner,
+    spec,
+    tables,
+    trace2replay,
+)
 from .aggregate import summarize
 from .store import Store, StoreError
 
@@ -106,6 +119,15 @@ def _parser():
         help="the job is over (where neither sacct nor squeue can say): store the runs "
         "without a status as failed",
     )
+
+    t = sub.add_parser(
+        "trace2replay", help="a Darshan log's DXT trace as a replay file for iokernels replay"
+    )
+    t.add_argument(
+        "log", metavar="LOG", help="Darshan log with DXT records (DXT_ENABLE_IO_TRACE=1)"
+    )
+    t.add_argument("--out", required=True, help="replay file to write")
+    t.add_argument("--force", action="store_true", help="replace --out if it exists")
     return ap
 
 
@@ -332,6 +354,10 @@ def cmd_collect(a):
     return 1 if failed else 0  # as run: a failed run is not a clean exit
 
 
+def cmd_trace2replay(a):
+    return trace2replay.run(a.log, a.out, force=a.force)
+
+
 COMMANDS = {
     "run": cmd_run,
     "list": cmd_list,
@@ -339,6 +365,7 @@ COMMANDS = {
     "compare": cmd_compare,
     "export": cmd_export,
     "collect": cmd_collect,
+    "trace2replay": cmd_trace2replay,
 }
 
 
@@ -364,6 +391,8 @@ def main(argv=None):
         paths.PathError,
         html_report.ReportError,
         runner.RunnerError,
+        trace2replay.TraceError,
+        darshan_log.LogError,
     ) as e:
         _say(e)
         return 2
