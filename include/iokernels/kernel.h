@@ -14,7 +14,7 @@
 #include "iokernels/run.h"
 #include "iokernels/schema.h"
 
-#define IOK_MAX_FILES 64 /* a replayed trace may name many files */
+#define IOK_MAX_FILES 256 /* a replayed trace may name many (Darshan's dxt.darshan: 168) */
 
 struct iok_file_plan {
     char path[IOK_OPT_STRLEN];
