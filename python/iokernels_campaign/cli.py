@@ -8,6 +8,7 @@
     iokernels-campaign export DB --csv FILE [--parquet FILE] [--campaign C]
     iokernels-campaign collect OUT/runs/SESSION --db DB [--job-ended]   (after the sbatch job)
     iokernels-campaign trace2replay LOG --out FILE [--force]   (a Darshan DXT trace to replay)
+    iokernels-campaign tune SPEC.toml [--db DB] [--out DIR] [--bin B] [--dry-run]
 
 Exit codes: 0 success, 1 some run failed (they are stored as failed), 2 bad
 campaign file, store, file argument or usage. Every error is one line;
@@ -128,6 +129,17 @@ def _parser():
     )
     t.add_argument("--out", required=True, help="replay file to write")
     t.add_argument("--force", action="store_true", help="replace --out if it exists")
+
+    t = sub.add_parser("tune", help="search the settings that make one case fast (docs/tune.md)")
+    t.add_argument("spec", help="tune file (TOML): one [[kernel]] block and a [tune] table")
+    t.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
+    t.add_argument("--out", help="directory of the runs and report (default results/NAME)")
+    t.add_argument("--binary", "--bin", dest="bin", help="iokernels binary (as for run)")
+    t.add_argument("--launcher", choices=("mpiexec", "srun"), default="mpiexec", help="as for run")
+    t.add_argument(
+        "--dry-run", action="store_true", help="check the file, print the space; run nothing"
+    )
+    t.add_argument("--no-report", action="store_true", help="store only, write no report")
     return ap
 
 
@@ -358,7 +370,44 @@ def cmd_trace2replay(a):
     return trace2replay.run(a.log, a.out, force=a.force)
 
 
+def cmd_tune(a):
+    from . import tune, tune_answer, tune_spec
+
+    paths.input_file("tune file", a.spec)
+    if a.bin:
+        paths.executable("--bin", a.bin)
+    inv = inventory.load(a.bin)
+    tspec = tune_spec.load(a.spec, inv)
+    if a.dry_run:
+        for name, values in tspec.space.items():
+            print(f"{name:<22} {', '.join(map(str, values))}")
+        grid = "grid" if tspec.use_grid() else "TPE"
+        print(f"# dry run: {tspec.size} combinations ({grid}); nothing run or stored")
+        return 0
+    paths.store_for_writing("--db", a.db)
+    out = Path(a.out or Path("results") / tspec.campaign.name).resolve()
+    _check_out(out, not a.no_report)
+    if not shutil.which(a.launcher):
+        raise UsageError(f"{a.launcher} not found on PATH: is this the right machine (--launcher)?")
+    store = _store(a.db)
+    tuner = tune.Tuner(tspec, inv, store, out, a.launcher)
+    answer = tuner.run()
+    store.add_tune(tuner.session.id, answer)
+    print(tune_answer.text(answer))
+    if not a.no_report:
+        path, _, _ = html_report.write(
+            store,
+            out / "report.html",
+            campaign=tuner.session.id,
+            title=f"iokernels tune {tspec.campaign.name}",
+        )
+        print(f"report:   {path.resolve()}")
+    print(f"store:    {store.path} (campaign {tuner.session.id})")
+    return 0
+
+
 COMMANDS = {
+    "tune": cmd_tune,
     "run": cmd_run,
     "list": cmd_list,
     "report": cmd_report,

@@ -359,6 +359,59 @@ def _null_table(stats):
     return _table(headers, rows, set(headers[2:]), table_id="null")
 
 
+def _tune_sections(answers):
+    """One section per tune: defaults against the best, the ready line, each
+    setting's importance, every trial (tune_answer.build's dicts)."""
+    out = []
+    for a in answers:
+        c, d, b = a["confirm"], a["defaults"], a["best"]
+        settings = ", ".join(f"{k}={v}" for k, v in b["settings"].items()) or "the defaults"
+
+        def runs(xs):
+            return ", ".join(f"{x:.3f}" for x in xs) or "-"
+
+        compare = _table(
+            ["", "settings", "search s", "ABAB runs s"],
+            [
+                ["defaults", "-", f"{d['seconds']:.3f}", runs(c["defaults"])],
+                [f"best (trial {b['number']})", settings, f"{b['seconds']:.3f}", runs(c["best"])],
+            ],
+        )
+        importance = _table(
+            ["setting", "share"],
+            [[k, f"{v:.2f}"] for k, v in a["importance"]["shares"].items()],
+            {"share"},
+        )
+        names = list(a["space"])
+        rows, classes = [], []
+        for t in a["trials"]:
+            secs = "-" if t["seconds"] is None else f"{t['seconds']:.3f}"
+            cells = [t["number"], *(t["settings"].get(n, "default") for n in names)]
+            rows.append([*cells, t["state"], secs, len(t["runs"]), t["error"] or ""])
+            classes.append("failed" if t["state"] != "ok" else None)
+        trials = _table(
+            ["trial", *names, "state", "seconds", "runs", "error"],
+            rows,
+            {"trial", "seconds", "runs"},
+            row_class=classes,
+        )
+        what = f"{a['label']} on {a['ranks']} ranks, {len(a['trials'])} trials ({a['sampler']})"
+        out.append(
+            {
+                "name": a["name"],
+                "what": what,
+                "call": c["call"],
+                "answer": c["text"],
+                "compare": compare,
+                "ready": a["ready"],
+                "method": a["importance"]["method"],
+                "importance": importance,
+                "trials": trials,
+            }
+        )
+    return out
+
+
 def write(store, html_path, campaign=None, title=None):
     """Writes the page (and its PNGs) for every run in the store, or those of
     one campaign (id or name). Returns (html path, [png paths], summaries)."""
@@ -391,6 +444,7 @@ def write(store, html_path, campaign=None, title=None):
         campaigns=camp_table,
         environment=env_table,
         cases=_cases_html(summaries),
+        tunes=_tune_sections(store.tunes(campaign)),
     )
     html_path.write_text(page)
     pngs = [k["png"] for k in kernels if k["png"]] + [p for _, p in figures]

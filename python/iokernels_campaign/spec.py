@@ -392,6 +392,11 @@ def _short(path):
 
 def load(path, inventory):
     """Reads and checks a campaign file against the binary's inventory."""
+    return build(Path(path), read_toml(path), inventory)
+
+
+def read_toml(path):
+    """The TOML tables of a campaign file, or one line saying why not."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -411,6 +416,12 @@ def load(path, inventory):
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CampaignError(f"{_short(path)}: not valid TOML: {e}") from None
+    return data
+
+
+def build(path, data, inventory):
+    """The campaign of a file's TOML tables (read_toml), checked against the
+    binary's inventory."""
     where = str(path)
     unknown = set(data) - TOP_KEYS
     if unknown:

@@ -79,6 +79,8 @@ CREATE TABLE IF NOT EXISTS phases (
     run_id INTEGER NOT NULL REFERENCES runs(id), {", ".join(PHASE_COLUMNS)},
     PRIMARY KEY (run_id, pass_idx, phase));
 CREATE INDEX IF NOT EXISTS runs_case ON runs (case_hash);
+CREATE TABLE IF NOT EXISTS tunes (
+    campaign_id TEXT PRIMARY KEY REFERENCES campaigns(id), answer TEXT NOT NULL);
 """
 
 
@@ -415,6 +417,34 @@ class Store:
     def phase_rows(self, run_ids):
         """The phases of these runs, one dict per pass and phase."""
         return self._rows("phases", run_ids, "run_id, pass_idx, rowid")
+
+    @_named
+    def add_tune(self, cid, answer):
+        """Keeps a tune's answer (tune_answer.build: a JSON object) with its campaign."""
+        with self.transaction():
+            self.db.execute("INSERT OR REPLACE INTO tunes VALUES (?, ?)", (cid, json.dumps(answer)))
+
+    @_named
+    def tunes(self, campaign=None):
+        """The answers of the tunes in the store (of one campaign: id or name),
+        oldest first; none in a store from before the tunes table."""
+        have = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'tunes'").fetchone()
+        if not have:
+            return []
+        sql = (
+            "SELECT t.answer FROM tunes t JOIN campaigns c ON c.id = t.campaign_id"
+            + (" WHERE c.id = ? OR c.name = ?" if campaign else "")
+            + " ORDER BY c.started, c.id"
+        )
+        out = []
+        for (text,) in self.db.execute(sql, (campaign, campaign) if campaign else ()):
+            try:
+                out.append(json.loads(text))
+            except ValueError:
+                raise StoreError(
+                    f"{show(self.path)} is corrupt: a tune's answer is not JSON"
+                ) from None
+        return out
 
     @_named
     def record(self, run_id):

@@ -1,0 +1,274 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""iokernels-campaign tune: search the settings of one case with Optuna.
+
+Every run is a normal run of the campaign store (its settings in the case's
+argv, env and variant), so `report`, `list` and `compare` see each trial.
+
+- Trial 1 is the defaults (the case as the file gives it); the budget counts it.
+- A trial's value is its I/O time: the records' write_seconds + read_seconds.
+- Noise: the best's band is [fastest, slowest] of its runs, widened to at
+  least +-noise of its median. A trial whose first run is below the band's
+  top is re-run until it has `repeats` runs; its value is their median. When
+  that median falls inside the band, the best is re-run to `repeats` runs too.
+- A trial the library refuses (the kernel exits 2, or the run fails) is stored
+  as failed and is a FAIL of the study; a trial running past cut x the best's
+  wall time is stopped, stored as failed ("cut: ...") and PRUNED. Neither
+  ends the tune.
+- A trial whose settings come out the same as an earlier one (a backend's
+  setting on another backend) is not run again: it takes the earlier value.
+- The answer: the best and the defaults re-run `confirm` times each,
+  alternating (ABAB), speedup = median(defaults) / median(best) with its
+  bootstrap interval (verdict.py)."""
+
+import dataclasses
+import json
+import socket
+import statistics
+import time
+
+import optuna
+
+from . import launch, outcome, runner, tune_space, verdict
+
+CUT_FLOOR_S = 10.0  # a launcher alone can take seconds to start 16 ranks on 2 cores
+MAX_SAME = 100  # settings already tried, in a row: the sampler has nothing new
+
+
+class Refused(Exception):
+    """A trial the library refused (its run failed)."""
+
+
+@dataclasses.dataclass
+class Trial:
+    number: int
+    settings: dict  # {setting: value shown}
+    case: object
+    runs: list = dataclasses.field(default_factory=list)  # I/O seconds of the ok runs
+    walls: list = dataclasses.field(default_factory=list)
+    run_ids: list = dataclasses.field(default_factory=list)
+    state: str = "ok"  # ok, refused, cut
+    error: str | None = None
+
+    @property
+    def value(self):
+        return statistics.median(self.runs) if self.runs else None
+
+    def band(self, noise):
+        m = self.value
+        return min(min(self.runs), m * (1 - noise)), max(max(self.runs), m * (1 + noise))
+
+
+def io_seconds(record):
+    s = record["summary"]
+    return sum(s.get(k) or 0.0 for k in ("write_seconds", "read_seconds"))
+
+
+class Tuner:
+    def __init__(self, tspec, inventory, store, out_dir, launcher="mpiexec", echo=print):
+        self.t, self.inv, self.store, self.echo = tspec, inventory, store, echo
+        self.launcher = launcher
+        self.session = runner.new_session(tspec.campaign, out_dir)
+        self.dirs, self.iters, self.seen = {}, {}, {}
+        self.trials = []
+        self.best = None
+        self.started = time.monotonic()
+        self.same = 0
+
+    # --- one run -----------------------------------------------------------
+    def _dir(self, case):
+        key = case.case_hash(case.modes[0])
+        if key not in self.dirs:
+            d = self.session.directory / case.dirname
+            d.mkdir()
+            (d / "case.json").write_text(json.dumps(case.describe(), indent=1) + "\n")
+            self.dirs[key], self.iters[key] = d, 0
+        self.iters[key] += 1
+        return self.dirs[key], self.iters[key]
+
+    def limit(self):
+        """Seconds a trial's run may take: cut x the best's slowest wall time."""
+        case_limit = self.t.case.timeout
+        if not self.t.cut or self.best is None or not self.best.walls:
+            return case_limit, False
+        cut = max(self.t.cut * max(self.best.walls), CUT_FLOOR_S)
+        return (cut, True) if cut < case_limit else (case_limit, False)
+
+    def run_once(self, trial, limited=True):
+        """Runs the trial's case once (its modes in order); (seconds or None, error)."""
+        case = trial.case
+        cdir, it = self._dir(case)
+        idir = cdir / f"iter{it}"
+        idir.mkdir()
+        timeout, is_cut = self.limit() if limited else (case.timeout, False)
+        seconds, wall, error, broke = 0.0, 0.0, None, None
+        for mode in case.modes:
+            env = case.environment(cdir, idir, mode, it)
+            if broke:
+                res = outcome.not_run(idir, f"the {broke} step of this iteration failed")
+            else:
+                argv = [str(self.inv.binary), *case.argv(mode), "--json", f"{mode}.jsonl"]
+                slurm = self.t.campaign.slurm
+                cmd, lenv = launch.command(
+                    self.launcher, case.ranks, argv, slurm.srun, env, slurm.ntasks_per_node
+                )
+                res = runner.run_step(cmd, idir, mode, timeout, lenv)
+                if res.status != "ok" and is_cut and res.error.startswith("killed: still running"):
+                    res.error = (
+                        f"cut: still running after {timeout:.0f} s ({self.t.cut:g}x the best's "
+                        f"wall time, at least {CUT_FLOOR_S:g} s): stopped"
+                    )
+                    trial.state = "cut"
+            extra = runner.run_extra(env, None)
+            trial.run_ids.append(self.store.add_run(self.session.id, case, mode, it, res, extra))
+            if res.status == "ok":
+                seconds += io_seconds(res.record)
+                wall += res.elapsed or 0.0
+            else:
+                broke = broke or mode
+                error = error or res.error
+        if error:
+            trial.state = trial.state if trial.state == "cut" else "refused"
+            trial.error = error
+            return None
+        trial.runs.append(seconds)
+        trial.walls.append(wall)
+        return seconds
+
+    # --- one trial ---------------------------------------------------------
+    def evaluate(self, trial):
+        """Runs a trial (repeated when within the noise of the best)."""
+        first = self.run_once(trial)
+        if first is not None and self.best is not None and self.best is not trial:
+            low, high = self.best.band(self.t.noise)
+            if first <= high:
+                while len(trial.runs) < self.t.repeats and self.run_once(trial) is not None:
+                    pass
+                if trial.state == "ok" and low <= trial.value <= high:
+                    while len(self.best.runs) < self.t.repeats:
+                        if self.run_once(self.best, limited=False) is None:
+                            break
+        self.trials.append(trial)
+        if trial.state == "ok" and (self.best is None or trial.value < self.best.value):
+            self.best = trial
+        self._say(trial)
+        return trial
+
+    def _say(self, trial):
+        n = len(self.trials)
+        total = self.t.trials or "?"
+        what = ", ".join(f"{k}={v}" for k, v in trial.settings.items()) or "defaults"
+        if trial.state == "ok":
+            reps = f" (median of {len(trial.runs)})" if len(trial.runs) > 1 else ""
+            tail = f"{trial.value:8.3f} s{reps}"
+        else:
+            err = trial.error or ""
+            tail = err if err.startswith(f"{trial.state}:") else f"{trial.state}: {err}"
+        best = f"  best {self.best.value:.3f} s" if self.best else ""
+        self.echo(f"[{n:>3}/{total}] {what:<58} {tail}{best}")
+
+    # --- the search ----------------------------------------------------------
+    def time_left(self):
+        if self.t.minutes is None:
+            return True
+        return time.monotonic() - self.started < self.t.minutes * 60
+
+    def budget_left(self):
+        return self.t.trials is None or len(self.trials) < self.t.trials
+
+    def objective(self, otrial):
+        params = {k: otrial.suggest_categorical(k, v) for k, v in self.t.space.items()}
+        case, shown = tune_space.apply(self.t.case, params, self.inv.caps)
+        key = case.case_hash(case.modes[0])
+        done = self.seen.get(key)
+        if done is None:
+            self.same = 0
+            done = self.seen[key] = self.evaluate(Trial(len(self.trials) + 1, shown, case))
+        else:
+            self.same += 1
+        otrial.set_user_attr("trial", done.number)
+        if done.state == "cut":
+            otrial.report(self.limit()[0], 0)
+            raise optuna.TrialPruned()
+        if done.state != "ok":
+            raise Refused(done.error)
+        return done.value
+
+    def stop_when_done(self, study, _trial):
+        if not (self.budget_left() and self.time_left()) or self.same >= MAX_SAME:
+            study.stop()
+
+    def search(self):
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
+        grid = self.t.use_grid()
+        sampler = (
+            optuna.samplers.GridSampler(self.t.space, seed=self.t.seed)
+            if grid
+            else optuna.samplers.TPESampler(seed=self.t.seed)
+        )
+        self.study = optuna.create_study(direction="minimize", sampler=sampler)
+        self.sampler_name = "grid" if grid else "TPE"
+        if self.budget_left() and self.time_left():
+            self.study.optimize(
+                self.objective,
+                n_trials=self.t.size if grid else None,
+                callbacks=[self.stop_when_done],
+                catch=(Refused,),
+            )
+
+    def confirm(self):
+        """ABAB: the defaults and the best, confirm times each, alternating."""
+        a = Trial(0, {}, self.defaults.case)
+        b = Trial(0, self.best.settings, self.best.case)
+        for i in range(self.t.confirm):
+            got = [_shown(self.run_once(side, limited=False)) for side in (a, b)]
+            self.echo(f"confirm {i + 1}/{self.t.confirm}: defaults {got[0]}, best {got[1]}")
+        return a, b, verdict.ratio(a.runs, b.runs)
+
+    def run(self):
+        """The whole tune; returns the answer (a dict, also stored)."""
+        self.store.begin_campaign(
+            self.session.id,
+            self.t.campaign,
+            self.launcher,
+            self.inv.binary,
+            self.session.directory.parent.parent,
+            socket.gethostname(),
+            runner.now_iso(),
+        )
+        case, _ = tune_space.apply(self.t.case, {}, self.inv.caps)
+        self.echo(
+            f"tune {self.t.campaign.name}: {case.kernel} on {case.ranks} ranks, "
+            f"{len(self.t.space)} settings ({self.t.size} combinations), budget "
+            + " and ".join(
+                x
+                for x in (
+                    f"{self.t.trials} trials" if self.t.trials else "",
+                    f"{self.t.minutes:g} minutes" if self.t.minutes else "",
+                )
+                if x
+            )
+            + f"; in {self.session.directory}"
+        )
+        self.defaults = self.evaluate(Trial(1, {}, case))
+        self.seen[case.case_hash(case.modes[0])] = self.defaults
+        if self.defaults.state != "ok":
+            self.store.finish_campaign(self.session.id, runner.now_iso())
+            raise runner.RunnerError(
+                f"the defaults' run failed, so nothing can be compared: {self.defaults.error}"
+            )
+        self.search()
+        searched = time.monotonic() - self.started
+        a, b, ratio = (None, None, None)
+        if self.best is not self.defaults:
+            a, b, ratio = self.confirm()
+        self.store.finish_campaign(self.session.id, runner.now_iso())
+        return self.answer(searched, a, b, ratio)
+
+    def answer(self, searched, a, b, ratio):
+        from . import tune_answer
+
+        return tune_answer.build(self, searched, a, b, ratio)
+
+
+def _shown(seconds):
+    return "failed" if seconds is None else f"{seconds:.3f} s"

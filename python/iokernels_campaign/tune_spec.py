@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tune files: a campaign file of one [[kernel]] block (one case: one rank
+count, one backend or several) and a [tune] table:
+
+    [tune]
+    trials = 40          # budget: settings tried, the defaults included
+    minutes = 10         # and/or: no new trial after this many minutes
+    repeats = 3          # runs of a trial that lands within the noise of the best
+    noise = 0.10         # the best's band: its runs' spread, at least +-10% of its median
+    confirm = 5          # ABAB re-runs of the defaults and the best (at least 5)
+    cut = 5              # stop a trial past 5x the best's wall time (0: never)
+    seed = 1             # the sampler's seed
+    sampler = "auto"     # auto: grid when the space has <= trials - 1 points, else tpe
+
+    [tune.space]         # each setting a list of values (tune_space.SETTINGS)
+    fcoll = ["two_phase", "vulcan"]
+    cb_nodes = ["default", 2, 4]
+
+Everything is checked before anything runs: one line naming the file, the
+line and the key."""
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import spec, tune_space
+
+KEYS = ("trials", "minutes", "repeats", "noise", "confirm", "cut", "seed", "sampler", "space")
+SAMPLERS = ("auto", "tpe", "grid")
+MIN_CONFIRM = 5
+
+
+@dataclass
+class TuneSpec:
+    campaign: spec.Campaign
+    case: spec.Case  # the defaults: the block's case on its first backend
+    space: dict  # {setting: [values]}
+    trials: int | None
+    minutes: float | None
+    repeats: int
+    noise: float
+    confirm: int
+    cut: float
+    seed: int
+    sampler: str
+
+    @property
+    def size(self):
+        return math.prod(len(v) for v in self.space.values())
+
+    def use_grid(self):
+        if self.sampler != "auto":
+            return self.sampler == "grid"
+        return self.trials is not None and self.size <= self.trials - 1
+
+
+def _number(chk, key, value, low, whole, default, above=False):
+    if value is None:
+        return default
+    kind = int if whole else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kind) or not math.isfinite(value):
+        chk.fail(key, f"must be a {'whole ' if whole else ''}number, got {value!r}", table="tune")
+    if value < low or (above and value == low):
+        chk.fail(key, f"must be {'above' if above else 'at least'} {low}, got {value!r}", "tune")
+    return value
+
+
+def load(path, inventory):
+    """The checked tune file, or a CampaignError naming what is wrong."""
+    path = Path(path)
+    data = spec.read_toml(path)
+    text = path.read_text(encoding="utf-8")
+    if "tune" not in data:
+        raise spec.CampaignError(f"{path}: no [tune] table: this is a campaign (use run)")
+    tune = data.pop("tune")
+    blocks = data.get("kernel")
+    if not isinstance(blocks, list) or len(blocks) != 1:
+        raise spec.CampaignError(f"{path}: a tune file has exactly one [[kernel]] block (one case)")
+    if blocks[0].get("sweep"):
+        raise spec.CampaignError(f"{path}: [[kernel]] sweep: the tune varies [tune.space] instead")
+    campaign = spec.build(path, data, inventory)
+    cases = campaign.cases
+    if len({c.ranks for c in cases}) != 1:
+        raise spec.CampaignError(f"{path}: [[kernel]] ranks: a tune runs one rank count")
+    if cases[0].iterations != 1:
+        raise spec.CampaignError(
+            f"{path}: iterations: the tune repeats runs itself ([tune] repeats)"
+        )
+    backends = [c.backend for c in cases]
+    chk = tune_space.Checker(path, text, inventory, cases[0].kernel, backends)
+    if not isinstance(tune, dict):
+        chk.fail("tune", "must be a table", table="")
+    for key in tune:
+        if key not in KEYS:
+            chk.fail(key, f"unknown key (known: {', '.join(KEYS)})", table="tune")
+    trials = _number(chk, "trials", tune.get("trials"), 1, True, None)
+    minutes = _number(chk, "minutes", tune.get("minutes"), 0, False, None, above=True)
+    if trials is None and minutes is None:
+        chk.fail("trials", "no budget: give trials = N, minutes = M or both", table="tune")
+    sampler = tune.get("sampler", "auto")
+    if sampler not in SAMPLERS:
+        chk.fail("sampler", f"must be one of {', '.join(SAMPLERS)}, got {sampler!r}", "tune")
+    if "space" not in tune:
+        chk.fail("space", "is missing: give [tune.space] with settings and values", table="tune")
+    space = tune_space.check_space(chk, tune["space"])
+    if len(backends) > 1:
+        space = {"backend": backends, **space}
+    out = TuneSpec(
+        campaign=campaign,
+        case=cases[0],
+        space=space,
+        trials=trials,
+        minutes=minutes,
+        repeats=_number(chk, "repeats", tune.get("repeats"), 1, True, 3),
+        noise=_number(chk, "noise", tune.get("noise"), 0, False, 0.10),
+        confirm=_number(chk, "confirm", tune.get("confirm"), MIN_CONFIRM, True, MIN_CONFIRM),
+        cut=_number(chk, "cut", tune.get("cut"), 0, False, 5.0),
+        seed=_number(chk, "seed", tune.get("seed"), 0, True, 1),
+        sampler=sampler,
+    )
+    if out.noise >= 1:
+        chk.fail(
+            "noise", f"must be below 1 (a fraction of the best's time), got {out.noise}", "tune"
+        )
+    if 0 < out.cut <= 1:
+        chk.fail(
+            "cut", f"must be above 1 (a multiple of the best's time) or 0, got {out.cut}", "tune"
+        )
+    if sampler == "grid" and trials is not None and out.size > trials - 1:
+        chk.fail(
+            "sampler",
+            f"grid: the space has {out.size} points and trials = {trials} leaves "
+            f"{trials - 1} after the defaults: raise trials or use tpe",
+            "tune",
+        )
+    return out

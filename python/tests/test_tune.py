@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""iokernels-campaign tune: the small example end to end (trials in the
+store with their settings, the report's tune section, the ready line), a
+trial the kernel refuses (stored, the tune goes on), and tune files refused
+before anything runs (exit 2, one line naming the file, line and key)."""
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from conftest import BIN, REPO, cli, rows
+
+SMALL = REPO / "campaigns" / "tune-small.toml"
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """campaigns/tune-small.toml, run once from the repository root."""
+    d = tmp_path_factory.mktemp("tune-small")
+    p = cli("tune", SMALL, "--db", d / "t.sqlite", "--out", d / "out", cwd=REPO, timeout=600)
+    return d, p
+
+
+def _answer(db):
+    (row,) = rows(db, "SELECT answer FROM tunes")
+    return json.loads(row["answer"])
+
+
+def test_small_example_stores_every_trial_with_its_settings(small):
+    d, p = small
+    assert p.returncode == 0, p.stderr
+    ans = _answer(d / "t.sqlite")
+    trials = ans["trials"]
+    assert 2 <= len(trials) <= 6 and trials[0]["settings"] == {}
+    assert ans["sampler"] == "grid"  # 4 points, 6 trials: a grid
+    runs = {r["id"]: r for r in rows(d / "t.sqlite", "SELECT * FROM runs")}
+    for t in trials:
+        assert t["run_ids"], t
+        for rid in t["run_ids"]:
+            r = runs[rid]
+            argv = json.loads(r["argv"])
+            assert r["variant"] == t["variant"] and r["status"] == "ok"
+            assert ("--independent" in argv) == (t["settings"].get("transfer") == "independent")
+            cb = t["settings"].get("cb_nodes", "default")
+            assert (f"cb_nodes={cb}" in " ".join(argv)) == (cb != "default")
+    # every point of the grid was tried once
+    points = {(t["settings"]["transfer"], t["settings"]["cb_nodes"]) for t in trials[1:]}
+    assert points == {(a, b) for a in ("collective", "independent") for b in ("default", "2")}
+    # each line of progress names a trial; repeated trials are medians of their runs
+    for t in trials:
+        if t["seconds"] is not None:
+            assert t["seconds"] == sorted(t["runs"])[len(t["runs"]) // 2] or len(t["runs"]) % 2 == 0
+
+
+def test_small_example_answers_with_an_interval_and_a_ready_line(small):
+    d, p = small
+    ans = _answer(d / "t.sqlite")
+    c, best = ans["confirm"], ans["best"]
+    out = p.stdout
+    if best["number"] == 1:  # the defaults won: nothing to confirm
+        assert "answer:   no significant gain: no setting beat the defaults" in out
+        return
+    assert len(c["defaults"]) == len(c["best"]) == 5  # ABAB, 5 each
+    assert c["low"] <= c["speedup"] <= c["high"]
+    word = "no significant gain" if c["low"] <= 1 <= c["high"] else None
+    assert c["call"] == (word or ("gain" if c["low"] > 1 else "slower than the defaults"))
+    assert f"answer:   {c['call']}: speedup {c['speedup']:.2f}x (95% interval" in out
+    (ready,) = ans["ready"]
+    assert f"ready:    {ready}" in out and " btio --backend mpiio " in ready
+    assert ("--independent" in ready) == (best["settings"]["transfer"] == "independent")
+    cb = best["settings"]["cb_nodes"]
+    assert ("--hints cb_nodes=2" in ready) == (cb == "2")
+    # the confirmation runs are stored too, as further iterations of the two cases
+    n = rows(d / "t.sqlite", "SELECT COUNT(*) AS n FROM runs WHERE variant = ?", best["variant"])
+    assert n[0]["n"] == len(best["runs"]) + 5
+
+
+def test_report_has_the_tune_section(small):
+    d, _ = small
+    page = (d / "out" / "report.html").read_text()
+    ans = _answer(d / "t.sqlite")
+    assert '<section class="tune" id="tune-1">' in page
+    assert f"Every trial ({len(ans['trials'])})" in page
+    assert "Importance of each setting" in page and ans["importance"]["method"] in page
+    # the report command, later, draws it from the store
+    p = cli("report", d / "t.sqlite", "-o", d / "again.html", cwd=d)
+    assert p.returncode == 0, p.stderr
+    assert '<section class="tune" id="tune-1">' in (d / "again.html").read_text()
+
+
+REFUSED = """
+[campaign]
+name = "tune-refused"
+ranks = [1]
+timeout = 60
+[[kernel]]
+name = "btio"
+backends = ["mpiio"]
+options = { grid = "8,8,8", dumps = 1 }
+[tune]
+trials = 3
+[tune.space]
+api = ["varn", "blocking"]
+"""
+
+
+def test_a_refused_trial_is_stored_and_the_tune_goes_on(tmp_path):
+    (tmp_path / "t.toml").write_text(REFUSED)
+    p = cli("tune", "t.toml", "--db", "t.sqlite", "--out", "out", "--no-report", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    trials = _answer(tmp_path / "t.sqlite")["trials"]
+    assert [t["settings"].get("api") for t in trials][0] is None  # the defaults first
+    assert sorted(t["settings"]["api"] for t in trials[1:]) == ["blocking", "varn"]
+    varn, blocking = sorted(trials[1:], key=lambda t: t["settings"]["api"] != "varn")
+    assert varn["state"] == "refused" and varn["seconds"] is None
+    assert "backend mpiio has no varn API" in varn["error"]
+    (run,) = rows(tmp_path / "t.sqlite", "SELECT * FROM runs WHERE id = ?", varn["run_ids"][0])
+    assert run["status"] == "failed" and run["exit_code"] == 2 and "varn" in run["error"]
+    assert blocking["state"] == "ok" and blocking["seconds"] > 0
+    assert "refused: iokernels: error: backend mpiio has no varn API" in p.stdout
+
+
+BASE = """[campaign]
+name = "bad"
+ranks = [1]
+[[kernel]]
+name = "btio"
+backends = ["mpiio"]
+options = { grid = "8,8,8", dumps = 1 }
+"""
+
+
+def _ompi():
+    return (
+        shutil.which("ompi_info") is not None
+        and "libmpi.so.40"
+        in subprocess.run(["ldd", str(BIN)], capture_output=True, text=True).stdout
+    )
+
+
+@pytest.mark.parametrize(
+    "tune, line, words",
+    [
+        ("[tune]\ntrials = 3\n[tune.space]\nnosuch = [1, 2]\n", 11, "[tune.space] nosuch: unknown"),
+        ("[tune]\ntrials = 3\n[tune.space]\ncb_nodes = [0, 2]\n", 11, "value 0 is not a whole"),
+        ("[tune]\ntrials = 3\n[tune.space]\ncb_nodes = []\n", 11, "must be a non-empty list"),
+        ("[tune]\ntrials = 3\n[tune.space]\nromio_cb_write = ['on']\n", 11, "'on' is not one of"),
+        ("[tune]\ntrials = 3\n[tune.space]\n", 10, "[tune] space: is empty"),
+        ("[tune]\ntrials = 0\n[tune.space]\ncb_nodes = [2]\n", 9, "trials: must be at least 1"),
+        ("[tune]\ntrials = 'many'\n[tune.space]\ncb_nodes = [2]\n", 9, "must be a whole number"),
+        ("[tune]\nminutes = -1\n[tune.space]\ncb_nodes = [2]\n", 9, "minutes: must be above 0"),
+        ("[tune]\n[tune.space]\ncb_nodes = [2]\n", None, "no budget: give trials"),
+        ("[tune]\ntrials = 3\nsaerch = 1\n[tune.space]\ncb_nodes = [2]\n", 10, "saerch: unknown"),
+        ("[tune]\ntrials = 3\n[tune.space]\nhdf5-layout = ['chunked']\n", 11, "a hdf5 setting"),
+        ("[tune]\ntrials = 3\n[tune.space]\nhints = ['a=b']\n", 11, "give hints as settings"),
+        ("[tune]\ntrials = 3\n[tune.space]\nstriping_factor = [4]\n", 11, "no striping"),
+        ("[tune]\ntrials = 3\n[tune.space]\nfcoll = ['nosuch']\n", 11, "no such fcoll component"),
+    ],
+)
+def test_a_bad_tune_file_is_refused_before_anything_runs(tmp_path, tune, line, words):
+    if "fcoll" in tune and not _ompi():
+        pytest.skip("fcoll is OpenMPI's: this binary uses another MPI")
+    if "striping" in tune and shutil.which("lfs"):
+        pytest.skip("lfs is here: striping is a setting")
+    (tmp_path / "t.toml").write_text(BASE + tune)
+    p = cli("tune", "t.toml", "--db", "t.sqlite", "--out", "out", cwd=tmp_path, timeout=60)
+    assert p.returncode == 2, p.stdout + p.stderr
+    err = p.stderr.strip()
+    assert "\n" not in err and "Traceback" not in err, err
+    assert err.startswith("iokernels-campaign: error: t.toml"), err
+    if line:
+        assert f"t.toml line {line}: " in err, err
+    assert words in err, err
+    assert not (tmp_path / "t.sqlite").exists() and not (tmp_path / "out").exists()
+    assert p.stdout == ""
+
+
+def test_the_docs_table_lists_every_setting_of_the_code():
+    from iokernels_campaign import tune_space
+
+    text = (REPO / "docs" / "tune.md").read_text()
+    table = text.split("## The settings", 1)[1].split("\n\n")
+    rows = [x for part in table for x in part.splitlines() if x.startswith("| `")]
+    documented = {}
+    for row in rows:
+        cells = [c.strip().strip("`") for c in row.strip("|").split("|")]
+        documented[cells[0]] = cells[1]
+    assert list(documented) == list(tune_space.SETTINGS)
+    for name, s in tune_space.SETTINGS.items():
+        if name != "transfer":  # --collective or --independent
+            assert s.target in documented[name], (name, documented[name])
