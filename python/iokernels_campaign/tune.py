@@ -15,7 +15,8 @@ argv, env and variant), so `report`, `list` and `compare` see each trial.
   wall time is stopped, stored as failed ("cut: ...") and PRUNED. Neither
   ends the tune.
 - A trial whose settings come out the same as an earlier one (a backend's
-  setting on another backend) is not run again: it takes the earlier value.
+  setting on another backend, OMPIO's fcoll under another io component) is
+  not run again: it takes the earlier value.
 - The answer: the best and the defaults re-run `confirm` times each,
   alternating (ABAB), speedup = median(defaults) / median(best) with its
   bootstrap interval (verdict.py)."""

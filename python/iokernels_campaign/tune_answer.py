@@ -21,7 +21,7 @@ def _importance(study):
     done = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
     if len(done) >= MIN_FANOVA and len({t.value for t in done}) > 1:
         try:
-            return "fANOVA (optuna.importance)", optuna.importance.get_param_importances(study)
+            return "fANOVA, optuna.importance", optuna.importance.get_param_importances(study)
         except (ValueError, RuntimeError):
             pass
     # too few trials: each setting's spread of its values' median times, as shares

@@ -65,6 +65,8 @@ SETTINGS = {
     "api": Setting("core", "api", "choice"),
     "backend": Setting("core", "backend", "backend"),
 }
+# OMPIO's frameworks: only the ompio io component (OpenMPI's default) uses them
+OMPIO_PARTS = ("fcoll", "fbtl")
 # asked for, but no backend has it: said so rather than "unknown"
 NOT_MAPPED = {
     "hdf5_metadata_cache": "the hdf5 backend sets no metadata cache (no such option)",
@@ -262,6 +264,9 @@ def apply(case, settings, caps):
             continue
         if s.kind == "hint" and "hints" not in caps.get(backend, ()):
             shown[name] = "n/a"
+            continue
+        if name in OMPIO_PARTS and settings.get("io", DEFAULT) not in (DEFAULT, "ompio"):
+            shown[name] = "n/a"  # another io component: OMPIO's parts are not used
             continue
         shown[name] = str(v)
         if s.kind == "hint":

@@ -190,3 +190,18 @@ def test_the_docs_table_lists_every_setting_of_the_code():
     for name, s in tune_space.SETTINGS.items():
         if name != "transfer":  # --collective or --independent
             assert s.target in documented[name], (name, documented[name])
+
+
+def test_ompio_parts_are_left_out_under_another_io_component():
+    from iokernels_campaign import spec, tune_space
+
+    case = spec.Case("btio", "btio", "mpiio", 4, (), ("write",), 1, 60.0, "")
+    caps = {"mpiio": {"hints"}}
+    trial, shown = tune_space.apply(case, {"io": "romio321", "fcoll": "two_phase"}, caps)
+    assert shown == {"io": "romio321", "fcoll": "n/a"}
+    assert dict(trial.env) == {"OMPI_MCA_io": "romio321"} and trial.variant == "io=romio321"
+    trial, shown = tune_space.apply(case, {"io": "ompio", "fcoll": "two_phase"}, caps)
+    assert dict(trial.env) == {"OMPI_MCA_io": "ompio", "OMPI_MCA_fcoll": "two_phase"}
+    trial, _ = tune_space.apply(case, {"fcoll": "vulcan", "cb_nodes": 2}, caps)
+    assert dict(trial.env) == {"OMPI_MCA_fcoll": "vulcan"}
+    assert dict(trial.args)["hints"] == "cb_nodes=2" and trial.variant == "fcoll=vulcan cb_nodes=2"
