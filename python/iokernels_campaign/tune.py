@@ -29,7 +29,7 @@ import time
 
 import optuna
 
-from . import launch, outcome, runner, tune_space, verdict
+from . import launch, outcome, runner, slurm, tune_space, verdict
 
 CUT_FLOOR_S = 10.0  # a launcher alone can take seconds to start 16 ranks on 2 cores
 MAX_SAME = 100  # settings already tried, in a row: the sampler has nothing new
@@ -68,6 +68,10 @@ class Tuner:
     def __init__(self, tspec, inventory, store, out_dir, launcher="mpiexec", echo=print):
         self.t, self.inv, self.store, self.echo = tspec, inventory, store, echo
         self.launcher = launcher
+        self.srun_extra = list(tspec.campaign.slurm.srun)
+        if launcher == "srun":  # srun's --mpi, chosen as run chooses it
+            family = slurm.mpi_family(inventory.binary)
+            self.srun_extra += slurm.srun_mpi(tspec.campaign.slurm, family)
         self.session = runner.new_session(tspec.campaign, out_dir)
         self.dirs, self.iters, self.seen = {}, {}, {}
         self.trials = []
@@ -108,9 +112,9 @@ class Tuner:
                 res = outcome.not_run(idir, f"the {broke} step of this iteration failed")
             else:
                 argv = [str(self.inv.binary), *case.argv(mode), "--json", f"{mode}.jsonl"]
-                slurm = self.t.campaign.slurm
+                per_node = self.t.campaign.slurm.ntasks_per_node
                 cmd, lenv = launch.command(
-                    self.launcher, case.ranks, argv, slurm.srun, env, slurm.ntasks_per_node
+                    self.launcher, case.ranks, argv, self.srun_extra, env, per_node
                 )
                 res = runner.run_step(cmd, idir, mode, timeout, lenv)
                 if res.status != "ok" and is_cut and res.error.startswith("killed: still running"):

@@ -109,7 +109,7 @@ def build(tuner, searched, a, b, ratio):
         "defaults": {"seconds": tuner.defaults.value, "runs": tuner.defaults.runs},
         "best": {
             "number": best.number,
-            "settings": {k: v for k, v in best.settings.items() if v not in ("n/a",)},
+            "settings": {k: v for k, v in best.settings.items() if v not in ("n/a", "default")},
             "variant": case.variant,
             "seconds": best.value,
             "runs": best.runs,
