@@ -205,3 +205,16 @@ def test_ompio_parts_are_left_out_under_another_io_component():
     trial, _ = tune_space.apply(case, {"fcoll": "vulcan", "cb_nodes": 2}, caps)
     assert dict(trial.env) == {"OMPI_MCA_fcoll": "vulcan"}
     assert dict(trial.args)["hints"] == "cb_nodes=2" and trial.variant == "fcoll=vulcan cb_nodes=2"
+
+
+def test_a_minutes_budget_spent_by_the_defaults_leaves_them_the_answer(tmp_path):
+    spec = REFUSED.replace("trials = 3", "minutes = 0.001").replace('"varn", ', "")
+    (tmp_path / "t.toml").write_text(spec)
+    p = cli("tune", "t.toml", "--db", "t.sqlite", "--out", "out", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    ans = _answer(tmp_path / "t.sqlite")
+    assert [t["settings"] for t in ans["trials"]] == [{}]  # no time left after the defaults
+    assert ans["confirm"]["defaults"] == [] and ans["best"]["number"] == 1
+    assert "answer:   no significant gain: no setting beat the defaults" in p.stdout
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "<b>no significant gain</b>: no setting beat the defaults" in page
