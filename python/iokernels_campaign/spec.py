@@ -425,6 +425,8 @@ def build(path, data, inventory):
     where = str(path)
     unknown = set(data) - TOP_KEYS
     if unknown:
+        if "tune" in unknown:
+            _fail(where, "a [tune] table: this is a tune file (iokernels-campaign tune FILE)")
         _fail(where, f"unknown table {sorted(unknown)[0]!r} (known: campaign, slurm, kernel)")
     head = _table(f"{where}: [campaign]", "campaign", data.get("campaign", {}))
     unknown = set(head) - CAMPAIGN_KEYS

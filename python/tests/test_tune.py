@@ -218,3 +218,9 @@ def test_a_minutes_budget_spent_by_the_defaults_leaves_them_the_answer(tmp_path)
     assert "answer:   no significant gain: no setting beat the defaults" in p.stdout
     page = (tmp_path / "out" / "report.html").read_text()
     assert "<b>no significant gain</b>: no setting beat the defaults" in page
+
+
+def test_run_names_tune_for_a_tune_file(tmp_path):
+    p = cli("run", SMALL, "--db", "t.sqlite", "--out", "out", cwd=tmp_path)
+    assert p.returncode == 2 and not (tmp_path / "t.sqlite").exists()
+    assert "a [tune] table: this is a tune file (iokernels-campaign tune FILE)" in p.stderr
