@@ -99,13 +99,15 @@ class Tuner:
         return (cut, True) if cut < case_limit else (case_limit, False)
 
     def run_once(self, trial, limited=True):
-        """Runs the trial's case once (its modes in order); (seconds or None, error)."""
+        """Runs the trial's case once (its modes in order): its I/O seconds, or
+        None when a run failed. A failed first run makes the trial refused (or
+        cut); a failed repeat only ends its repeats."""
         case = trial.case
         cdir, it = self._dir(case)
         idir = cdir / f"iter{it}"
         idir.mkdir()
         timeout, is_cut = self.limit() if limited else (case.timeout, False)
-        seconds, wall, error, broke = 0.0, 0.0, None, None
+        seconds, wall, error, broke, was_cut = 0.0, 0.0, None, None, False
         for mode in case.modes:
             env = case.environment(cdir, idir, mode, it)
             if broke:
@@ -122,7 +124,7 @@ class Tuner:
                         f"cut: still running after {timeout:.0f} s ({self.t.cut:g}x the best's "
                         f"wall time, at least {CUT_FLOOR_S:g} s): stopped"
                     )
-                    trial.state = "cut"
+                    was_cut = True
             extra = runner.run_extra(env, None)
             trial.run_ids.append(self.store.add_run(self.session.id, case, mode, it, res, extra))
             if res.status == "ok":
@@ -132,7 +134,8 @@ class Tuner:
                 broke = broke or mode
                 error = error or res.error
         if error:
-            trial.state = trial.state if trial.state == "cut" else "refused"
+            if not trial.runs:
+                trial.state = "cut" if was_cut else "refused"
             trial.error = error
             return None
         trial.runs.append(seconds)
