@@ -224,3 +224,35 @@ def test_run_names_tune_for_a_tune_file(tmp_path):
     p = cli("run", SMALL, "--db", "t.sqlite", "--out", "out", cwd=tmp_path)
     assert p.returncode == 2 and not (tmp_path / "t.sqlite").exists()
     assert "a [tune] table: this is a tune file (iokernels-campaign tune FILE)" in p.stderr
+
+
+CUT = """
+[campaign]
+name = "tune-cut"
+ranks = [1]
+timeout = 120
+[[kernel]]
+name = "btio"
+backends = ["null"]
+options = { grid = "16,16,16", dumps = 1 }
+[tune]
+trials = 2
+cut = 2
+[tune.space]
+iterations = [1000000]
+"""
+
+
+def test_a_trial_past_the_cut_is_stopped_stored_and_the_tune_ends_normally(tmp_path):
+    """A million iterations run far past 2x the defaults' wall time (the
+    floor, 10 s, applies): stopped, stored as failed with the reason."""
+    (tmp_path / "t.toml").write_text(CUT)
+    p = cli("tune", "t.toml", "--db", "t.sqlite", "--out", "out", "--no-report", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    _, slow = _answer(tmp_path / "t.sqlite")["trials"]
+    assert slow["state"] == "cut" and slow["settings"] == {"iterations": "1000000"}
+    assert slow["error"].startswith("cut: still running after 10 s (2x the best's wall time")
+    (run,) = rows(tmp_path / "t.sqlite", "SELECT * FROM runs WHERE id = ?", slow["run_ids"][0])
+    assert run["status"] == "failed" and run["error"] == slow["error"]
+    assert 10 <= run["elapsed"] < 60
+    assert "answer:   no significant gain: no setting beat the defaults" in p.stdout
