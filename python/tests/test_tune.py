@@ -89,20 +89,25 @@ def test_report_has_the_tune_section(small):
     assert '<section class="tune" id="tune-1">' in (d / "again.html").read_text()
 
 
-REFUSED = """
+def _tiny(name, backend, tune, space, grid="8,8,8"):
+    """A tune file of BTIO on 1 rank."""
+    return f"""
 [campaign]
-name = "tune-refused"
+name = "{name}"
 ranks = [1]
 timeout = 60
 [[kernel]]
 name = "btio"
-backends = ["mpiio"]
-options = { grid = "8,8,8", dumps = 1 }
+backends = ["{backend}"]
+options = {{ grid = "{grid}", dumps = 1 }}
 [tune]
-trials = 3
+{tune}
 [tune.space]
-api = ["varn", "blocking"]
+{space}
 """
+
+
+REFUSED = _tiny("tune-refused", "mpiio", "trials = 3", 'api = ["varn", "blocking"]')
 
 
 def test_a_refused_trial_is_stored_and_the_tune_goes_on(tmp_path):
@@ -226,21 +231,7 @@ def test_run_names_tune_for_a_tune_file(tmp_path):
     assert "a [tune] table: this is a tune file (iokernels-campaign tune FILE)" in p.stderr
 
 
-CUT = """
-[campaign]
-name = "tune-cut"
-ranks = [1]
-timeout = 120
-[[kernel]]
-name = "btio"
-backends = ["null"]
-options = { grid = "16,16,16", dumps = 1 }
-[tune]
-trials = 2
-cut = 2
-[tune.space]
-iterations = [1000000]
-"""
+CUT = _tiny("tune-cut", "null", "trials = 2\ncut = 2", "iterations = [1000000]", "16,16,16")
 
 
 def test_a_trial_past_the_cut_is_stopped_stored_and_the_tune_ends_normally(tmp_path):
