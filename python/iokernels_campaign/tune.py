@@ -12,7 +12,10 @@ argv, env and variant), so `report`, `list` and `compare` see each trial.
   that median falls inside the band, the best is re-run to `repeats` runs too.
 - A trial the library refuses (the kernel exits 2, or the run fails) is stored
   as failed and is a FAIL of the study; a trial running past cut x the best's
-  wall time is stopped, stored as failed ("cut: ...") and PRUNED. Neither
+  wall time is stopped and stored as failed ("cut: ..."), and the study is
+  told the time it was cut at (a lower bound of its time: the sampler and
+  the importance see how slow it was, where a pruned trial would count for
+  nothing in either). Neither
   ends the tune.
 - A trial whose settings come out the same as an earlier one (a backend's
   setting on another backend, OMPIO's fcoll under another io component) is
@@ -48,6 +51,7 @@ class Trial:
     walls: list = dataclasses.field(default_factory=list)
     run_ids: list = dataclasses.field(default_factory=list)
     state: str = "ok"  # ok, refused, cut
+    cut_at: float | None = None  # the limit (wall seconds) a cut trial was stopped at
     error: str | None = None
 
     @property
@@ -124,7 +128,7 @@ class Tuner:
                         f"cut: still running after {timeout:.0f} s ({self.t.cut:g}x the best's "
                         f"wall time, at least {CUT_FLOOR_S:g} s): stopped"
                     )
-                    was_cut = True
+                    was_cut, trial.cut_at = True, timeout
             extra = runner.run_extra(env, None)
             trial.run_ids.append(self.store.add_run(self.session.id, case, mode, it, res, extra))
             if res.status == "ok":
@@ -195,8 +199,8 @@ class Tuner:
             self.same += 1
         otrial.set_user_attr("trial", done.number)
         if done.state == "cut":
-            otrial.report(self.limit()[0], 0)
-            raise optuna.TrialPruned()
+            otrial.set_user_attr("cut", True)
+            return done.cut_at
         if done.state != "ok":
             raise Refused(done.error)
         return done.value
