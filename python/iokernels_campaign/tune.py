@@ -26,6 +26,7 @@ argv, env and variant), so `report`, `list` and `compare` see each trial.
 
 import dataclasses
 import json
+import shutil
 import socket
 import statistics
 import time
@@ -112,6 +113,7 @@ class Tuner:
         idir.mkdir()
         timeout, is_cut = self.limit() if limited else (case.timeout, False)
         seconds, wall, error, broke, was_cut = 0.0, 0.0, None, None, False
+        records = []
         for mode in case.modes:
             env = case.environment(cdir, idir, mode, it)
             if broke:
@@ -131,12 +133,15 @@ class Tuner:
                     was_cut, trial.cut_at = True, timeout
             extra = runner.run_extra(env, None)
             trial.run_ids.append(self.store.add_run(self.session.id, case, mode, it, res, extra))
+            if res.record:
+                records.append(res.record)
             if res.status == "ok":
                 seconds += io_seconds(res.record)
                 wall += res.elapsed or 0.0
             else:
                 broke = broke or mode
                 error = error or res.error
+        _remove_outputs(idir, records)
         if error:
             if not trial.runs:
                 trial.state = "cut" if was_cut else "refused"
@@ -280,6 +285,24 @@ class Tuner:
         from . import tune_answer
 
         return tune_answer.build(self, searched, a, b, ratio)
+
+
+def _remove_outputs(idir, records):
+    """Removes the data files the runs of one iteration wrote (their records
+    list them), once every mode has run: a tune runs many trials and their
+    files can be large. Only paths inside the iteration's own folder; the
+    runs' stdout, stderr, record and status stay."""
+    idir = idir.resolve()
+    for rec in records:
+        paths = list(rec.get("files") or []) + [p.get("path") for p in rec.get("passes", [])]
+        for name in {p for p in paths if isinstance(p, str) and p}:
+            path = (idir / name).resolve()
+            if path.parent != idir and idir not in path.parents:
+                continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            elif path.exists() or path.is_symlink():
+                path.unlink(missing_ok=True)
 
 
 def _shown(seconds):

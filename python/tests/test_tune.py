@@ -7,6 +7,7 @@ before anything runs (exit 2, one line naming the file, line and key)."""
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import BIN, REPO, cli, rows
@@ -41,6 +42,10 @@ def test_small_example_stores_every_trial_with_its_settings(small):
             r = runs[rid]
             argv = json.loads(r["argv"])
             assert r["variant"] == t["variant"] and r["status"] == "ok"
+            # the data file is removed once measured, the run's own files stay
+            rundir = Path(r["case_dir"])
+            assert (rundir / "write.jsonl").is_file() and (rundir / "write.stdout").is_file()
+            assert not (rundir / "btio.mpi").exists(), list(rundir.iterdir())
             assert ("--independent" in argv) == (t["settings"].get("transfer") == "independent")
             cb = t["settings"].get("cb_nodes", "default")
             assert (f"cb_nodes={cb}" in " ".join(argv)) == (cb != "default")
