@@ -72,7 +72,13 @@ replay_read_input(const char *text, const char *path, const struct iok_optset *s
         if (!o->trace && !(o->trace = calloc(1, sizeof *o->trace)))
             return iok_error(IOK_EIO, "out of memory reading %s", path);
         snprintf(o->input, sizeof o->input, "%s", path);
-        return rp_parse(text, strlen(text), path, o->trace);
+        int rc = rp_parse(text, strlen(text), path, o->trace);
+        if (rc != IOK_OK) { /* the run ends here: no state to free later */
+            rp_free(o->trace);
+            free(o->trace);
+            o->trace = NULL;
+        }
+        return rc;
     }
     return iok_error(IOK_EIO, "replay: no option set of its own");
 }
