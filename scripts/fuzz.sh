@@ -17,7 +17,13 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LD_PRELOAD=${LD_PRELOAD:-$build/tests/libiok_keep_modules.so} # see tests/sanitize/keep_modules.c
 export OMPI_MCA_btl=${OMPI_MCA_btl:-self} # one process, no network probing
 
-targets=$(cd "$build/tests/fuzz" && ls fuzz_* 2>/dev/null | grep -v replay)
+# fuzz_replay_T replays fuzz_T's corpus (ctest): not a fuzzer of its own. A
+# fuzzer whose own name starts with replay (fuzz_replay_file: the replay
+# kernel's file) has no fuzz_file beside it.
+targets=$(cd "$build/tests/fuzz" && for t in fuzz_*; do
+  case $t in fuzz_replay_*) [ -e "fuzz_${t#fuzz_replay_}" ] && continue ;; esac
+  [ -x "$t" ] && echo "$t"
+done)
 # FUZZ_SKIP: targets left out (none by default), e.g. FUZZ_SKIP="decomp dat".
 skip=${FUZZ_SKIP-}
 for s in $skip; do
