@@ -82,12 +82,12 @@ iok_check_written(MPI_Comm comm, const char *path, int mine, const struct iok_sc
      * after this write finished says nothing about the write. */
     int64_t f = free_bytes(dir);
     int deflated = 0; /* compressed variables may take less room than their bytes */
-    int64_t room = 0; /* the data the schema holds: bytes written twice count once */
-    for (int v = 0; v < s->nvars; v++) {
+    for (int v = 0; v < s->nvars; v++)
         deflated |= s->vars[v].deflate > 0;
-        room += iok_var_total_elems(s, v) * (int64_t)iok_type_size(s->vars[v].type);
-    }
-    if (bytes > room) /* a trace that rewrites its bytes (replay) writes more than it holds */
+    /* the data the schema holds (the offset past its last variable): a trace
+     * that rewrites its bytes (replay) writes more than the file holds */
+    int64_t room = iok_raw_var_offset(s, s->nvars);
+    if (bytes > room)
         bytes = room;
     /* the blocks held count only where the file system is short of room (a
      * compressing file system holds fewer blocks than a file's bytes) */
