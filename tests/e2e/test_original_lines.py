@@ -130,8 +130,17 @@ def test_ncbench_table_is_the_originals_and_timed_its_way(tmp_path):
     assert io[2] <= p["span_seconds"] * 1.0001
     mib = p["bytes"] / 2**20
     assert pure[0] == pytest.approx(mib / io[2], rel=0.01)
-    # even the fastest rank's figure covers the slowest rank's transfer calls
-    assert io[0] >= p["phases"]["post"]["rank_seconds"]["max"] - 1e-9
+    # even the fastest rank's figure covers the slowest rank's transfer calls, less
+    # what it subtracts as its own suite work (values, requests) and the skew of
+    # leaving a barrier (rank A's loop is t1 - t0 - suite_A, rank B's calls at most
+    # t1 - t0 - suite_B, the t's a barrier's exit on each rank). The skew is a few
+    # microseconds on an idle machine, a scheduler slice (milliseconds) on a loaded
+    # one: hence 5% and 1 ms.
+    ph = p["phases"]
+    suite = ph["datagen"]["rank_seconds"]["max"] + ph["requests"]["rank_seconds"]["max"]
+    assert io[0] >= (ph["post"]["rank_seconds"]["max"] - suite) * 0.95 - 1e-3
+    # and no rank's figure is below its own transfer calls
+    assert io[0] >= ph["post"]["rank_seconds"]["min"] - 1e-9
 
 
 # ---- AMReX: its step timers, ReduceRealMax of each rank's durations -------
