@@ -30,6 +30,10 @@ TABLES = {
     "[kernel.backend.NAME]": "Options for backend NAME only, over the block's `options`.",
     "[kernel.env]": "Environment variables of this block's runs, over `[campaign.env]`.",
     "[kernel.lustre]": "Striping of this block's case directories, over `[campaign.lustre]`.",
+    "[tune]": "Only in a tune file (`iokernels-campaign tune`, see [Tuning](../tune.md)): "
+    "its one `[[kernel]]` block, one rank count, no `sweep`, is the case tuned.",
+    "[tune.space]": "The settings a tune varies, each with its values; the value "
+    '`"default"` in any list leaves that setting to the library.',
 }
 
 _ENV = (
@@ -71,6 +75,13 @@ _ROWS = (
     ("(top level)", "campaign", "table", "", "the `[campaign]` table"),
     ("(top level)", "slurm", "table", "", "the `[slurm]` table"),
     ("(top level)", "kernel", "array of tables", "", "the `[[kernel]]` blocks; at least one"),
+    (
+        "(top level)",
+        "tune",
+        "table",
+        "",
+        "the `[tune]` table: in a tune file only, refused by `run`",
+    ),
     (
         "[campaign]",
         "name",
@@ -171,6 +182,70 @@ _ROWS = (
     ),
     ("[kernel.env]", "NAME", *_ENV),
     *(("[kernel.lustre]",) + r for r in _LUSTRE),
+    ("[tune]", "trials", "integer", "", "budget: settings tried, the defaults included"),
+    (
+        "[tune]",
+        "minutes",
+        "number",
+        "",
+        "budget: no new trial starts after this many minutes (the confirmation comes "
+        "after); give `trials`, `minutes` or both",
+    ),
+    (
+        "[tune]",
+        "repeats",
+        "integer",
+        "`3`",
+        "runs of a trial that lands within the noise of the best",
+    ),
+    (
+        "[tune]",
+        "noise",
+        "number",
+        "`0.10`",
+        "the best's band: the spread of its runs, at least this fraction of its median "
+        "either side; below 1",
+    ),
+    (
+        "[tune]",
+        "confirm",
+        "integer",
+        "`5`",
+        "re-runs of the defaults and of the best, alternating (at least 5)",
+    ),
+    (
+        "[tune]",
+        "cut",
+        "number",
+        "`5`",
+        "a trial's run is stopped past this multiple of the best's slowest wall time "
+        "(at least 10 s); 0: never",
+    ),
+    (
+        "[tune]",
+        "seed",
+        "integer",
+        "`1`",
+        "the sampler's seed: the same file tries the same settings",
+    ),
+    (
+        "[tune]",
+        "sampler",
+        "string",
+        '`"auto"`',
+        "`auto`: a grid (Optuna's GridSampler) when the space has at most `trials` - 1 "
+        "points, else TPE; or `grid`, `tpe`",
+    ),
+    ("[tune]", "space", "table", "", "see `[tune.space]`; required"),
+    (
+        "[tune.space]",
+        "SETTING",
+        "list",
+        "",
+        "a setting of [Tuning](../tune.md#the-settings) (an MPI-IO or library hint, a "
+        "backend option, an ADIOS2 parameter, an MPI environment variable, the transfer "
+        "mode, or a kernel option by its name) and the values tried",
+    ),
 )
 
 KEYS = tuple(Key(*row) for row in _ROWS)

@@ -50,7 +50,7 @@ RESERVED = {
     "help": "it runs nothing",
 }
 # the keys each table accepts: keys.py declares them (and the reference page)
-TOP_KEYS = set(keys.names("(top level)"))
+TOP_KEYS = set(keys.names("(top level)")) - {"tune"}  # tune_spec takes [tune] off first
 CAMPAIGN_KEYS = set(keys.names("[campaign]"))
 BLOCK_KEYS = set(keys.names("[[kernel]]"))
 # a campaign's name names its folder (results/NAME) and its jobs: one plain name

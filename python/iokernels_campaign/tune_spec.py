@@ -23,9 +23,9 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import spec, tune_space
+from . import keys, spec, tune_space
 
-KEYS = ("trials", "minutes", "repeats", "noise", "confirm", "cut", "seed", "sampler", "space")
+KEYS = keys.names("[tune]")
 SAMPLERS = ("auto", "tpe", "grid")
 MIN_CONFIRM = 5
 

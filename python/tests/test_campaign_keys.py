@@ -4,7 +4,7 @@ accepts: a campaign that sets every declared key, each with a valid value,
 loads; a key keys.py does not declare is refused, naming it."""
 
 import pytest
-from iokernels_campaign import keys, spec
+from iokernels_campaign import keys, spec, tune_spec
 
 # a valid value for every declared key (placeholders NAME and OPTION get a
 # real name); a key added to keys.py needs its line here
@@ -54,7 +54,20 @@ VALUES = {
     ("[kernel.lustre]", "stripe_count"): "stripe_count = 2",
     ("[kernel.lustre]", "stripe_size"): "stripe_size = 2097152",
     ("[kernel.lustre]", "required"): "required = false",
+    # a tune file's tables (tune_text below)
+    ("(top level)", "tune"): None,
+    ("[tune]", "trials"): "trials = 4",
+    ("[tune]", "minutes"): "minutes = 2.5",
+    ("[tune]", "repeats"): "repeats = 2",
+    ("[tune]", "noise"): "noise = 0.2",
+    ("[tune]", "confirm"): "confirm = 6",
+    ("[tune]", "cut"): "cut = 3",
+    ("[tune]", "seed"): "seed = 9",
+    ("[tune]", "sampler"): 'sampler = "grid"',
+    ("[tune]", "space"): None,
+    ("[tune.space]", "SETTING"): 'transfer = ["collective", "independent"]',
 }
+TUNE_TABLES = ("[tune]", "[tune.space]")
 
 
 def campaign_text(extra=None):
@@ -62,7 +75,7 @@ def campaign_text(extra=None):
     line) adds a line to a table."""
     out = []
     for table in keys.TABLES:
-        if table == "(top level)":
+        if table == "(top level)" or table in TUNE_TABLES:
             continue
         header = table.replace("NAME", "mpiio")
         out.append(header)
@@ -107,3 +120,31 @@ def test_an_undeclared_key_is_refused_by_name(tmp_path, inv, table, line, named)
     with pytest.raises(spec.CampaignError) as e:
         spec.load(path, inv)
     assert f"unknown key {named}" in str(e.value)
+
+
+def tune_text(extra=None):
+    """A tune file: one block of one case, and every [tune] key."""
+    out = ['[[kernel]]\nname = "btio"\nbackends = ["mpiio"]\noptions = { grid = "8,8,8" }']
+    for table in TUNE_TABLES:
+        out.append(table)
+        out += [VALUES[(k.table, k.name)] for k in keys.KEYS if k.table == table]
+        if extra and extra[0] == table:
+            out.append(extra[1])
+    return "\n".join(line for line in out if line) + "\n"
+
+
+def test_a_tune_file_with_every_declared_key_loads(tmp_path, inv):
+    path = tmp_path / "t.toml"
+    path.write_text(tune_text())
+    t = tune_spec.load(path, inv)
+    assert (t.trials, t.minutes, t.repeats, t.noise) == (4, 2.5, 2, 0.2)
+    assert (t.confirm, t.cut, t.seed, t.sampler) == (6, 3, 9, "grid")
+    assert t.space == {"transfer": ["collective", "independent"]}
+
+
+def test_an_undeclared_tune_key_is_refused_by_name(tmp_path, inv):
+    path = tmp_path / "t.toml"
+    path.write_text(tune_text(("[tune]", "budget = 3")))
+    with pytest.raises(spec.CampaignError) as e:
+        tune_spec.load(path, inv)
+    assert "budget: unknown key" in str(e.value) and "t.toml line" in str(e.value)
