@@ -12,8 +12,10 @@
 #include "iokernels/request.h"
 #include "iokernels/schema.h"
 
-/* The raw 64-bit value of one element. */
-uint64_t iok_data_bits(uint64_t seed, uint64_t var_hash, int64_t record, int64_t index);
+/* The 32 bits one element's value is made from (each type's conversion is
+ * in data.c: the top 8 or 16 bits for char, byte and short, the bits as a
+ * signed integer for int and int64, [0, 1) for float and double). */
+uint32_t iok_data_bits(uint64_t seed, uint64_t var_hash, int64_t record, int64_t index);
 
 /* Fills every access buffer of the list with the expected values. */
 void iok_data_fill(const struct iok_schema *s, const struct iok_reqlist *r, uint64_t seed);

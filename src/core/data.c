@@ -21,16 +21,36 @@ record_key(uint64_t seed, uint64_t var_hash, int64_t record)
     return splitmix64(splitmix64(seed ^ var_hash) ^ (uint64_t)record);
 }
 
-uint64_t
-iok_data_bits(uint64_t seed, uint64_t var_hash, int64_t record, int64_t index)
+/* MurmurHash3's 32-bit finalizer: a bijection of 32 bits, so the elements of
+ * a record get distinct bits (positions 2^32 elements apart in one record
+ * share them). 32-bit lanes: 8 per AVX2 vector, native multiplies, about 3x
+ * faster than splitmix64 per value (bench: 0.17 against 0.57 ns per int). */
+static inline uint32_t
+fmix32(uint32_t x)
 {
-    return splitmix64(record_key(seed, var_hash, record) + (uint64_t)index);
+    x ^= x >> 16;
+    x *= 0x85ebca6bu;
+    x ^= x >> 13;
+    x *= 0xc2b2ae35u;
+    return x ^ (x >> 16);
 }
 
-/* The value loops below, as AVX2 clones where the CPU has AVX2 (4 lanes of
- * splitmix64; the loader picks the clone the CPU runs): several times
- * faster than scalar code. CMake lets GCC vectorize this file at -O2 (its
- * cost model); clang does by default. */
+/* an element's bits: the record's key gives a base and a salt */
+static inline uint32_t
+element_bits(uint64_t key, uint64_t index)
+{
+    return fmix32(((uint32_t)key + (uint32_t)index) ^ (uint32_t)(key >> 32));
+}
+
+uint32_t
+iok_data_bits(uint64_t seed, uint64_t var_hash, int64_t record, int64_t index)
+{
+    return element_bits(record_key(seed, var_hash, record), (uint64_t)index);
+}
+
+/* The value loops below, as AVX2 clones where the CPU has AVX2 (the loader
+ * picks the clone the CPU runs). CMake lets GCC vectorize this file at -O2
+ * (its cost model); clang does by default. */
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones) /* GCC 6, clang 14 */
 #define IOK_CLONES __attribute__((target_clones("avx2", "default")))
@@ -40,49 +60,51 @@ iok_data_bits(uint64_t seed, uint64_t var_hash, int64_t record, int64_t index)
 #define IOK_CLONES
 #endif
 
-/* n values of one type for consecutive indices from `key` (the record's key
- * plus the first index): one loop per type, the type out of the loop. Values
- * are chosen to be exact in their type, so a round trip through any library
- * is lossless; float and double take their mantissa bits through a signed
- * integer (exact, and what the vector units convert). */
+/* n values of one type for consecutive indices of one record from its key,
+ * the first at `index`: one loop per type, the type out of the loop. Values
+ * are exact in their type, so a round trip through any library is lossless;
+ * float and double take their bits through a signed 32-bit integer (exact,
+ * and what the vector units convert); both lie in [0, 1). */
 #define IOK_GEN(name, T, conv)                                                                     \
-    IOK_CLONES static void name(uint64_t key, int64_t n, void *out)                                \
+    IOK_CLONES static void name(uint64_t key, uint64_t index, int64_t n, void *out)                \
     {                                                                                              \
         T *o = out;                                                                                \
+        const uint32_t base = (uint32_t)key + (uint32_t)index, salt = (uint32_t)(key >> 32);       \
         for (int64_t i = 0; i < n; i++) {                                                          \
-            uint64_t bits = splitmix64(key + (uint64_t)i);                                         \
+            uint32_t bits = fmix32((base + (uint32_t)i) ^ salt);                                   \
             o[i] = (conv);                                                                         \
         }                                                                                          \
     }
-IOK_GEN(gen_int8, int8_t, (int8_t)(bits >> 56))
-IOK_GEN(gen_int16, int16_t, (int16_t)(bits >> 48))
-IOK_GEN(gen_int32, int32_t, (int32_t)(bits >> 32))
-IOK_GEN(gen_int64, int64_t, (int64_t)bits)
-IOK_GEN(gen_float, float, (float)(int32_t)(bits >> 40) * 0x1p-24f)
-IOK_GEN(gen_double, double, (double)(int64_t)(bits >> 11) * 0x1p-53)
+IOK_GEN(gen_int8, int8_t, (int8_t)(bits >> 24))
+IOK_GEN(gen_int16, int16_t, (int16_t)(bits >> 16))
+IOK_GEN(gen_int32, int32_t, (int32_t)bits)
+IOK_GEN(gen_int64, int64_t, (int64_t)(int32_t)bits)
+IOK_GEN(gen_float, float, (float)(int32_t)(bits >> 8) * 0x1p-24f)
+/* bits * 2^-32, through the signed conversion: (bits - 2^31) * 2^-32 + 0.5 */
+IOK_GEN(gen_double, double, (double)(int32_t)(bits ^ 0x80000000u) * 0x1p-32 + 0.5)
 
 static void
-gen_values(enum iok_type t, uint64_t key, int64_t n, void *out)
+gen_values(enum iok_type t, uint64_t key, uint64_t index, int64_t n, void *out)
 {
     switch (t) {
     case IOK_CHAR:
     case IOK_BYTE:
-        gen_int8(key, n, out);
+        gen_int8(key, index, n, out);
         break;
     case IOK_SHORT:
-        gen_int16(key, n, out);
+        gen_int16(key, index, n, out);
         break;
     case IOK_INT:
-        gen_int32(key, n, out);
+        gen_int32(key, index, n, out);
         break;
     case IOK_INT64:
-        gen_int64(key, n, out);
+        gen_int64(key, index, n, out);
         break;
     case IOK_FLOAT:
-        gen_float(key, n, out);
+        gen_float(key, index, n, out);
         break;
     case IOK_DOUBLE:
-        gen_double(key, n, out);
+        gen_double(key, index, n, out);
         break;
     }
 }
@@ -193,7 +215,7 @@ static int
 fill_run(void *vctx, int64_t record, int64_t index, int64_t n, char *buf)
 {
     struct fill_ctx *c = vctx;
-    gen_values(c->type, key_of(c, record) + (uint64_t)index, n, buf);
+    gen_values(c->type, key_of(c, record), (uint64_t)index, n, buf);
     return 0;
 }
 
@@ -261,7 +283,7 @@ check_run(void *vctx, int64_t record, int64_t index, int64_t n, char *buf)
         if (c->values) /* the kernel's own values, at the same buffer position */
             exp = c->values + (got - c->buf0);
         else
-            gen_values(c->f.type, key_of(&c->f, record) + (uint64_t)(index + i0), m, want);
+            gen_values(c->f.type, key_of(&c->f, record), (uint64_t)(index + i0), m, want);
         if (memcmp(got, exp, (size_t)m * es) == 0)
             continue;
         for (int64_t i = 0; i < m; i++)

@@ -10,22 +10,22 @@
 /* The documented value of an element (iokernels/data.h: a pure function of
  * the element's bits), written here from the bits and not from data.c. */
 static int
-matches_reference(enum iok_type t, uint64_t bits, const char *p)
+matches_reference(enum iok_type t, uint32_t bits, const char *p)
 {
     switch (t) {
     case IOK_CHAR:
     case IOK_BYTE:
-        return *(const int8_t *)p == (int8_t)(bits >> 56);
+        return *(const int8_t *)p == (int8_t)(bits >> 24);
     case IOK_SHORT:
-        return *(const int16_t *)p == (int16_t)(bits >> 48);
+        return *(const int16_t *)p == (int16_t)(bits >> 16);
     case IOK_INT:
-        return *(const int32_t *)p == (int32_t)(bits >> 32);
+        return *(const int32_t *)p == (int32_t)bits;
     case IOK_INT64:
-        return *(const int64_t *)p == (int64_t)bits;
+        return *(const int64_t *)p == (int64_t)(int32_t)bits;
     case IOK_FLOAT:
-        return *(const float *)p == (float)(bits >> 40) * 0x1p-24f;
+        return *(const float *)p == (float)(bits >> 8) * 0x1p-24f;
     case IOK_DOUBLE:
-        return *(const double *)p == (double)(bits >> 11) * 0x1p-53;
+        return *(const double *)p == (double)bits * 0x1p-32;
     }
     return 0;
 }
