@@ -6,7 +6,7 @@ SAN_BUILD ?= build-sanitize
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
 # what `make test` gives each fuzz target (long runs: make fuzz FUZZ_SECONDS=600)
-TEST_FUZZ_SECONDS ?= 20
+TEST_FUZZ_SECONDS ?= 10
 
 # Under the sanitizers: leaks checked (the MPI and I/O libraries' own
 # suppressed by name), UBSan stops at its first report.
@@ -29,7 +29,8 @@ MPICH_VENV ?= .venv-mpich
 MPICH_HDF5 ?= /usr/lib/$(shell gcc -print-multiarch 2>/dev/null)/hdf5/mpich
 # Its end-to-end subset: the MPICH tests, hints, faults, modules, adios2,
 # the release pieces, and each kernel's write + verify + read at 4 ranks
-# on mpiio, hdf5 and adios2 (null: test_hints). Left out: a full disk under
+# on mpiio, hdf5 and adios2 (null: test_hints), the replay kernel's small file
+# and a BTIO round trip through it. Left out: a full disk under
 # HDF5 at 4 ranks, whose H5Fclose hangs with MPICH's ROMIO after the failed
 # write (one rank in MPI_File_close, the others in the metadata cache's
 # MPI_File_set_view): to fix in the failure path, not here.
@@ -47,7 +48,11 @@ MPICH_E2E = $(E2E)/test_mpich.py $(E2E)/test_hints.py $(E2E)/test_faults.py \
 	"$(E2E)/test_chombo.py::test_write_then_read_verifies[4-hdf5-collective]" \
 	"$(E2E)/test_e3sm_gen.py::test_generated_write_then_verify[G-hdf5]" \
 	"$(E2E)/test_e3sm_gen.py::test_generated_write_then_verify[F-mpiio]" \
-	"$(E2E)/test_e3sm_gen.py::test_generated_write_then_verify[G-adios2]"
+	"$(E2E)/test_e3sm_gen.py::test_generated_write_then_verify[G-adios2]" \
+	"$(E2E)/test_replay.py::test_small_on_every_backend[mpiio]" \
+	"$(E2E)/test_replay.py::test_small_on_every_backend[hdf5]" \
+	"$(E2E)/test_replay.py::test_btio_round_trip[1]" \
+	"$(E2E)/test_replay.py::test_a_failing_call_ends_the_replay[put]"
 MPICH_E2E_SKIP = not (test_full_disk_is_an_error and hdf5-4)
 
 .PHONY: all deps build venv docs demo test test-sanitize test-mpich fuzz bench format clean

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BIN, MPIEXEC, SHIPPED, check_record
+from conftest import BIN, DEFAULT_KILL_ENV, MPIEXEC, SHIPPED, check_record
 
 KERNELS = ["btio", "ncbench", "amrex", "chombo", "e3sm"]
 BACKENDS = ["mpiio", "pnetcdf", "hdf5", "netcdf4", "adios2"]
@@ -76,8 +76,17 @@ class Job:
 
 
 def launch(np_, args, cwd, json_path):
+    """The job in the background, under mpiexec's own kill timeout (a rank's
+    SIGTERM handler has its second before SIGKILL, as for a user)."""
     cmd = [str(MPIEXEC), "-n", str(np_), str(BIN), *args, "--json", str(json_path)]
-    return subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        cmd,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=DEFAULT_KILL_ENV,
+    )
 
 
 def job(np_, args, cwd, json_path, bound=BOUND):
