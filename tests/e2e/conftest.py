@@ -4,6 +4,7 @@
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import jsonschema
@@ -26,6 +27,21 @@ DEFAULT_KILL_ENV = {k: v for k, v in os.environ.items() if k != SIGKILL_TIMEOUT}
 # Every record any e2e run writes is checked against the schema shipped in the repo
 RECORD_SCHEMA = json.loads((REPO / "schema" / "record.schema.json").read_text())
 RECORD_VALIDATOR = jsonschema.Draft202012Validator(RECORD_SCHEMA)
+
+
+def unmount(where, remove=True):
+    """Unmounts a test's file system (and removes its mount point): ranks of a
+    job that just ended may still be exiting with files open there (MPICH's
+    hydra returns once it has signalled the ranks an abort kills), so up to
+    5 s of retries, then a lazy unmount."""
+    for _ in range(25):
+        if subprocess.run(["umount", str(where)], capture_output=True).returncode == 0:
+            break
+        time.sleep(0.2)
+    else:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+    if remove:
+        where.rmdir()
 
 
 def check_record(record):

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BIN, DEFAULT_KILL_ENV, MPIEXEC, SHIPPED, check_record
+from conftest import BIN, DEFAULT_KILL_ENV, MPIEXEC, SHIPPED, check_record, unmount
 
 KERNELS = ["btio", "ncbench", "amrex", "chombo", "e3sm"]
 BACKENDS = ["mpiio", "pnetcdf", "hdf5", "netcdf4", "adios2"]
@@ -296,8 +296,7 @@ def full_disk():
         where.rmdir()
         pytest.skip("cannot mount a tmpfs here (needs root)")
     yield where
-    subprocess.run(["umount", str(where)], check=False)
-    where.rmdir()
+    unmount(where)
 
 
 @pytest.mark.parametrize("kernel,backend,np_", rotate(3))
@@ -325,7 +324,7 @@ def read_only(tmp_path):
         subprocess.run(["umount", str(where)], check=False)
         pytest.skip("cannot remount read-only here")
     yield where
-    subprocess.run(["umount", str(where)], check=False)
+    unmount(where, remove=False)
 
 
 @pytest.mark.parametrize("kernel,backend,np_", rotate(4))

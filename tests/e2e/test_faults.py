@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BIN, MPIEXEC, run
+from conftest import BIN, MPIEXEC, run, unmount
 
 BACKENDS = ["mpiio", "pnetcdf", "hdf5", "netcdf4", "adios2"]
 # BTIO 32^3 x 3 dumps: 3.75 MiB of data, more than the 2 MiB file system
@@ -38,9 +38,7 @@ def tiny_fs():
     if os.geteuid() != 0 or not mount_tmpfs(where, "size=2m"):
         pytest.skip("cannot mount a tmpfs here (needs root): no full file system to test on")
     yield where
-    # lazily: ranks the launcher killed may still be closing their files
-    subprocess.run(["umount", "-l", str(where)], check=False)
-    where.rmdir()
+    unmount(where)
 
 
 def timed(np_, args, cwd):
@@ -81,8 +79,7 @@ def exact_fs():
     if os.geteuid() != 0 or not mount_tmpfs(where, "size=3840k"):
         pytest.skip("cannot mount a tmpfs here (needs root): no full file system to test on")
     yield where
-    subprocess.run(["umount", str(where)], check=False)
-    where.rmdir()
+    unmount(where)
 
 
 @pytest.mark.parametrize("np_", [1, 4])
@@ -113,8 +110,7 @@ def test_a_nearly_full_disk_after_the_write_is_no_error(tmp_path):
         assert r.rc == 0, r.err
         assert r.record["verify"]["ok"] is True
     finally:
-        subprocess.run(["umount", str(where)], check=False)
-        where.rmdir()
+        unmount(where)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -148,8 +144,7 @@ def test_read_only_directory(tmp_path):
         line = one_error_line(r)
         assert str(where) in line and "not writable" in line, line
     finally:
-        subprocess.run(["umount", str(where)], check=False)
-        where.rmdir()
+        unmount(where)
 
 
 def ranks_of(pid):
@@ -298,8 +293,7 @@ def test_json_record_on_a_full_disk_names_the_errno(tmp_path):
         assert f"cannot write the JSON record to {rec} (No space left on device)" in line, line
         assert not rec.exists()  # the empty file it created is removed
     finally:
-        subprocess.run(["umount", str(where)], check=False)
-        where.rmdir()
+        unmount(where)
 
 
 def test_an_output_path_that_is_a_folder_is_named(tmp_path):
