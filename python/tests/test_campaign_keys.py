@@ -70,19 +70,22 @@ VALUES = {
 TUNE_TABLES = ("[tune]", "[tune.space]")
 
 
-def campaign_text(extra=None):
-    """Every table with every key, in keys.py's order; `extra` = (table,
-    line) adds a line to a table."""
-    out = []
-    for table in keys.TABLES:
-        if table == "(top level)" or table in TUNE_TABLES:
-            continue
-        header = table.replace("NAME", "mpiio")
-        out.append(header)
+def file_text(tables, extra=None, head=()):
+    """`head`, then each table with every key keys.py declares for it, in
+    keys.py's order; `extra` = (table, line) adds a line to a table."""
+    out = list(head)
+    for table in tables:
+        out.append(table.replace("NAME", "mpiio"))
         out += [VALUES[(k.table, k.name)] for k in keys.KEYS if k.table == table]
         if extra and extra[0] == table:
             out.append(extra[1])
     return "\n".join(line for line in out if line) + "\n"
+
+
+def campaign_text(extra=None):
+    """A campaign file: every table but the top level and a tune file's."""
+    skip = ("(top level)", *TUNE_TABLES)
+    return file_text([t for t in keys.TABLES if t not in skip], extra)
 
 
 def test_every_declared_key_has_a_value_here():
@@ -124,13 +127,8 @@ def test_an_undeclared_key_is_refused_by_name(tmp_path, inv, table, line, named)
 
 def tune_text(extra=None):
     """A tune file: one block of one case, and every [tune] key."""
-    out = ['[[kernel]]\nname = "btio"\nbackends = ["mpiio"]\noptions = { grid = "8,8,8" }']
-    for table in TUNE_TABLES:
-        out.append(table)
-        out += [VALUES[(k.table, k.name)] for k in keys.KEYS if k.table == table]
-        if extra and extra[0] == table:
-            out.append(extra[1])
-    return "\n".join(line for line in out if line) + "\n"
+    block = '[[kernel]]\nname = "btio"\nbackends = ["mpiio"]\noptions = { grid = "8,8,8" }'
+    return file_text(TUNE_TABLES, extra, head=[block])
 
 
 def test_a_tune_file_with_every_declared_key_loads(tmp_path, inv):
