@@ -17,13 +17,23 @@
  * signed integer for int and int64, [0, 1) for float and double). */
 uint32_t iok_data_bits(uint64_t seed, uint64_t var_hash, int64_t record, int64_t index);
 
+/* How a variable's records take their values (--values): each record its
+ * own (fresh, the default), or every record the first record's (once: the
+ * originals' way of writing one buffer again and again). */
+enum iok_values { IOK_VALUES_FRESH, IOK_VALUES_ONCE };
+
+/* "fresh" or "once" (the option's choices) as an iok_values. */
+enum iok_values iok_values_named(const char *name);
+
 /* Fills every access buffer of the list with the expected values. */
-void iok_data_fill(const struct iok_schema *s, const struct iok_reqlist *r, uint64_t seed);
+void iok_data_fill(const struct iok_schema *s, const struct iok_reqlist *r, uint64_t seed,
+                   enum iok_values how);
 
 /* Compares the list's buffers with the expected values. Returns the number
  * of mismatching elements; `checked` grows by the number compared; the first
  * mismatch is described in `first_bad` (if it is still empty). */
 int64_t iok_data_check(const struct iok_schema *s, const struct iok_reqlist *r, uint64_t seed,
-                       int64_t *checked, char *first_bad, size_t first_bad_len);
+                       enum iok_values how, int64_t *checked, char *first_bad,
+                       size_t first_bad_len);
 
 #endif

@@ -90,6 +90,18 @@ int iok_access_set_values(struct iok_access *a, const struct iok_schema *s, cons
  * any backend sees the list (so no backend fails on one rank alone). */
 int iok_reqlist_check(const struct iok_reqlist *r, const struct iok_schema *s, const char *path);
 
+/* 1 if the two lists hold the same elements of the same variables in the
+ * same buffer layout but for their place along the first dimension (of a
+ * record variable, or of a variable of 2 or more dimensions), and neither
+ * carries kernel-provided values: with --values once, where no value
+ * depends on that place, their buffers hold the same values. */
+int iok_reqlist_same_elements(const struct iok_reqlist *a, const struct iok_reqlist *b,
+                              const struct iok_schema *s);
+
+/* Moves the buffers of `from` (whose elements are the same,
+ * iok_reqlist_same_elements) into `to`, whose own are freed. */
+void iok_reqlist_take_buffers(struct iok_reqlist *to, struct iok_reqlist *from);
+
 /* Total payload bytes of the list. */
 int64_t iok_reqlist_bytes(const struct iok_reqlist *r, const struct iok_schema *s);
 

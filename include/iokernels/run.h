@@ -27,6 +27,7 @@ struct iok_core_opts {
     int keep_partial; /* a signal leaves the partial output of the pass under way */
     int fsync;
     int64_t seed;
+    char values[IOK_OPT_STRLEN]; /* fresh | once (iok_values_named) */
     int quiet;
     int ceiling;
     int ceiling_samples; /* --ceiling-samples: probe samples of each kind */

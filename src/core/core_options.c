@@ -24,6 +24,11 @@ const struct iok_option iok_core_options[] = {
      "check every value: read back after writing, or check what is read"},
     {"seed", 0, IOK_OPT_INT64, offsetof(struct core_flags, o.seed), "1",
      "seed of the deterministic data (reads must use the writer's)"},
+    {"values", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.values), "fresh",
+     "fresh: each record its own values, generated before its write; once: every record the "
+     "first record's, generated for the first write and its buffer written again (NetCDF-Bench's "
+     "and h5bench's way); reads must use the writer's",
+     "fresh|once"},
     {"json", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.json), NULL,
      "append the run's JSON record to this file (JSON Lines)"},
     {"export-replay", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.export_replay), NULL,

@@ -142,11 +142,22 @@ format_value(enum iok_type t, const void *p, char *out, size_t len)
  * elements, buffer position). */
 typedef int (*run_fn)(void *ctx, int64_t record, int64_t index, int64_t n, char *buf);
 
+/* 1 if the variable's first dimension keys its values as records do: the
+ * record dimension, and with --values once also the first dimension of a
+ * fixed-size variable of 2 or more (NetCDF-Bench's t), so that no value
+ * depends on its position along it. */
 static int
-walk_runs(const struct iok_schema *s, const struct iok_access *a, run_fn fn, void *ctx)
+keyed_by_record(const struct iok_schema *s, int varid, enum iok_values how)
+{
+    return iok_var_is_record(s, varid) || (how == IOK_VALUES_ONCE && s->vars[varid].ndims > 1);
+}
+
+static int
+walk_runs(const struct iok_schema *s, const struct iok_access *a, enum iok_values how, run_fn fn,
+          void *ctx)
 {
     const struct iok_var *v = &s->vars[a->varid];
-    int nd = v->ndims, rec = iok_var_is_record(s, a->varid);
+    int nd = v->ndims, rec = keyed_by_record(s, a->varid, how);
     size_t esize = iok_type_size(v->type);
     char *buf = a->buf;
     int64_t len[IOK_MAX_DIMS];
@@ -197,13 +208,22 @@ struct fill_ctx {
     uint64_t seed, hash;
     enum iok_type type;
     size_t esize;
+    enum iok_values how;
     int64_t record; /* the record whose key is `key` (-1: none yet) */
     uint64_t key;
 };
 
+enum iok_values
+iok_values_named(const char *name)
+{
+    return name && !strcmp(name, "once") ? IOK_VALUES_ONCE : IOK_VALUES_FRESH;
+}
+
 static uint64_t
 key_of(struct fill_ctx *c, int64_t record)
 {
+    if (c->how == IOK_VALUES_ONCE) /* every record takes the first record's values */
+        record = 0;
     if (record != c->record) {
         c->record = record;
         c->key = record_key(c->seed, c->hash, record);
@@ -220,7 +240,8 @@ fill_run(void *vctx, int64_t record, int64_t index, int64_t n, char *buf)
 }
 
 void
-iok_data_fill(const struct iok_schema *s, const struct iok_reqlist *r, uint64_t seed)
+iok_data_fill(const struct iok_schema *s, const struct iok_reqlist *r, uint64_t seed,
+              enum iok_values how)
 {
     for (int i = 0; i < r->n; i++) {
         const struct iok_var *v = &s->vars[r->acc[i].varid];
@@ -229,8 +250,8 @@ iok_data_fill(const struct iok_schema *s, const struct iok_reqlist *r, uint64_t 
                    (size_t)r->acc[i].nelems * iok_type_size(v->type));
             continue;
         }
-        struct fill_ctx c = {seed, v->name_hash, v->type, iok_type_size(v->type), -1, 0};
-        walk_runs(s, &r->acc[i], fill_run, &c);
+        struct fill_ctx c = {seed, v->name_hash, v->type, iok_type_size(v->type), how, -1, 0};
+        walk_runs(s, &r->acc[i], how, fill_run, &c);
     }
 }
 
@@ -249,7 +270,7 @@ static void
 describe_bad(struct check_ctx *c, int64_t record, int64_t index, const char *got, const char *want)
 {
     const struct iok_var *v = &c->s->vars[c->varid];
-    int rec = iok_var_is_record(c->s, c->varid);
+    int rec = keyed_by_record(c->s, c->varid, c->f.how);
     int64_t coord[IOK_MAX_DIMS] = {0};
     for (int k = v->ndims - 1; k >= rec; k--) {
         int64_t len = iok_var_dim_len(c->s, c->varid, k);
@@ -297,19 +318,20 @@ check_run(void *vctx, int64_t record, int64_t index, int64_t n, char *buf)
 
 int64_t
 iok_data_check(const struct iok_schema *s, const struct iok_reqlist *r, uint64_t seed,
-               int64_t *checked, char *first_bad, size_t first_bad_len)
+               enum iok_values how, int64_t *checked, char *first_bad, size_t first_bad_len)
 {
     int64_t bad = 0;
     for (int i = 0; i < r->n; i++) {
         const struct iok_var *v = &s->vars[r->acc[i].varid];
-        struct check_ctx c = {.f = {seed, v->name_hash, v->type, iok_type_size(v->type), -1, 0},
-                              .s = s,
-                              .varid = r->acc[i].varid,
-                              .values = r->acc[i].values,
-                              .buf0 = r->acc[i].buf,
-                              .first_bad = first_bad,
-                              .first_bad_len = first_bad_len};
-        walk_runs(s, &r->acc[i], check_run, &c);
+        struct check_ctx c = {
+            .f = {seed, v->name_hash, v->type, iok_type_size(v->type), how, -1, 0},
+            .s = s,
+            .varid = r->acc[i].varid,
+            .values = r->acc[i].values,
+            .buf0 = r->acc[i].buf,
+            .first_bad = first_bad,
+            .first_bad_len = first_bad_len};
+        walk_runs(s, &r->acc[i], how, check_run, &c);
         *checked += c.checked;
         bad += c.bad;
     }

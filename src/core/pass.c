@@ -153,6 +153,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     const int checking = !(be->caps & IOK_CAP_NOIO) &&
                          (op == IOK_OP_VERIFY || (op == IOK_OP_READ && run->core.verify));
     const uint64_t seed = (uint64_t)run->core.seed;
+    const enum iok_values how = iok_values_named(run->core.values);
     struct iok_backend_params params = {run->comm, run->collective, run->api, run->backend_opts,
                                         run->hints};
     struct pass_state ps = {.run = run, .phase_barriers = !strcmp(run->core.barriers, "phase")};
@@ -170,7 +171,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         trimmed.dims = tdims;
         s = &trimmed;
     }
-    struct iok_reqlist rl, io;
+    /* --values once: the last step's list, whose buffers hold the values */
+    struct iok_reqlist rl, io, kept;
     void *h = NULL;
     int64_t bytes = 0, nreq = 0, checked = 0, bad = 0;
     char first_bad[512] = "";
@@ -186,6 +188,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     ps.seg = calloc((size_t)ps.nseg, sizeof *ps.seg);
     iok_reqlist_init(&rl);
     iok_reqlist_init(&io);
+    iok_reqlist_init(&kept);
 
     /* the file this rank opens: the shared one, or its own (file per process) */
     char path[IOK_OPT_STRLEN + 16];
@@ -281,7 +284,10 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             rc = io_rc;
         if (writing && rc == IOK_OK) {
             start(&ps, IOK_PH_DATAGEN);
-            iok_data_fill(s, &rl, seed);
+            if (how == IOK_VALUES_ONCE && iok_reqlist_same_elements(&kept, &rl, s))
+                iok_reqlist_take_buffers(&rl, &kept); /* they hold this step's values */
+            else
+                iok_data_fill(s, &rl, seed, how);
             stop(&ps, IOK_PH_DATAGEN);
         }
         /* with an exchange, the backend executes `io`, not the kernel's list */
@@ -375,13 +381,18 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
                 goto close;
         if (checking && io_rc == IOK_OK) {
             start(&ps, IOK_PH_CHECK);
-            bad += iok_data_check(s, &rl, seed, &checked, first_bad, sizeof first_bad);
+            bad += iok_data_check(s, &rl, seed, how, &checked, first_bad, sizeof first_bad);
             stop(&ps, IOK_PH_CHECK);
         }
         /* bytes as the backend moved them; requests as the backend executed them */
         for (int i = 0; i < target->n && !untimed; i++)
             nreq += target->acc[i].nsub;
         bytes += untimed ? 0 : iok_reqlist_bytes(target, s);
+        iok_reqlist_free(&kept);
+        if (how == IOK_VALUES_ONCE && writing) { /* the next step may write its buffers again */
+            kept = rl;
+            iok_reqlist_init(&rl);
+        }
         iok_reqlist_free(&rl);
         iok_reqlist_free(&io);
         out->steps_done++;
@@ -531,6 +542,7 @@ done:
     free(tdims);
     iok_reqlist_free(&rl);
     iok_reqlist_free(&io);
+    iok_reqlist_free(&kept);
     iok_timeline_free(&ps.tl);
     free(ps.seg);
     return rc;

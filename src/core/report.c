@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "iokernels/data.h"
 
 static const double MiB = 1048576.0;
 
@@ -112,8 +113,11 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
                 : p->from_storage ? " [from storage]"
                                   : " [PAGE CACHE]");
         span_lines(run, p, out);
-        fprintf(out, "       not I/O: requests %.4f s, data generation %.4f s, check %.4f s",
+        fprintf(out, "       not I/O: requests %.4f s, data generation %.4f s%s, check %.4f s",
                 p->ph[IOK_PH_REQUESTS].rank.max, p->ph[IOK_PH_DATAGEN].rank.max,
+                p->op == IOK_OP_WRITE && iok_values_named(run->core.values) == IOK_VALUES_ONCE
+                    ? " (--values once: every record the first's)"
+                    : "",
                 p->ph[IOK_PH_CHECK].rank.max);
         if (p->ph[IOK_PH_EXCHANGE].count)
             fprintf(out, "; exchange (I/O) %.4f s", p->ph[IOK_PH_EXCHANGE].job);

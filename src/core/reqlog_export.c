@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "iokernels/data.h"
 #include "iokernels/error.h"
 #include "iokernels/reqlog.h"
 
@@ -34,6 +35,9 @@ iok_reqlog_export_check(const struct iok_run *run, const struct iok_plan *plan)
         return iok_error(IOK_EUSAGE,
                          "--export-replay: %s exists: pass --overwrite to replace it, or remove it",
                          run->core.export_replay);
+    if (iok_values_named(run->core.values) == IOK_VALUES_ONCE)
+        return iok_error(IOK_EUSAGE, "--export-replay describes each record's own values: drop "
+                                     "--values once");
     for (int f = 0; f < plan->nfiles; f++)
         if (plan->files[f].per_rank)
             return iok_error(IOK_EUSAGE,

@@ -88,6 +88,40 @@ iok_reqlist_finish(struct iok_reqlist *r, const struct iok_schema *s)
     return 0;
 }
 
+int
+iok_reqlist_same_elements(const struct iok_reqlist *a, const struct iok_reqlist *b,
+                          const struct iok_schema *s)
+{
+    if (a->n != b->n || !a->arena || !b->arena)
+        return 0;
+    for (int i = 0; i < a->n; i++) {
+        const struct iok_access *x = &a->acc[i], *y = &b->acc[i];
+        if (x->varid != y->varid || x->nsub != y->nsub || x->nelems != y->nelems || x->values ||
+            y->values)
+            return 0;
+        int nd = s->vars[x->varid].ndims, rec = iok_var_is_record(s, x->varid);
+        size_t n = (size_t)x->nsub * (size_t)nd;
+        if (memcmp(x->counts, y->counts, n * sizeof *x->counts))
+            return 0;
+        for (size_t j = 0; j < n; j++)
+            if (x->starts[j] != y->starts[j] && !((rec || nd > 1) && j % (size_t)nd == 0))
+                return 0;
+    }
+    return 1;
+}
+
+void
+iok_reqlist_take_buffers(struct iok_reqlist *to, struct iok_reqlist *from)
+{
+    free(to->arena);
+    to->arena = from->arena;
+    from->arena = NULL;
+    for (int i = 0; i < to->n; i++) {
+        to->acc[i].buf = from->acc[i].buf; /* the same layout: the same offsets */
+        from->acc[i].buf = NULL;
+    }
+}
+
 int64_t
 iok_reqlist_bytes(const struct iok_reqlist *r, const struct iok_schema *s)
 {

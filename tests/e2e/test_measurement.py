@@ -383,3 +383,52 @@ def test_bench_originals_table_with_a_stand_in_original(tmp_path, bind):
         assert layer.group(1).startswith("OpenMPI io ompio, fcoll two_phase; fbtl"), layer.group(1)
     else:
         assert layer.group(1) == "ROMIO (the MPI library has no other)"
+
+
+def test_values_once_writes_the_first_records_values_again(tmp_path):
+    """--values once: every record holds the first record's values (the
+    originals' buffer written again), generated once: a read expecting fresh
+    values finds every other record wrong, a read with --values once on
+    another rank count verifies, and the record says which values ran."""
+    geom = ["-d", "5:16:16:8", "-f", "t.nc"]
+    w = run(4, ["ncbench", *geom, "-w", "--values", "once", "--verify"], tmp_path)
+    assert w.rc == 0, w.err
+    assert w.record["options"]["core"]["values"] == "once" and w.record["verify"]["ok"]
+    assert "(--values once: every record the first's)" in w.out
+    fresh = run(4, ["ncbench", *geom, "-r", "--verify"], tmp_path)
+    assert fresh.rc != 0
+    n = 5 * 16 * 16 * 8
+    want = f"verify failed: {n * 4 // 5} of {n} values differ in t.nc; first: data[1]"
+    assert any(want in line for line in fresh.error_lines()), fresh.err
+    again = run(2, ["ncbench", *geom, "-r", "--verify", "--values", "once", "-p", "2"], tmp_path)
+    assert again.rc == 0 and again.record["verify"]["ok"], again.err
+
+
+def test_values_once_on_a_record_variable(tmp_path):
+    """BTIO's 5-D record variable: its dumps hold the first dump's values."""
+    w = run(4, ["btio", *SMALL, "--values", "once", "--verify"], tmp_path)
+    assert w.rc == 0 and w.record["verify"]["ok"], w.err
+    fresh = run(4, ["btio", *SMALL, "--mode", "read", "--verify"], tmp_path)
+    assert fresh.rc != 0
+    assert any("verify failed" in line for line in fresh.error_lines()), fresh.err
+    checked = re.search(r"verify failed: (\d+) of (\d+) values differ", fresh.err)
+    assert checked and int(checked.group(1)) * 2 == int(checked.group(2)), fresh.err
+
+
+def test_values_once_is_no_replay_export(tmp_path):
+    args = [
+        "btio",
+        *SMALL,
+        "--backend",
+        "mpiio",
+        "--values",
+        "once",
+        "--export-replay",
+        "bt.replay",
+    ]
+    r = run_plain(4, args, tmp_path)
+    assert r.rc != 0
+    assert r.error_lines() == [
+        "iokernels: error: --export-replay describes each record's own values: drop --values once"
+    ], r.err
+    assert not (tmp_path / "bt.replay").exists()

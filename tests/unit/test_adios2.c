@@ -132,7 +132,7 @@ write_file(const char *path, const struct iok_schema *s, enum iok_api api, int h
         struct iok_reqlist r;
         iok_reqlist_init(&r);
         write_requests(s, t, hole, &r);
-        iok_data_fill(s, &r, SEED);
+        iok_data_fill(s, &r, SEED, IOK_VALUES_FRESH);
         rc = be->put(h, &r);
         if (rc == IOK_OK)
             rc = be->wait(h);
@@ -166,7 +166,7 @@ read_file(const char *path, const struct iok_schema *s, enum iok_api api, int64_
         if (rc == IOK_OK)
             rc = be->wait(h);
         if (rc == IOK_OK)
-            *bad += iok_data_check(s, &r, SEED, checked, first, sizeof first);
+            *bad += iok_data_check(s, &r, SEED, IOK_VALUES_FRESH, checked, first, sizeof first);
         iok_reqlist_free(&r);
     }
     if (h) {

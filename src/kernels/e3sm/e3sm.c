@@ -555,7 +555,7 @@ canonical_runs(const struct e3sm_state *st, const struct iok_schema *s, int v, i
  * same data as the canonical file, element for element. */
 static int
 blob_values(const struct e3sm_state *st, const struct iok_schema *blob, int file, int v, int step,
-            uint64_t seed, struct iok_access *a)
+            uint64_t seed, enum iok_values how, struct iok_access *a)
 {
     const struct iok_schema *cs = &st->canon[file];
     int dn = st->var_decomp[file][v];
@@ -566,7 +566,7 @@ blob_values(const struct e3sm_state *st, const struct iok_schema *blob, int file
     if (!c || (canonical_runs(st, cs, v, dn, step, c), iok_reqlist_finish(&tmp, cs)))
         rc = iok_error(IOK_EIO, "out of memory for the values of %s", cs->vars[v].name);
     if (rc == IOK_OK) {
-        iok_data_fill(cs, &tmp, seed);
+        iok_data_fill(cs, &tmp, seed, how);
         if (tmp.acc[0].nelems != a->nelems || iok_access_set_values(a, blob, tmp.acc[0].buf))
             rc = iok_error(IOK_EIO, "blob block of %s: %lld elements for %lld runs' %lld",
                            cs->vars[v].name, (long long)a->nelems, (long long)c->nsub,
@@ -582,7 +582,7 @@ blob_values(const struct e3sm_state *st, const struct iok_schema *blob, int file
  * values, same shape) and the index. */
 static int
 blob_requests(const struct e3sm_state *st, const struct iok_schema *s, int file, int step,
-              uint64_t seed, struct iok_reqlist *out)
+              uint64_t seed, enum iok_values how, struct iok_reqlist *out)
 {
     const struct e3sm_blob *b = &st->bl;
     int in_group = b->group == st->group_of[file], root = in_group && b->grank == 0;
@@ -605,7 +605,7 @@ blob_requests(const struct e3sm_state *st, const struct iok_schema *s, int file,
     for (int i = 0; i < out->n; i++) {
         struct iok_access *a = &out->acc[i];
         if (a->varid < st->ncanon[file] && a->nsub && st->var_decomp[file][a->varid])
-            IOK_TRY(blob_values(st, s, file, a->varid, step, seed, a));
+            IOK_TRY(blob_values(st, s, file, a->varid, step, seed, how, a));
     }
     for (int i = 0; root && i < out->n; i++) { /* the index: its own values */
         struct iok_access *a = &out->acc[i];
@@ -634,7 +634,8 @@ e3sm_requests(const void *kopts, const struct iok_run *run, const struct iok_pla
     if (op == IOK_OP_WRITE)
         st->wrote[file] = 1;
     if (st->blob)
-        return blob_requests(st, s, file, step, (uint64_t)run->core.seed, out);
+        return blob_requests(st, s, file, step, (uint64_t)run->core.seed,
+                             iok_values_named(run->core.values), out);
     for (int i = 0; i < s->nvars; i++) {
         int v = st->order[file][i], rec = iok_var_is_record(s, v);
         if (!rec && step > 0)
