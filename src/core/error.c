@@ -130,6 +130,20 @@ agree_in_time(MPI_Request *req)
     }
 }
 
+/* Ends the job from this rank, its line printed. The pause lets the
+ * launcher forward that line first: MPICH's hydra kills the ranks on
+ * MPI_Abort, and a CI run of the test of a fault on one rank once got exit
+ * 1 and no stderr at all (this line nor MPICH's own "Abort(1)" line). */
+static void
+abort_job(int code)
+{
+    fflush(stderr);
+    iok_signals_job_failing();
+    struct timespec forward = {0, 200000000};
+    nanosleep(&forward, NULL);
+    MPI_Abort(MPI_COMM_WORLD, code);
+}
+
 int
 iok_agree(MPI_Comm comm, int status)
 {
@@ -159,9 +173,7 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
         /* The job failed already (its line is printed) and a rank is stuck
          * in a library call that failure left waiting (ADIOS2's close after
          * a failed end of step): a second line would say nothing new. */
-        fflush(stderr);
-        iok_signals_job_failing();
-        MPI_Abort(MPI_COMM_WORLD, failed);
+        abort_job(failed);
     } else if (status != IOK_OK && !agree_in_time(&req)) {
         /* The others are stuck inside a collective library call that this
          * rank's failure left them waiting in (a close after a failed
@@ -172,9 +184,7 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
                     "within %d s: the job is aborted)\n",
                     errmsg[0] ? errmsg : "unspecified failure (no message recorded)", rank,
                     agree_seconds());
-        fflush(stderr);
-        iok_signals_job_failing();
-        MPI_Abort(MPI_COMM_WORLD, status);
+        abort_job(status);
     }
     for (int i = 0; i < n; i++)
         v[i] = all[2 + i];
