@@ -172,6 +172,7 @@ values_once(void)
           "record 1 with the moved buffers: as once writes it");
     int32_t mine[10] = {0};
     CHECK(iok_access_set_values(&other.acc[0], &s, mine) == 0, "values");
+    iok_reqlist_free(&r3); /* its buffers went to r1 */
     rows_of(&r3, &s, v, 3, 2);
     CHECK(!iok_reqlist_same_elements(&r3, &other, &s), "kernel values: never the same");
     /* a fixed-size variable: its first dimension plays the record's part
