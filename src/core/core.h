@@ -236,6 +236,9 @@ void iok_signals_partial(const char *path);
 /* After a failure was reported: a signal (mpiexec ending the job) only
  * ends the process. */
 void iok_signals_quiet(void);
+/* MPI_Abort of the whole job, once the launcher had time to forward the
+ * lines this rank printed (error.c). */
+void iok_abort_job(int code);
 /* Before this rank ends the job (MPI_Abort): tells the other ranks of its
  * node that the SIGTERM that follows is the abort's. */
 void iok_signals_job_failing(void);

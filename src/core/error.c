@@ -10,6 +10,8 @@
 
 /* signals.c: the SIGTERM that follows an abort is the abort's (core.h) */
 void iok_signals_job_failing(void);
+/* declared in core.h, defined below */
+void iok_abort_job(int code);
 
 static char errmsg[2048];
 static int reported; /* the last failure was printed; its message is spent */
@@ -130,18 +132,26 @@ agree_in_time(MPI_Request *req)
     }
 }
 
-/* Ends the job from this rank, its line printed. The pause lets the
- * launcher forward that line first: MPICH's hydra kills the ranks on
- * MPI_Abort, and a CI run of the test of a fault on one rank once got exit
- * 1 and no stderr at all (this line nor MPICH's own "Abort(1)" line). */
-static void
-abort_job(int code)
+/* The pause lets the launcher forward the lines printed before an
+ * MPI_Abort: MPICH's hydra kills the ranks on MPI_Abort, and a CI run of
+ * the test of a fault on one rank once got exit 1 and no stderr at all
+ * (neither its line nor MPICH's own "Abort(1)" line). */
+void
+iok_abort_job(int code)
 {
+    fflush(stdout);
     fflush(stderr);
-    iok_signals_job_failing();
     struct timespec forward = {0, 200000000};
     nanosleep(&forward, NULL);
     MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+/* Ends the job from this rank, its line printed. */
+static void
+abort_job(int code)
+{
+    iok_signals_job_failing();
+    iok_abort_job(code);
 }
 
 int

@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <string.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -532,11 +531,8 @@ main(int argc, char **argv)
          * the others wait to be ended with it. */
         int rank;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        if (rank == 0) { /* after the launcher forwarded the lines (error.c, abort_job) */
-            struct timespec forward = {0, 200000000};
-            nanosleep(&forward, NULL);
-            MPI_Abort(MPI_COMM_WORLD, rc);
-        }
+        if (rank == 0)
+            iok_abort_job(rc);
         sleep(30);
 #endif
         _exit(rc);
