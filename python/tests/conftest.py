@@ -19,6 +19,17 @@ sys.path.insert(0, str(PYDIR))
 
 from iokernels_campaign import inventory  # noqa: E402
 
+# Skips are failures unless declared (tests/declared.py): registered once
+# per session, whichever of the three test trees' conftests comes first.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+import declared  # noqa: E402
+
+
+def pytest_configure(config):
+    if not config.pluginmanager.has_plugin("iok_declared"):
+        config.pluginmanager.register(declared, "iok_declared")
+
+
 BIN = Path(os.environ.get("IOK_BIN", REPO / "build" / "iokernels")).resolve()
 
 # null and mpiio at 1 rank, each twice: the second block names a hints file
@@ -93,14 +104,14 @@ def slurm_cluster():
 
     reason = slurmcluster.why_not()
     if reason:
-        pytest.skip(reason)
+        declared.missing("slurm", reason)
     # not under pytest's basetemp: another pytest session of this user may
     # remove old basetemps while this cluster runs
     d = Path(tempfile.mkdtemp(prefix="iok-slurm-"))
     try:
         cluster = slurmcluster.start(d)
     except RuntimeError as e:
-        pytest.skip(f"scripts/slurm-sandbox.sh start failed: {e}")
+        declared.missing("slurm", f"scripts/slurm-sandbox.sh start failed: {e}")
     yield cluster
     slurmcluster.stop(d)
     shutil.rmtree(d, ignore_errors=True)

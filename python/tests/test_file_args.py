@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import cli
+from declared import missing, not_here
 from iokernels_campaign import cli as campaign_cli
 from iokernels_campaign.outcome import Outcome
 from iokernels_campaign.slurm import Slurm
@@ -260,10 +261,10 @@ def ro(here):
     d.mkdir()
     make_store(d / "s.sqlite")
     if subprocess.run(["mount", "--bind", d, d], capture_output=True).returncode != 0:
-        pytest.skip("cannot bind-mount (not root, or no mount namespace)")
+        missing("root", "cannot bind-mount (not root, or no mount namespace)")
     if subprocess.run(["mount", "-o", "remount,ro,bind", d], capture_output=True).returncode:
         subprocess.run(["umount", d])
-        pytest.skip("cannot remount read-only")
+        missing("root", "cannot remount read-only")
     yield d
     if subprocess.run(["umount", d]).returncode != 0:  # still busy: detach it, then fail
         subprocess.run(["umount", "-l", d])
@@ -322,7 +323,7 @@ def test_writes_into_a_read_only_folder(here, ro, capsys, args, expected):
 def test_immutable_store_is_read_only_for_run_but_readable(here, capsys):
     make_store(here / "s.sqlite")
     if subprocess.run(["chattr", "+i", "s.sqlite"], capture_output=True).returncode != 0:
-        pytest.skip("chattr +i refused on this file system")
+        not_here("chattr +i refused on this file system")
     try:
         refused(
             capsys,

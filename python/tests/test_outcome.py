@@ -10,8 +10,8 @@ import subprocess
 import sys
 import time
 
-import pytest
 from conftest import BIN, PYDIR, cli, env
+from declared import missing
 from iokernels_campaign import outcome
 
 MPI_NOISE = """iokernels: error: first problem
@@ -183,7 +183,7 @@ def test_missing_launcher_is_an_error_before_anything_runs(tmp_path):
 def test_console_script_in_the_project_venv():
     venv = PYDIR.parent / ".venv"
     if os.path.realpath(sys.prefix) != os.path.realpath(venv):
-        pytest.skip("not running from the project's .venv (make venv installs the script)")
+        missing("venv", "not running from the project's .venv (make venv installs the script)")
     script = venv / "bin" / "iokernels-campaign"
     p = subprocess.run([str(script), "--help"], capture_output=True, text=True)
     assert p.returncode == 0 and "run" in p.stdout and "compare" in p.stdout

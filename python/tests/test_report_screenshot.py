@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import REPO, cli
+from declared import missing
 from iokernels_campaign import palette
 from matplotlib import image
 
@@ -66,12 +67,13 @@ def has_colour(px, hex_colour, tolerance=6):
     return bool((np.abs(px - want).max(axis=2) <= tolerance).any())
 
 
-needs_chromium = pytest.mark.skipif(
-    not chromium(), reason="chromium is not installed (scripts/install-deps.sh)"
-)
+@pytest.fixture
+def needs_chromium():
+    if not chromium():
+        missing("chromium", "not installed (scripts/install-deps.sh installs it)")
 
 
-@needs_chromium
+@pytest.mark.usefixtures("needs_chromium")
 def test_the_console_check_sees_a_javascript_error(tmp_path):
     """The check below can fail: a page with an error is caught."""
     page = tmp_path / "bad.html"
@@ -80,7 +82,7 @@ def test_the_console_check_sees_a_javascript_error(tmp_path):
     assert js_errors(p.stderr), p.stderr[-2000:]
 
 
-@needs_chromium
+@pytest.mark.usefixtures("needs_chromium")
 def test_report_in_a_browser(tiny, tmp_path):
     d, db, _ = tiny
     page = tmp_path / "report.html"

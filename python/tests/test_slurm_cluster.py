@@ -14,6 +14,7 @@ import time
 import pytest
 import slurmcluster
 from conftest import cli, rows
+from declared import missing
 from slurmcluster import LIVE
 
 # 2 nodes x 2 ranks: 10 runs, each a step; the 4-rank ones span both nodes
@@ -334,7 +335,7 @@ def test_a_job_slurm_has_forgotten_is_unknown_not_pending(slurm_cluster, jobs):
 def test_a_job_cut_by_its_time_limit_with_accounting_after_slurm_forgot_it(jobs):
     job = jobs["acct"]
     if "skip" in job:
-        pytest.skip(job["skip"])
+        missing("slurm", job["skip"])
     c = job["cluster"]
     assert job["state"] == "TIMEOUT"  # squeue -t all
     c.wait_forgotten(job["job"])  # the controller forgot it; the accounting did not

@@ -4,7 +4,6 @@ folder that stands for the repository root (data, scripts, .venv and build
 linked in, results/ its own), and the output it shows is the output the
 commands print. The ```bash blocks need Darshan at a site and are not run."""
 
-import json
 import re
 import shutil
 import subprocess
@@ -49,11 +48,6 @@ def sh(block, cwd):
     )
 
 
-def has_replay_kernel():
-    out = subprocess.run([str(BIN), "--list", "--json"], capture_output=True, check=True).stdout
-    return "replay" in [k["name"] for k in json.loads(out)["kernels"]]
-
-
 def test_the_page_has_its_examples():
     assert len(BLOCKS) == 3, BLOCKS
     assert "trace2replay data/darshan/ior_hdf5_example.darshan" in BLOCKS[0]
@@ -83,8 +77,6 @@ def test_refusal_example_is_the_real_line(tmp_path):
 
 
 def test_replay_and_fidelity_examples_run(root):
-    if not has_replay_kernel():
-        pytest.skip("this iokernels has no replay kernel (branch replay)")
     for block in BLOCKS:
         p = sh(block, root)
         assert p.returncode == 0, (block, p.stdout, p.stderr)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BIN, REPO, cli, rows
+from declared import not_here
 
 SMALL = REPO / "campaigns" / "tune-small.toml"
 
@@ -170,9 +171,9 @@ def _ompi():
 )
 def test_a_bad_tune_file_is_refused_before_anything_runs(tmp_path, tune, line, words):
     if "fcoll" in tune and not _ompi():
-        pytest.skip("fcoll is OpenMPI's: this binary uses another MPI")
+        not_here("fcoll is OpenMPI's: this binary uses another MPI")
     if "striping" in tune and shutil.which("lfs"):
-        pytest.skip("lfs is here: striping is a setting")
+        not_here("lfs is here: striping is a setting")
     (tmp_path / "t.toml").write_text(BASE + tune)
     p = cli("tune", "t.toml", "--db", "t.sqlite", "--out", "out", cwd=tmp_path, timeout=60)
     assert p.returncode == 2, p.stdout + p.stderr

@@ -16,6 +16,7 @@ import types
 
 import pytest
 from conftest import BIN, GEN, MAN, REPO
+from declared import missing
 
 sys.path.insert(0, str(REPO / "scripts"))
 from reference import environment  # noqa: E402
@@ -65,7 +66,7 @@ def test_every_option_is_in_the_pages_and_the_man_page(helps):
 
 def test_man_page_renders_without_warnings():
     if not shutil.which("groff"):
-        pytest.skip("groff not installed (scripts/install-deps.sh installs it)")
+        missing("groff", "not installed (scripts/install-deps.sh installs it)")
     out = subprocess.run(
         ["groff", "-man", "-Tutf8", "-ww", "-z", str(MAN)], capture_output=True, text=True
     )

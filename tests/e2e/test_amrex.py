@@ -10,6 +10,7 @@ import time
 
 import pytest
 from conftest import TESTDATA, run, run_plain
+from declared import missing
 
 REF = TESTDATA / "amrex"
 BACKENDS = ["pnetcdf", "hdf5", "netcdf4", "mpiio"]
@@ -68,7 +69,7 @@ def test_seed_inputs_give_reference_header_and_boxes(tmp_path):
 
 def test_hdf5_layout_matches_hdf5_twin(tmp_path, built_backends):
     if "hdf5" not in built_backends:
-        pytest.skip("hdf5 not built")
+        missing("hdf5", "backend not built")
     args = ["amrex", "--ncells", "128", "--max_grid_size", "32", "--ncomp", "2"]
     r = run(4, [*args, "--backend", "hdf5", "--verify"], tmp_path)
     assert r.rc == 0, r.err
@@ -88,7 +89,7 @@ def test_hdf5_layout_matches_hdf5_twin(tmp_path, built_backends):
 @pytest.mark.parametrize("np_", [1, 3, 4])
 def test_write_then_read_verifies(tmp_path, built_backends, np_, backend, io):
     if backend not in built_backends:
-        pytest.skip(f"backend {backend} not built")
+        missing(backend, "backend not built")
     args = ["amrex", "--ncells", "20", "--max_grid_size", "8", "--ncomp", "2", "--nlevs", "2"]
     args += ["--backend", backend, io]
     w = run(np_, [*args, "--verify"], tmp_path)

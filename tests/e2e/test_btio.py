@@ -9,6 +9,7 @@ import time
 
 import pytest
 from conftest import TESTDATA, run, run_plain
+from declared import missing
 
 GRID = (24, 20, 18)  # does not divide evenly by 2 or 3
 DUMPS = 2
@@ -48,7 +49,7 @@ def expected_elems(grid=GRID, dumps=DUMPS):
 def test_write_then_read_verifies(tmp_path, built_backends, np_, cfg):
     name, backend, extra = cfg
     if backend not in built_backends:
-        pytest.skip(f"backend {backend} not built")
+        missing(backend, "backend not built")
     w = run(np_, ["btio", *grid_args(), *extra, "--verify"], tmp_path)
     assert w.rc == 0, w.err
     rec = w.record
@@ -84,7 +85,7 @@ def test_header_matches_original(tmp_path):
 
 def test_hdf5_layout(tmp_path, built_backends):
     if "hdf5" not in built_backends:
-        pytest.skip("hdf5 not built")
+        missing("hdf5", "backend not built")
     assert run(4, ["btio", *grid_args(), "--backend", "hdf5"], tmp_path).rc == 0
     dump = subprocess.run(
         ["h5dump", "-H", "btio.h5"], cwd=tmp_path, capture_output=True, text=True, check=True
@@ -245,7 +246,7 @@ def test_read_with_another_grid_is_refused(tmp_path, built_backends, backend):
     open with one line (exit 2), not read as if it were corrupt. A raw MPI-IO
     file carries no header: its size must fit the layout."""
     if backend not in built_backends:
-        pytest.skip(f"{backend} not built")
+        missing(backend, "backend not built")
     be = ["--backend", backend]
     r = run(1, ["btio", *be, *grid_args((16, 16, 16), 2), "--mode", "write"], tmp_path)
     assert r.rc == 0, r.err

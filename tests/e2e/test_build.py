@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 from conftest import BIN, REPO
+from declared import missing
 
 VERSION_SCRIPT = REPO / "cmake" / "version.cmake"
 
@@ -37,7 +38,7 @@ def commit_line(src, out):
 @pytest.fixture
 def repo(tmp_path):
     if not shutil.which("git") or not shutil.which("cmake"):
-        pytest.skip("git or cmake not on PATH")
+        missing("git" if not shutil.which("git") else "cmake", "not on PATH")
     src = tmp_path / "src"
     src.mkdir()
     git(src, "init", "-q")
@@ -107,7 +108,7 @@ def test_backend_choice_on_off_auto(tmp_path):
     missing and the variable to set; AUTO leaves the backend out with the
     reason in the table; OFF says so."""
     if not shutil.which("cmake"):
-        pytest.skip("cmake not on PATH")
+        missing("cmake", "not on PATH")
     nowhere = tmp_path / "no-venv"
     nowhere.mkdir()
     base = ["cmake", "-S", str(REPO), f"-DIOK_ADIOS2_VENV={nowhere}", "-DIOK_BACKEND_HDF5=OFF"]

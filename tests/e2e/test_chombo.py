@@ -10,6 +10,7 @@ import time
 
 import pytest
 from conftest import REPO, run, run_plain
+from declared import missing
 
 GRID = REPO / "grids" / "s64x64x64L2r4b8-32.abr"
 BOX = re.compile(r"\((\d+),(\d+),(\d+)\)\((\d+),(\d+),(\d+)\)\[\d+\]")
@@ -69,7 +70,7 @@ def test_abrgen_defaults_make_the_shipped_grid(tmp_path):
 
 def test_default_grid_layout_and_timmy(tmp_path, built_backends):
     if "hdf5" not in built_backends:
-        pytest.skip("hdf5 not built")
+        missing("hdf5", "backend not built")
     r = run(4, ["chombo", "--ncomp", "2", "--verify"], tmp_path)
     assert r.rc == 0, r.err
     rec = r.record
@@ -115,7 +116,7 @@ MODES = [
 @pytest.mark.parametrize("np_", [1, 4, 8])
 def test_write_then_read_verifies(tmp_path, built_backends, small_grid, np_, backend, mode):
     if backend not in built_backends:
-        pytest.skip(f"backend {backend} not built")
+        missing(backend, "backend not built")
     args = ["chombo", "--grids", str(small_grid), "--ncomp", "2", "--backend", backend]
     args += [*mode[1], "--quiet"]
     want = file_bytes(grid_levels(small_grid), 2)
@@ -146,7 +147,7 @@ def test_weak_scaling_replications_at_8_ranks(tmp_path):
 
 def test_input_file_and_overrides(tmp_path, small_grid, built_backends):
     if "hdf5" not in built_backends:
-        pytest.skip("hdf5 not built")
+        missing("hdf5", "backend not built")
     (tmp_path / "input").write_text(
         f"# the benchmark's input\ngrids_file = {small_grid}\nncomp = 3\nreplication = 2 1 1\n"
         "ordering = lexicographic\noutput = out.h5\ncollective = 1\naggregate_boxes = 1\n"

@@ -5,8 +5,8 @@ reference files the tests compare against are the originals' bytes."""
 import hashlib
 import subprocess
 
-import pytest
 from conftest import REPO, TESTDATA
+from declared import missing
 
 # Prose may tell where data came from; code, tests and scripts may not read it.
 DOC_SUFFIXES = (".md",)
@@ -20,7 +20,7 @@ def tracked_files():
             ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
         ).stdout
     except (OSError, subprocess.CalledProcessError):
-        pytest.skip("not a git work tree (an unpacked archive): nothing to list")
+        missing("git", "not a git work tree (an unpacked archive): nothing to list")
     return [REPO / p for p in out.decode().split("\0") if p]
 
 

@@ -32,6 +32,7 @@ import sys
 
 import pytest
 from conftest import BIN, REPO
+from declared import is_declared, missing
 
 sys.path.insert(0, str(REPO / "python" / "tests"))
 import slurmcluster  # noqa: E402  (python/tests is not a package)
@@ -49,8 +50,12 @@ TOTALS = {"run": 0, "small": 0, "skipped": {}}
 
 
 def pages():
+    """The pages with at least one example to run (a page without any has
+    nothing to test: not a case, rather than a case that passes or skips)."""
     docs = sorted(p for p in (REPO / "docs").rglob("*.md") if "reference" not in p.parts)
-    return [REPO / "README.md", *docs]
+    return [
+        p for p in (REPO / "README.md", *docs) if any(k != "skip" for _, _, k, _ in examples(p))
+    ]
 
 
 def split_comment(line):
@@ -170,7 +175,7 @@ def template(tmp_path_factory):
             check=True,
         ).stdout
     except (OSError, subprocess.CalledProcessError):
-        pytest.skip("not a git work tree: no list of the repository's files")
+        missing("git", "not a git work tree: no list of the repository's files")
     root = tmp_path_factory.mktemp("clone")
     for name in listed.decode().split("\0"):
         src = REPO / name
@@ -236,6 +241,9 @@ def test_examples_run_as_written(page, template, cluster, tmp_path):
     name = str(page.relative_to(REPO))
     items = examples(page)
     slurm_env, no_slurm = cluster
+    slurm_lines = any(k != "skip" and any(w in t for w in SLURM_WORDS) for _, t, k, _ in items)
+    if no_slurm and slurm_lines and not is_declared("slurm"):
+        missing("slurm", f"{name} has Slurm examples and {no_slurm}")
     run_items = []
     for number, text, kind, detail in items:
         if kind != "skip" and no_slurm and any(w in text for w in SLURM_WORDS):
@@ -245,7 +253,7 @@ def test_examples_run_as_written(page, template, cluster, tmp_path):
             continue
         run_items.append((number, text, kind, detail))
     if not any(kind in ("run", "small") for _, _, kind, _ in run_items):
-        pytest.skip(f"{name}: no example to run")
+        missing("slurm", f"{name}: every example needs Slurm ({no_slurm})")
 
     cwd = tmp_path / "clone"
     shutil.copytree(template, cwd, symlinks=True)

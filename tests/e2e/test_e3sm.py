@@ -9,6 +9,7 @@ import time
 
 import pytest
 from conftest import SHIPPED, TESTDATA, run, run_plain
+from declared import missing
 
 # The original's 16-rank maps and history headers ship in data/e3sm (the
 # headers verbatim as the schemas); other containers, the legacy layout and
@@ -92,7 +93,7 @@ CANONICAL = [
 def test_canonical_write_then_read_verifies(tmp_path, built_backends, cfg):
     _, decomp, backend, extra = cfg
     if backend not in built_backends:
-        pytest.skip(f"backend {backend} not built")
+        missing(backend, "backend not built")
     w = run(
         4,
         ["e3sm", "-k", "-a", backend, "-o", "out.nc", *extra, "--verify", str(decomp)],
@@ -141,7 +142,7 @@ REARRANGED = [  # (id, decomposition, backend, extra, I/O ranks at 4 ranks on on
 def test_rearranged_write_then_read_verifies(tmp_path, built_backends, cfg):
     _, decomp, backend, extra, nio = cfg
     if backend not in built_backends:
-        pytest.skip(f"backend {backend} not built")
+        missing(backend, "backend not built")
     box = ["--rearrange", "box", *extra]
     w = run(
         4,
@@ -194,7 +195,7 @@ MANY_VARS = [
 @pytest.mark.parametrize("decomp,files", MANY_VARS, ids=["F", "I"])
 def test_netcdf4_many_variables_on_one_dimension(tmp_path, built_backends, decomp, files):
     if "netcdf4" not in built_backends:
-        pytest.skip("backend netcdf4 not built")
+        missing("netcdf4", "backend not built")
     args = ["e3sm", "-a", "netcdf4", "--rearrange", "box", "--verify", str(decomp)]
     w = run(4, [*args, "-k", "-o", "out.nc"], tmp_path, timeout=600)
     assert w.rc == 0, w.err
@@ -225,7 +226,7 @@ def test_netcdf4_many_variables_on_one_dimension(tmp_path, built_backends, decom
 # netCDF shows the same header either way.
 def test_netcdf4_dimscales_option(tmp_path, built_backends):
     if "netcdf4" not in built_backends:
-        pytest.skip("backend netcdf4 not built")
+        missing("netcdf4", "backend not built")
     heads, attrs = [], []
     for mode in ["auto", "none"]:
         args = ["e3sm", "-a", "netcdf4", "--generate", "g:cells=60,procs=2", "-k"]
@@ -247,7 +248,7 @@ def test_netcdf4_dimscales_option(tmp_path, built_backends):
 # unless --collective; other libraries stay collective.
 def test_netcdf4_transfers_independent_as_the_original(tmp_path, built_backends):
     if "netcdf4" not in built_backends:
-        pytest.skip("backend netcdf4 not built")
+        missing("netcdf4", "backend not built")
     cases = [(["-a", "netcdf4"], "indep"), (["-a", "netcdf4", "--collective"], "coll")]
     cases += [(["-a", "pnetcdf"], "coll")]
     for extra, io in cases:
@@ -273,7 +274,7 @@ BLOB = [  # (id, decomposition, backend, subfiles, files of one subfile set)
 def test_blob_write_then_read_verifies(tmp_path, built_backends, cfg):
     _, decomp, backend, g, names = cfg
     if backend not in built_backends:
-        pytest.skip(f"backend {backend} not built")
+        missing(backend, "backend not built")
     args = ["-x", "blob", "-g", str(g), "-a", backend]
     w = run(4, ["e3sm", "-k", *args, "-o", "out.nc", "--verify", str(decomp)], tmp_path)
     assert w.rc == 0, w.err
@@ -314,7 +315,7 @@ def test_blob_index_is_the_groups_decomposition(tmp_path):
 @pytest.mark.parametrize("backend,hx", [("pnetcdf", "-1"), ("hdf5", "1")])
 def test_blob_replay_gives_the_canonical_file(tmp_path, built_backends, backend, hx):
     if backend not in built_backends:
-        pytest.skip(f"backend {backend} not built")
+        missing(backend, "backend not built")
     blob = ["-x", "blob", "-g", "2", "-a", backend, "-f", hx, "-o", "b.nc", str(MAP_F)]
     assert run(4, ["e3sm", "-k", *blob], tmp_path).rc == 0
     replay = ["-g", "2", "-f", hx, "--replay", "b.nc", "-o", "c.nc", str(MAP_F)]
@@ -495,7 +496,7 @@ def test_truncated_decomposition_file(tmp_path, src, size, needed):
 
 def test_decomposition_containers(tmp_path, built_backends):
     if "hdf5" not in built_backends:
-        pytest.skip("hdf5 not built")
+        missing("hdf5", "backend not built")
     for ext in ("nc4", "h5"):
         r = run(4, ["e3sm", "-f", "1", "-o", "x.nc", str(E3SM / f"map_f_case_16p.{ext}")], tmp_path)
         assert r.rc == 0, r.err
@@ -504,8 +505,9 @@ def test_decomposition_containers(tmp_path, built_backends):
 def test_bp_map_reads_as_the_nc_map(tmp_path, built_backends):
     """E3SM-IO's BP3 map (read through ADIOS2) gives the same history files,
     byte for byte, as the same map in NetCDF form."""
-    if not {"adios2", "pnetcdf"} <= set(built_backends):
-        pytest.skip("adios2 and pnetcdf needed")
+    for b in ("adios2", "pnetcdf"):
+        if b not in built_backends:
+            missing(b, "backend not built")
     for ext, src in (("bp", E3SM / "map_f_case_16p.bp"), ("nc", MAP_F)):
         r = run(4, ["e3sm", "-k", "-o", f"{ext}.nc", str(src)], tmp_path)
         assert r.rc == 0, r.err
@@ -515,7 +517,7 @@ def test_bp_map_reads_as_the_nc_map(tmp_path, built_backends):
 
 def test_bad_bp_map_is_one_line(tmp_path, built_backends):
     if "adios2" not in built_backends:
-        pytest.skip("adios2 not built")
+        missing("adios2", "backend not built")
     (tmp_path / "bad.bp").write_bytes((E3SM / "map_f_case_16p.bp").read_bytes()[:5000])
     r = run_plain(2, ["e3sm", "-o", "x.nc", "bad.bp"], tmp_path, timeout=60)
     assert r.rc == 2, (r.rc, r.err)
@@ -529,7 +531,7 @@ def test_adios2_output_directory_removed_without_k(tmp_path, built_backends):
     run removes it as it removes the others' files; -k keeps it; a directory
     the run did not write is left alone."""
     if "adios2" not in built_backends:
-        pytest.skip("adios2 not built")
+        missing("adios2", "backend not built")
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "keep.txt").write_text("not the run's")
     r = run(2, ["e3sm", "--backend", "adios2", "-o", "g.nc", str(MAP_G)], tmp_path)
@@ -629,7 +631,7 @@ def test_read_with_another_type_is_refused(tmp_path, built_backends, backend):
     """The original's double file read with the float schema (or the other way):
     every backend checks the type on open (mpiio: the file's size)."""
     if backend not in built_backends:
-        pytest.skip(f"{backend} not built")
+        missing(backend, "backend not built")
     args = ["e3sm", "-f", "1", "--backend", backend]
     r = run(2, [*args, "-k", "--xtype", "double", "-o", "d.nc", str(MAP_F)], tmp_path)
     assert r.rc == 0, r.err

@@ -6,6 +6,7 @@ import subprocess
 
 import pytest
 from conftest import SHIPPED, TESTDATA, run, run_plain
+from declared import missing
 
 E3SM = TESTDATA / "e3sm"
 DATS = [
@@ -42,7 +43,7 @@ def test_converter_reproduces_map_f_case(tmp_path, np_):
 
 def test_list_file_and_hdf5_format(tmp_path, built_backends):
     if "hdf5" not in built_backends:
-        pytest.skip("hdf5 not built")
+        missing("hdf5", "backend not built")
     (tmp_path / "list.txt").write_text("# F case\n" + "\n".join(map(str, DATS)) + "\n")
     r = run(1, ["e3sm-decomp", "-o", "f.h5", "-a", "hdf5", "list.txt"], tmp_path)
     assert r.rc == 0, r.err

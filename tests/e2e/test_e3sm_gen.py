@@ -9,6 +9,7 @@ import re
 
 import pytest
 from conftest import run, run_plain
+from declared import missing
 
 # small enough for a loaded 2-core machine: ne=1 is 6 elements, 56 columns
 CASES = [
@@ -35,7 +36,7 @@ CASES = [
 def test_generated_write_then_verify(tmp_path, built_backends, cfg):
     _, backend, spec, extra = cfg
     if backend not in built_backends:
-        pytest.skip(f"backend {backend} not built")
+        missing(backend, "backend not built")
     r = run(
         4,
         ["e3sm", "--backend", backend, "--generate", spec, "-o", "out.nc", *extra, "--verify"],
@@ -60,7 +61,7 @@ EMPTY_SUBFILE = ["--generate", "f:ne=1,procs=1", "-x", "blob", "-g", "2", "-f", 
 @pytest.mark.parametrize("backend", ["hdf5", "mpiio"])
 def test_blob_with_an_empty_subfile_writes_and_reads(tmp_path, built_backends, backend):
     if backend not in built_backends:
-        pytest.skip(f"backend {backend} not built")
+        missing(backend, "backend not built")
     args = ["e3sm", "--backend", backend, *EMPTY_SUBFILE]
     w = run(2, [*args, "-k", "-o", "b.nc", "--verify"], tmp_path)
     assert w.rc == 0, w.err
@@ -80,7 +81,7 @@ def test_blob_with_an_empty_subfile_is_refused_where_it_cannot_be_stored(
     tmp_path, built_backends, backend
 ):
     if backend not in built_backends:
-        pytest.skip(f"backend {backend} not built")
+        missing(backend, "backend not built")
     r = run_plain(2, ["e3sm", "--backend", backend, *EMPTY_SUBFILE, "-o", "b.nc"], tmp_path)
     assert r.rc == 2, r.err
     errs = r.error_lines()

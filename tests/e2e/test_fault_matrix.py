@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BIN, DEFAULT_KILL_ENV, MPIEXEC, SHIPPED, check_record, unmount
+from declared import missing
 
 KERNELS = ["btio", "ncbench", "amrex", "chombo", "e3sm"]
 BACKENDS = ["mpiio", "pnetcdf", "hdf5", "netcdf4", "adios2"]
@@ -139,7 +140,7 @@ def work(tmp_path, built_backends):
 
 def need(backend, built):
     if backend not in built:
-        pytest.skip(f"{backend} not built")
+        missing(backend, "backend not built")
 
 
 @pytest.mark.parametrize("kernel,backend,np_", rotate(0))
@@ -294,7 +295,7 @@ def full_disk():
     where = Path(tempfile.mkdtemp(prefix="iok-matrix-full-"))
     if os.geteuid() != 0 or not mount(where, "-t", "tmpfs", "-o", "size=64k", "tmpfs"):
         where.rmdir()
-        pytest.skip("cannot mount a tmpfs here (needs root)")
+        missing("root", "cannot mount a tmpfs here")
     yield where
     unmount(where)
 
@@ -319,10 +320,10 @@ def read_only(tmp_path):
     where = tmp_path / "ro"
     where.mkdir()
     if os.geteuid() != 0 or not mount(where, "--bind", str(where)):
-        pytest.skip("cannot bind-mount here (needs root)")
+        missing("root", "cannot bind-mount here")
     if not mount(where, "-o", "remount,ro,bind"):
         subprocess.run(["umount", str(where)], check=False)
-        pytest.skip("cannot remount read-only here")
+        missing("root", "cannot remount read-only here")
     yield where
     unmount(where, remove=False)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BIN, MPIEXEC, run, unmount
+from declared import missing
 
 BACKENDS = ["mpiio", "pnetcdf", "hdf5", "netcdf4", "adios2"]
 # BTIO 32^3 x 3 dumps: 3.75 MiB of data, more than the 2 MiB file system
@@ -36,7 +37,7 @@ def tiny_fs():
     """A 2 MiB tmpfs (root mounts one; elsewhere the test is skipped)."""
     where = Path(tempfile.mkdtemp(prefix="iok-full-"))
     if os.geteuid() != 0 or not mount_tmpfs(where, "size=2m"):
-        pytest.skip("cannot mount a tmpfs here (needs root): no full file system to test on")
+        missing("root", "cannot mount a tmpfs here: no full file system to test on")
     yield where
     unmount(where)
 
@@ -61,7 +62,7 @@ def test_data_larger_than_the_free_space_is_refused_up_front(
     """3.75 MiB of data for a 2 MiB file system: refused before any file is
     created, naming the bytes needed and free (never a half-written file)."""
     if backend not in built_backends:
-        pytest.skip(f"{backend} not built")
+        missing(backend, "backend not built")
     r, took = timed(np_, [*FULL, "--backend", backend, "--dir", str(tiny_fs)], tmp_path)
     assert r.rc == 2, (r.rc, r.err[-2000:])
     line = one_error_line(r)
@@ -77,7 +78,7 @@ def exact_fs():
     metadata beside them does not (ADIOS2's); skipped where no mount."""
     where = Path(tempfile.mkdtemp(prefix="iok-exact-"))
     if os.geteuid() != 0 or not mount_tmpfs(where, "size=3840k"):
-        pytest.skip("cannot mount a tmpfs here (needs root): no full file system to test on")
+        missing("root", "cannot mount a tmpfs here: no full file system to test on")
     yield where
     unmount(where)
 
@@ -87,7 +88,7 @@ def test_disk_full_during_the_write_is_an_error(exact_fs, np_, tmp_path, built_b
     """The write itself fails with ENOSPC (ADIOS2's metadata on rank 0: it
     used to hang on 4 ranks in adios2_close): exit 1, one line naming it."""
     if "adios2" not in built_backends:
-        pytest.skip("adios2 not built")
+        missing("adios2", "backend not built")
     r, took = timed(np_, [*FULL, "--backend", "adios2", "--dir", str(exact_fs)], tmp_path)
     assert r.rc == 1, (r.rc, r.err[-2000:])
     line = one_error_line(r)
@@ -104,7 +105,7 @@ def test_a_nearly_full_disk_after_the_write_is_no_error(tmp_path):
     where = Path(tempfile.mkdtemp(prefix="iok-after-"))
     if os.geteuid() != 0 or not mount_tmpfs(where, "size=1m"):
         where.rmdir()
-        pytest.skip("cannot mount a tmpfs here (needs root)")
+        missing("root", "cannot mount a tmpfs here")
     try:
         r = run(1, [*SMALL, "--backend", "mpiio", "--dir", str(where), "--verify"], tmp_path)
         assert r.rc == 0, r.err
@@ -116,7 +117,7 @@ def test_a_nearly_full_disk_after_the_write_is_no_error(tmp_path):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_truncated_file_read_names_the_size(backend, tmp_path, built_backends):
     if backend not in built_backends:
-        pytest.skip(f"{backend} not built")
+        missing(backend, "backend not built")
     out = tmp_path / "out"
     out.mkdir()
     r = run(4, [*SMALL, "--backend", backend, "--dir", str(out)], tmp_path)
@@ -137,7 +138,7 @@ def test_read_only_directory(tmp_path):
     where = Path(tempfile.mkdtemp(prefix="iok-ro-"))
     if os.geteuid() != 0 or not mount_tmpfs(where, "size=1m", "ro"):
         where.rmdir()
-        pytest.skip("cannot mount a read-only tmpfs here (needs root)")
+        missing("root", "cannot mount a read-only tmpfs here")
     try:
         r = run(4, [*SMALL, "--backend", "mpiio", "--dir", str(where)], tmp_path)
         assert r.rc == 2, r.err
@@ -216,7 +217,7 @@ def test_a_call_failing_on_one_rank_ends_the_job(backend, phase, tmp_path, built
     while ranks 0, 2 and 3 may sit in the same collective call: the job ends
     (agreement timed out: MPI_Abort) with rank 1's line and exit 1."""
     if backend not in built_backends:
-        pytest.skip(f"{backend} not built")
+        missing(backend, "backend not built")
     env = {"IOK_FAULT": f"{phase}:1", "IOK_AGREE_SECONDS": "3"}
     t0 = time.monotonic()
     r = run(
@@ -268,7 +269,7 @@ def test_json_record_on_a_full_disk_names_the_errno(tmp_path):
     where = Path(tempfile.mkdtemp(prefix="iok-json-full-"))
     if os.geteuid() != 0 or not mount_tmpfs(where, "size=64k"):
         where.rmdir()
-        pytest.skip("cannot mount a tmpfs here (needs root)")
+        missing("root", "cannot mount a tmpfs here")
     try:
         subprocess.run(
             ["dd", "if=/dev/zero", f"of={where / 'filler'}", "bs=4k"], capture_output=True

@@ -8,6 +8,7 @@ import re
 
 import pytest
 from conftest import SHIPPED, run, run_plain
+from declared import missing
 
 SMALL = ["btio", "--grid", "12,12,12", "--dumps", "2"]
 HINTED = ["mpiio", "pnetcdf", "hdf5", "netcdf4"]
@@ -17,7 +18,7 @@ BTIO_ORIGINAL = {"nc_var_align_size": "1", "nc_in_place_swap": "enable"}
 
 def need(backend, built):
     if backend not in built:
-        pytest.skip(f"{backend} not built")
+        missing(backend, "backend not built")
 
 
 def in_effect(rec, op="write"):

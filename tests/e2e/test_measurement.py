@@ -14,6 +14,7 @@ import tempfile
 
 import pytest
 from conftest import BIN, MPIEXEC, REPO, SHIPPED, check_record, run, run_plain
+from declared import missing
 
 SMALL = ["--grid", "32,32,32", "--dumps", "2"]
 
@@ -34,7 +35,7 @@ def test_null_backend_calls_take_no_time(tmp_path):
 )
 def test_os_counts_the_bytes_the_kernel_wrote(tmp_path, built_backends, backend):
     if backend[0] == "--backend" and backend[1] not in built_backends:
-        pytest.skip("not built")
+        missing(backend[1], "backend not built")
     r = run(4, ["btio", "--grid", "64,64,64", "--dumps", "2", *backend], tmp_path)
     assert r.rc == 0, r.err
     p = r.record["passes"][0]
@@ -151,7 +152,7 @@ def test_iterations_must_be_positive(tmp_path):
 
 def test_drop_caches_as_root(tmp_path):
     if os.geteuid() != 0:
-        pytest.skip("needs root")
+        missing("root", "dropping the page cache needs root")
     assert run(4, ["btio", *SMALL], tmp_path).rc == 0
     r = run(4, ["btio", *SMALL, "--mode", "read", "--drop-caches", "--verify"], tmp_path)
     assert r.rc == 0, r.err
@@ -162,7 +163,7 @@ def test_drop_caches_as_root(tmp_path):
 
 def test_drop_caches_as_a_user(tmp_path):
     if os.geteuid() != 0 or not shutil.which("runuser"):
-        pytest.skip("needs root to become another user")
+        missing("root", "becoming another user needs root and runuser")
     work = tempfile.mkdtemp(prefix="iok-nobody-")  # a directory nobody can use
     try:
         os.chmod(work, 0o777)

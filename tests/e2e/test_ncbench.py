@@ -12,6 +12,7 @@ import time
 
 import pytest
 from conftest import BIN, MPIEXEC, TESTDATA, Run, run, run_plain
+from declared import missing
 
 SAMPLES = TESTDATA / "netcdf-bench"
 SAMPLES_NP4 = "sample_output_np4_coll_unlimited_chunked_w_r_verify.txt"
@@ -43,7 +44,7 @@ def sample_lines(name):
 @pytest.mark.parametrize("backend", ["netcdf4", "hdf5"])
 def test_write_read_verify(tmp_path, built_backends, backend, np_, iot, storage):
     if backend not in built_backends:
-        pytest.skip(f"backend {backend} not built")
+        missing(backend, "backend not built")
     args = [*LAYOUT[np_], "-d", GEOM, "-w", "-r", "--verify", f"-t={iot}", *STORAGE[storage]]
     r = nc(np_, [*args, "--backend", backend, "-f", "t.file"], tmp_path)
     assert r.rc == 0, r.err
@@ -75,7 +76,7 @@ def test_write_read_verify(tmp_path, built_backends, backend, np_, iot, storage)
 @pytest.mark.parametrize("backend", ["pnetcdf", "mpiio"])
 def test_other_backends(tmp_path, built_backends, backend):
     if backend not in built_backends:
-        pytest.skip(f"backend {backend} not built")
+        missing(backend, "backend not built")
     for extra in ([], ["-u", "-t", "coll"]):
         r = nc(4, ["-d", GEOM, "-w", "-r", "--verify", "--backend", backend, *extra], tmp_path)
         assert r.rc == 0, r.err
@@ -403,7 +404,7 @@ def test_bad_input_exits_2_quickly(tmp_path, built_backends, case):
     _, np_, args, msg = case
     for b in ("pnetcdf", "mpiio"):
         if b in args and b not in built_backends:
-            pytest.skip(f"backend {b} not built")
+            missing(b, "backend not built")
     t0 = time.monotonic()
     if np_ == 1:  # a singleton (no mpiexec): OpenMPI's launcher adds ~2 s to any failed job
         proc = subprocess.run(

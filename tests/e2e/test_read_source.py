@@ -5,8 +5,8 @@ otherwise the report and the record say "page cache"."""
 
 import os
 
-import pytest
 from conftest import run
+from declared import missing
 
 ARGS = ["btio", "--grid", "64,64,64", "--dumps", "2"]  # 20 MiB: more than readahead
 
@@ -21,8 +21,11 @@ def test_read_right_after_write_is_page_cache(tmp_path):
     assert r.rc == 0, r.err
     p = read_pass(r.record)
     os_read = p["os_bytes"]["read_bytes"]
-    if 2 * os_read >= p["bytes"]:
-        pytest.skip(f"the OS read {os_read} of {p['bytes']} bytes from storage: nothing cached")
+    # the premise, asserted: a read right after the write finds the pages cached
+    assert 2 * os_read < p["bytes"], (
+        f"premise failed: the OS read {os_read} of {p['bytes']} bytes from storage right "
+        "after the write (nothing cached: is the page cache under memory pressure?)"
+    )
     assert p["from_storage"] is False
     assert p["from_storage_reason"].startswith("page cache: OS read_bytes")
     assert r.record["summary"]["read_from_storage"] is False
@@ -33,13 +36,16 @@ def test_read_right_after_write_is_page_cache(tmp_path):
 
 def test_read_after_drop_caches_is_from_storage(tmp_path):
     if os.geteuid() != 0:
-        pytest.skip("needs root to drop the page cache")
+        missing("root", "dropping the page cache needs root")
     assert run(4, ARGS, tmp_path).rc == 0
     r = run(4, [*ARGS, "--mode", "read", "--drop-caches"], tmp_path)
     assert r.rc == 0, r.err
     p = read_pass(r.record)
-    if 2 * p["os_bytes"]["read_bytes"] < p["bytes"]:
-        pytest.skip(f"the OS still served the read from memory ({p['cache_drop_method']})")
+    # the premise, asserted: after --drop-caches the OS reads from the device
+    assert 2 * p["os_bytes"]["read_bytes"] >= p["bytes"], (
+        f"premise failed: the OS still served the read from memory after "
+        f"{p['cache_drop_method']} (OS read_bytes {p['os_bytes']['read_bytes']} of {p['bytes']})"
+    )
     assert p["from_storage"] is True and p["from_storage_reason"].startswith("storage:")
     assert r.record["summary"]["read_from_storage"] is True
     line = next(line for line in r.out.splitlines() if line.startswith("read "))

@@ -10,6 +10,7 @@ import time
 
 import pytest
 from conftest import SHIPPED, run, run_plain
+from declared import missing
 
 SMALL = SHIPPED / "replay" / "small.replay"
 MAP_G = SHIPPED / "e3sm" / "map_g_case_16p.nc"
@@ -25,7 +26,7 @@ def fidelity_counts(rec):
 @pytest.mark.parametrize("backend", ["mpiio", "pnetcdf", "hdf5", "netcdf4", "adios2"])
 def test_small_on_every_backend(tmp_path, built_backends, backend):
     if backend not in built_backends:
-        pytest.skip(f"{backend} not built")
+        missing(backend, "backend not built")
     (tmp_path / "out").mkdir()
     r = run(4, ["replay", str(SMALL), "--backend", backend, "--dir", "out", "--verify"], tmp_path)
     assert r.rc == 0, r.err
@@ -209,7 +210,7 @@ def test_edge_files(tmp_path, built_backends, backend):
     one never touched (not created), and a data line's typed variable with
     bytes after it, read across both: verified, the fidelity exact."""
     if backend not in built_backends:
-        pytest.skip(f"{backend} not built")
+        missing(backend, "backend not built")
     (tmp_path / "e.replay").write_text(EDGES)
     r = run(2, ["replay", "e.replay", "--backend", backend, "--verify"], tmp_path)
     assert r.rc == 0, r.err

@@ -6,14 +6,13 @@ trace2replay` and replayed by `iokernels replay` on the mpiio backend with
 operations, bytes and offsets, and its trace-side counts must be those of
 the replay file (counted here from the file itself)."""
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import BIN, REPO, TESTDATA, run
+from conftest import REPO, TESTDATA, run
 from darshan.examples import example_logs  # requirements.txt
 
 LOGS = Path(example_logs.__file__).parent
@@ -22,11 +21,6 @@ LOGS = Path(example_logs.__file__).parent
 # and an OpenMPI trace without offsets, both from DXT_POSIX
 CAPTURED = ["roundtrip.darshan", "btio-mpich.darshan", "btio-openmpi.darshan"]
 MAX_RANKS = 16  # a trace of more ranks is folded onto this many
-
-
-def kernels():
-    out = subprocess.run([str(BIN), "--list", "--json"], capture_output=True, check=True).stdout
-    return [k["name"] for k in json.loads(out)["kernels"]]
 
 
 def trace2replay(log, out, cwd):
@@ -76,8 +70,6 @@ def replay(tmp_path, name, job_ranks=None):
     """Converts log `name`, replays it on mpiio with --verify on the trace's
     rank count (folded onto MAX_RANKS, or job_ranks, when given or more);
     returns the replay file's counts, the job's rank count and the fidelity."""
-    if "replay" not in kernels():
-        pytest.skip("this iokernels has no replay kernel (branch replay)")
     log = TESTDATA / "darshan" / name if name in CAPTURED else LOGS / name
     p = trace2replay(log, tmp_path / "trace.replay", tmp_path)
     assert p.returncode == 0, p.stderr
