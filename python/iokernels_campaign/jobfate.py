@@ -5,7 +5,10 @@
 2. squeue -t all (the controller: knows a job until MinJobAge after its end;
    plain squeue lists only jobs that have not ended);
 3. the job's own files: SESSION/job.end.json, written by the script as its
-   last line (with "error" when it stopped before its first step);
+   last line (with "error" when it stopped before its first step), under a
+   temporary name and renamed, so that it is whole or absent; the script
+   removes an earlier attempt's at its start (a requeued job). One that
+   cannot be read says "unknown", never "failed";
 4. the job-completion log, where the site keeps one (JobCompType=
    jobcomp/filetxt, its JobCompLoc from scontrol show config);
 5. nothing: when the controller answers that it does not know the job and
@@ -13,7 +16,13 @@
    finished".
 
 A fate that is None means the job may still run (or Slurm cannot be asked
-from here: `collect --job-ended` says it is over)."""
+from here: `collect --job-ended` says it is over). While Slurm says the job
+is live (pending again after a requeue, running), Slurm wins over any file.
+
+Whether a step was running when the job ended comes from the accounting
+(each srun step is named after its run: `step_states`) where Slurm keeps
+it; elsewhere from the step's stdout, which the script opens just before
+srun starts."""
 
 import json
 import re
@@ -32,6 +41,7 @@ class Fate:
     state: str  # Slurm's word (TIMEOUT, CANCELLED, COMPLETED, FAILED, ...), or UNKNOWN
     source: str  # sacct, squeue, end file, jobcomp, none, collect --job-ended
     error: str | None = None  # the job's own one line (the MPI probe's)
+    note: str | None = None  # why the state is UNKNOWN, when it is
 
     def reason(self, job_id, limit=""):
         """Why the job ran no more of its steps, as in `job N reached its time limit`."""
@@ -88,15 +98,42 @@ def jobcomp_state(job_id):
     return found[-1] if found else None
 
 
-def end_file(session_dir):
-    """The job's end file ({"exit_code": N, "error": LINE?}), or None."""
-    path = session_dir / "job.end.json"
-    if not path.exists():
-        return None
-    try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError:
+# the name srun gives each run's step (the script sets SLURM_JOB_NAME): the
+# run's directory under the session and its mode, as in "case/iter1/write"
+STEP_NAME = "iok:{}"
+
+
+def step_states(job_id):
+    """{step name: Slurm's state} of the job's named steps, from sacct; {}
+    where there is no accounting or it does not know the job."""
+    p = _run(["sacct", "-n", "-P", "-j", job_id, "-o", "JobName,State"])
+    if not p or p.returncode != 0:
         return {}
+    states = {}
+    for line in p.stdout.splitlines():
+        name, _, state = line.partition("|")
+        if name.startswith(STEP_NAME.format("")) and state:
+            states[name] = state.split()[0].rstrip("+")
+    return states
+
+
+def end_file(session_dir):
+    """The job's end file ({"exit_code": N, "error": LINE?}), None when there
+    is none, or {"unreadable": why} when it is not a whole end record."""
+    path = session_dir / "job.end.json"
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return {"unreadable": f"{path} cannot be read ({e.strerror})"}
+    try:
+        end = json.loads(text)
+    except json.JSONDecodeError:
+        end = None
+    if not isinstance(end, dict) or not isinstance(end.get("exit_code"), int):
+        return {"unreadable": f"{path} is not a whole end record ({len(text)} bytes)"}
+    return end
 
 
 def fate(session_dir, job_id, job_ended=False):
@@ -110,10 +147,12 @@ def fate(session_dir, job_id, job_ended=False):
             (state, forgotten), source = squeue_state(job_id), "squeue"
         if state and state not in LIVE:
             return Fate(state, source, error)
-        if state and end is None:
-            return None  # still running (an end file: its last line ran)
+        if state:
+            return None  # live: pending again after a requeue, or running
+    if end and "unreadable" in end:
+        return Fate("UNKNOWN", "end file", note=end["unreadable"])
     if end is not None:
-        code = end.get("exit_code")
+        code = end["exit_code"]
         return Fate("COMPLETED" if code == 0 else "FAILED", "end file", error)
     if job_id:
         state = jobcomp_state(job_id)

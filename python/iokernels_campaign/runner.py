@@ -321,13 +321,25 @@ def _cut_step(session_dir, fate):
     return (last[2].parent, step) if KILLED_BY_SLURM.search(text) else None
 
 
-def _missing(idir, mode, fate, job_id, limit):
-    """The outcome of a step with no status file once the job is over."""
+def _started(idir, mode, fate, steps):
+    """Was the step launched before the job ended? Slurm's accounting says
+    where it knows the job's steps (a named step it has was launched); else
+    the step's stdout, which the script opens just before srun."""
+    if fate.error:
+        return False
+    if steps:
+        return jobfate.STEP_NAME.format(f"{idir.parent.name}/{idir.name}/{mode}") in steps
+    return outcome.files(idir, mode)["stdout"].exists()
+
+
+def _missing(idir, mode, fate, job_id, limit, steps=None):
+    """The outcome of a step with no status file once the job is over
+    (steps: Slurm's {step name: state} of the job, where it keeps them)."""
     if fate.state == "UNKNOWN":
-        text = f"unknown: Slurm no longer knows job {job_id} and its steps left no end record"
-        return outcome.Outcome(idir, "failed", None, text, None, None, None)
+        why = fate.note or f"Slurm no longer knows job {job_id} and its steps left no end record"
+        return outcome.Outcome(idir, "failed", None, f"unknown: {why}", None, None, None)
     why = fate.reason(job_id, limit)
-    started = outcome.files(idir, mode)["stdout"].exists() and not fate.error
+    started = _started(idir, mode, fate, steps)
     if fate.state == "TIMEOUT" and not fate.error:
         text = (
             f"killed: {why} while this step ran"
@@ -357,6 +369,7 @@ def collect(session_dir, store, echo=print, job_ended=False):
     if fate and fate.error:
         echo(f"job {job_id}: {fate.error}")
     cut = _cut_step(session_dir, fate)
+    steps = jobfate.step_states(job_id) if fate and job_id else {}
     stored = pending = failed = 0
     for case_json in sorted(session_dir.glob("*/case.json")):
         cdir = case_json.parent
@@ -371,19 +384,19 @@ def collect(session_dir, store, echo=print, job_ended=False):
                 if refusal and not done:  # the script skipped the case
                     res = outcome.not_run(idir, refusal)
                 elif fate and fate.error and not done:  # the job stopped before its steps
-                    res = _missing(idir, mode, fate, job_id, limit)
+                    res = _missing(idir, mode, fate, job_id, limit, steps)
                 elif broke and broke.error.startswith(("not run: job", "unknown:")):
                     res = outcome.Outcome(idir, "failed", None, broke.error, None, None, None)
                 elif broke and not done and fate and broke.error.startswith("killed: job"):
-                    res = _missing(idir, mode, fate, job_id, limit)
+                    res = _missing(idir, mode, fate, job_id, limit, steps)
                 elif broke:
                     res = outcome.not_run(idir, f"the {broke_mode} step of this iteration failed")
                 elif done:
                     res = outcome.read(idir, mode)
                     if res.status != "ok" and (idir, mode) == cut:
-                        res = _missing(idir, mode, fate, job_id, limit)
+                        res = _missing(idir, mode, fate, job_id, limit, steps)
                 elif fate:
-                    res = _missing(idir, mode, fate, job_id, limit)
+                    res = _missing(idir, mode, fate, job_id, limit, steps)
                 else:
                     res = None
                 if res is None:

@@ -208,6 +208,11 @@ iok_step() {  # DIR STEP LIMIT COMMAND...: COMMAND in DIR, its files STEP.*
     return
   fi
   start=$(date +%s.%N)
+  # the step named after its run (jobfate.STEP_NAME): sacct says its state
+  if [ "$1" = srun ]; then
+    shift
+    set -- srun --job-name="iok:${dir#"$R"/}/$step" "$@"
+  fi
   timeout -k 30 "$limit" "$@" > "$step.stdout" 2> "$step.stderr"
   rc=$?
   end=$(date +%s.%N)
@@ -227,9 +232,10 @@ iok_step() {  # DIR STEP LIMIT COMMAND...: COMMAND in DIR, its files STEP.*
 }"""
 
 # the job's end time, once (0: none known); steps are not launched after it
+# (date -d "" is today's midnight: an empty answer must not become an end)
 END_TIME = r"""iok_over=0
-iok_end=$(date -d "$(squeue -h -j "${SLURM_JOB_ID:-0}" -o %e 2> /dev/null)" +%s 2> /dev/null) \
-  || iok_end=0"""
+iok_end=$(squeue -h -j "${SLURM_JOB_ID:-0}" -o %e 2> /dev/null)
+iok_end=$([ -n "$iok_end" ] && date -d "$iok_end" +%s 2> /dev/null) || iok_end=0"""
 
 # One rank with the chosen plugin before the first step; when it cannot
 # start, the job ends with one line (job.end.json "error") that collect
@@ -243,7 +249,7 @@ if ! srun -n 1 -N 1 PROBE > "$R"/mpi-probe.out 2> "$R"/mpi-probe.err; then
 mpi = \"FIX\" in the campaign (OpenMPI: pmix, MPICH: pmi2; this srun has: $have)"
   msg=$(printf '%s' "$msg" | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g' | cut -c1-600)
   printf '{"exit_code": 1, "ended": %s, "error": "%s"}\n' "$(date +%s.%N)" "$msg" \
-    > "$R"/job.end.json
+    > "$R"/job.end.json.part && mv -f "$R"/job.end.json.part "$R"/job.end.json
   echo "iokernels-campaign: $msg" >&2
   exit 1
 fi"""
@@ -324,6 +330,7 @@ def script(name, session_dir, slurm, cases, max_ranks, binary="iokernels", famil
         f'printf \'{{"job_id": "%s", "nodelist": "%s", "started": %s}}\\n\' '
         f'"${{SLURM_JOB_ID:-}}" "${{SLURM_JOB_NODELIST:-}}" "$(date +%s.%N)" '
         f"> {session}/job.start.json",
+        f"rm -f {session}/job.end.json  # an earlier attempt's (a requeued job)",
         "",
         *mpi_choice(slurm, family),
         PROBE.replace("PROBE", _sh([binary, "--version"], session_dir)).replace(
@@ -353,8 +360,10 @@ def script(name, session_dir, slurm, cases, max_ranks, binary="iokernels", famil
             lines += ["else", "  worst=1", "fi"]
     lines += [
         "",
+        "# whole or absent: written under another name, then renamed",
         f'printf \'{{"exit_code": %d, "ended": %s}}\\n\' "$worst" "$(date +%s.%N)" '
-        f"> {session}/job.end.json",
+        f"> {session}/job.end.json.part && mv -f {session}/job.end.json.part "
+        f"{session}/job.end.json",
         "exit $worst",
         "",
     ]
