@@ -109,7 +109,7 @@ def slurm_cluster():
     # remove old basetemps while this cluster runs
     d = Path(tempfile.mkdtemp(prefix="iok-slurm-"))
     try:
-        cluster = slurmcluster.start(d)
+        cluster = slurmcluster.start(d, jobcomp=True)
     except RuntimeError as e:
         declared.missing("slurm", f"scripts/slurm-sandbox.sh start failed: {e}")
     yield cluster

@@ -97,8 +97,9 @@ def why_not():
     return None
 
 
-def start(directory, nodes=2, base=None, accounting=False):
-    """The cluster (accounting: slurmdbd on MariaDB), or raises RuntimeError
+def start(directory, nodes=2, base=None, accounting=False, jobcomp=False):
+    """The cluster (accounting: slurmdbd on MariaDB; jobcomp: the job
+    completion log DIR/jobcomp.txt, jobcomp/filetxt), or raises RuntimeError
     with the script's own error line."""
     ports = (1, 2, 306, 817, 819)
     base = base or next(b for b in range(17000, 18000, 20) if all(_port_free(b + k) for k in ports))
@@ -108,6 +109,11 @@ def start(directory, nodes=2, base=None, accounting=False):
         "SANDBOX_MIN_JOB_AGE": str(MIN_JOB_AGE),
         "SANDBOX_OVER_TIME_LIMIT": str(OVER_TIME_LIMIT),
         "SANDBOX_ACCOUNTING": "1" if accounting else "0",
+        "SANDBOX_EXTRA": (
+            f"JobCompType=jobcomp/filetxt\nJobCompLoc={Path(directory) / 'jobcomp.txt'}"
+            if jobcomp
+            else ""
+        ),
         "PATH": os.environ["PATH"] + ":/usr/sbin:/sbin",
     }
     p = subprocess.run(

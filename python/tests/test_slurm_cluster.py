@@ -184,9 +184,9 @@ def _copy_store(d, a, b):
         src.backup(dst)
 
 
-def _collect(cluster, job):
-    p = cli("collect", job["session"], "--db", "x.sqlite", cwd=job["dir"], extra_env=cluster.env)
-    got = rows(job["dir"] / "x.sqlite", "SELECT * FROM runs ORDER BY id")
+def _collect(cluster, job, db="x.sqlite"):
+    p = cli("collect", job["session"], "--db", db, cwd=job["dir"], extra_env=cluster.env)
+    got = rows(job["dir"] / db, "SELECT * FROM runs ORDER BY id")
     name = {r["id"]: r["backend"] if r["label"] == r["kernel"] else r["label"] for r in got}
     return p, {(name[r["id"]], r["ranks"], r["mode"]): r for r in got}
 
@@ -329,13 +329,34 @@ def test_a_job_slurm_has_forgotten_is_unknown_not_pending(slurm_cluster, jobs):
     assert job["state"] == "CANCELLED"
     said = c.wait_forgotten(job["job"])
     assert "Invalid job id specified" in said
-    p, got = _collect(c, job)
+    # a site without a job completion log: this cluster's set aside meanwhile
+    log = c.directory / "jobcomp.txt"
+    assert f"JobId={job['job']} " in log.read_text()
+    log.rename(log.with_suffix(".away"))
+    try:
+        p, got = _collect(c, job)
+    finally:
+        log.with_suffix(".away").rename(log)
     assert p.returncode == 1 and "0 not finished yet" in p.stdout
     assert "has not ended" not in p.stdout
     unknown = f"unknown: Slurm no longer knows job {job['job']} and its steps left no end record"
     assert got[("quick", 1, "read")]["status"] == "ok"
     for key in (("slow", 1, "write"), ("slow", 1, "read"), ("never", 1, "write")):
         assert got[key]["error"] == unknown, key
+
+
+def test_a_forgotten_job_is_found_in_the_job_completion_log(slurm_cluster, jobs):
+    """The same forgotten job where the site keeps a job completion log
+    (jobcomp/filetxt): its state comes from there, not "unknown"."""
+    c, job = slurm_cluster, jobs["forgotten"]
+    c.wait_forgotten(job["job"])
+    p, got = _collect(c, job, db="jobcomp.sqlite")
+    assert p.returncode == 1 and "stored 6 runs (4 failed), 0 not finished yet" in p.stdout
+    assert got[("quick", 1, "read")]["status"] == "ok"
+    why = f"job {job['job']} was cancelled (scancel)"
+    assert got[("slow", 1, "write")]["error"] == f"killed: {why} (while this step ran)"
+    for key in (("slow", 1, "read"), ("never", 1, "write"), ("never", 1, "read")):
+        assert got[key]["error"] == f"not run: {why}", key
 
 
 def test_a_job_cut_by_its_time_limit_with_accounting_after_slurm_forgot_it(jobs):

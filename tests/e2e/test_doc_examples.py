@@ -1,27 +1,32 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Every example of the documentation runs as written.
+"""Every example of the documentation runs as written, as a newcomer runs
+them: every page in the site's order, in ONE copy of the repository, in one
+bash session.
 
 Each line of a fenced sh/bash/shell block in README.md and docs/**/*.md
-(not docs/reference/, which is generated) that starts a program of the
-suite (build/iokernels, iokernels, iokernels-campaign, scripts/..., bench/...,
-or mpiexec/srun running one of them) is run exactly as written, page by
-page, in order, in one bash session per page, so that `export`, `cd` and
-`mkdir` lines (also run) carry over. Each page runs in its own copy of the
-repository's files (tracked and new, as `git ls-files` lists them: edits
-not yet committed are tested too), with build/ and .venv linked in and
-.venv/bin and build/ on PATH (bare `iokernels`, as an installed tree gives
-it). A docs page's session starts with the `export` lines of the README
-and of docs/getting-started.md, as a reader who followed them has them.
+(not docs/reference/, which is generated) runs exactly as written, page
+after page in the order of mkdocs.yml's nav (README.md first, then any page
+the nav does not list), in one bash session in one copy of the repository's
+files (tracked and new, as `git ls-files` lists them: edits not yet
+committed are tested too), with build/ and .venv linked in and .venv/bin and
+build/ on PATH (bare `iokernels`, as an installed tree gives it). So
+`export` lines carry over from page to page and a file one page writes is
+there for the next, as in a newcomer's terminal; each page starts at the
+top of the copy (its examples are written from there). Lines that build the
+suite (`make`, `cmake`, `pip`: make test built it) are counted, not run.
 
 Markers (CONTRIBUTING.md, "Examples in the documentation"):
-- `# ... small: -n 4 --grid 16,16,16` ending a line at real size: the value
-  of each named option is replaced by the one given, and that runs;
-- `<!-- examples: skip REASON -->` before a block: its lines are counted as
-  skipped with the reason.
+- `# ... small: -n 4 --grid 16,16,16` ending a line at real size (the reader
+  sees the smaller size): the value of each named option is replaced by the
+  one given, and that runs;
+- `<!-- examples: skip site: REASON -->` before a block that needs a site's
+  resources (its cluster, modules, the originals' builds), or `skip
+  elsewhere: REASON` for a block another target runs (make test-mpich,
+  bench/tune): its lines are counted as skipped with the reason. Any other
+  skip marker fails the test.
 Lines with srun (and the Slurm sandbox's own lines) run on a Slurm sandbox
-(python/tests/slurmcluster.py) when one can be started here, else they are
-skipped with the reason. `make` lines are not run (make demo and make test
-are what this test is part of)."""
+(python/tests/slurmcluster.py); without one the test fails unless the run
+declares slurm missing (tests/declared.py)."""
 
 import os
 import re
@@ -44,18 +49,35 @@ FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 SUITE = re.compile(r"^(\S*/)?(iokernels|iokernels-campaign)$|^(\./)?(scripts|bench)/")
 LAUNCHERS = {"mpiexec", "mpirun", "mpiexec.mpich", "srun", "scripts/mpiexec.sh"}
 STATE = {"export", "cd", "mkdir"}
-SLURM_WORDS = ("srun", "slurm-sandbox.sh", "--launcher sbatch", "--launcher srun")
-PAGE_TIMEOUT = 600
-TOTALS = {"run": 0, "small": 0, "skipped": {}}
+SLURM_WORDS = (
+    "srun",
+    "slurm-sandbox.sh",
+    "--launcher sbatch",
+    "--launcher srun",
+    "sinfo",
+    "squeue",
+)
+# the build itself: make test built it (counted, not run)
+BUILD = {"make", "cmake", "pip", "pip3"}
+SKIP_CLASSES = ("site:", "elsewhere:")
+SESSION_TIMEOUT = 1800
+
+
+def nav_order():
+    """The docs pages in the order of mkdocs.yml's nav (the site's order)."""
+    text = (REPO / "mkdocs.yml").read_text().split("\nnav:", 1)[1]
+    text = re.split(r"\n[A-Za-z_]+:", text, maxsplit=1)[0]
+    return [REPO / "docs" / m for m in re.findall(r"([\w./-]+\.md)\s*$", text, re.M)]
 
 
 def pages():
-    """The pages with at least one example to run (a page without any has
-    nothing to test: not a case, rather than a case that passes or skips)."""
-    docs = sorted(p for p in (REPO / "docs").rglob("*.md") if "reference" not in p.parts)
-    return [
-        p for p in (REPO / "README.md", *docs) if any(k != "skip" for _, _, k, _ in examples(p))
-    ]
+    """README.md, then the docs pages in the site's order, then any page the
+    nav does not list; the generated reference left out."""
+    listed = [p for p in nav_order() if "reference" not in p.relative_to(REPO / "docs").parts]
+    rest = sorted(
+        p for p in (REPO / "docs").rglob("*.md") if "reference" not in p.parts and p not in listed
+    )
+    return [REPO / "README.md", *listed, *rest]
 
 
 def split_comment(line):
@@ -70,6 +92,15 @@ def split_comment(line):
         elif c == "#" and (i == 0 or line[i - 1].isspace()):
             return line[:i].rstrip(), line[i + 1 :].strip()
     return line.rstrip(), ""
+
+
+def open_quote(text):
+    """Does a quote stay open at the end of this shell text?"""
+    try:
+        shlex.split(text, comments=True)
+        return False
+    except ValueError as e:
+        return "quotation" in str(e)
 
 
 def words(command):
@@ -108,13 +139,23 @@ def examples(page):
             continue
         if lang is None:
             mark = SKIP_MARK.search(line)
+            if mark:
+                assert mark.group(1).startswith(SKIP_CLASSES), (
+                    f"{page}:{number}: a skip marker says why with site: (a site's resources) "
+                    f"or elsewhere: (another target runs it), not {mark.group(1)!r}"
+                )
             pending = mark.group(1) if mark else (pending if not line.strip() else None)
             i += 1
             continue
         text = line
-        while text.endswith("\\") and i + 1 < len(lines):  # continued lines are one command
+        while i + 1 < len(lines):  # continued lines, and an open quote's, are one command
+            if text.endswith("\\"):
+                text = text[:-1] + " " + lines[i + 1].strip()
+            elif open_quote(text):
+                text = text + "\n" + lines[i + 1]
+            else:
+                break
             i += 1
-            text = text[:-1] + " " + lines[i].strip()
         i += 1
         if lang not in SHELL_LANGS or not text.strip() or text.lstrip().startswith("#"):
             continue
@@ -123,10 +164,11 @@ def examples(page):
         if tokens and tokens[0] in STATE:
             out.append((number, text, "skip" if skip else "state", skip))
             continue
-        if not SUITE.search(program(tokens)):
-            continue
         if skip:
             out.append((number, text, "skip", skip))
+            continue
+        if program(tokens) in BUILD:
+            out.append((number, text, "build", None))
             continue
         small = re.search(r"small:\s*(.*)$", comment)
         if small:
@@ -153,19 +195,8 @@ def shrink(tokens, pairs, number):
     return shlex.join(tokens)
 
 
-def reader_exports():
-    """The export lines of the README and of docs/getting-started.md."""
-    first = (REPO / "README.md", REPO / "docs" / "getting-started.md")
-    return [
-        t
-        for page in first
-        for _, t, kind, _ in examples(page)
-        if kind == "state" and t.startswith("export ")
-    ]
-
-
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
+def clone(tmp_path_factory):
     """The repository's files as a fresh clone has them, with build/ and .venv."""
     try:
         listed = subprocess.run(
@@ -182,6 +213,8 @@ def template(tmp_path_factory):
         if name and src.is_file() and not name.startswith(("build/", ".venv/")):
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, root / name)
+    (root / "build").symlink_to(BIN.parent)
+    (root / ".venv").symlink_to(VENV)
     return root
 
 
@@ -190,27 +223,16 @@ def cluster(tmp_path_factory):
     """(environment of a Slurm sandbox, None) or (None, why there is none)."""
     why = slurmcluster.why_not()
     if why:
-        return None, why
+        yield None, why
+        return
     directory = tmp_path_factory.mktemp("slurm")
     try:
         c = slurmcluster.start(directory, nodes=1)
     except RuntimeError as e:
-        return None, f"the Slurm sandbox did not start: {e}"
+        yield None, f"the Slurm sandbox did not start: {e}"
+        return
     yield {**c.env, "SLURM_MPI_TYPE": "pmix"}, None
     slurmcluster.stop(directory)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def summary(request):
-    yield
-    capture = request.config.pluginmanager.getplugin("capturemanager")
-    skipped = sum(TOTALS["skipped"].values())
-    lines = [
-        f"documentation examples: {TOTALS['run'] + TOTALS['small']} ran "
-        f"({TOTALS['small']} of them at their small size), {skipped} skipped"
-    ] + [f"  skipped {n}: {why}" for why, n in sorted(TOTALS["skipped"].items())]
-    with capture.global_and_fixture_disabled():  # shown also under pytest -q
-        print("\n" + "\n".join(lines))
 
 
 def free_port_base():
@@ -221,91 +243,104 @@ def free_port_base():
     return next(b for b in range(17500, 18000, 20) if all(free(b + k) for k in ports))
 
 
-def script(page, items, prelude):
-    """The bash script of one page: each example announced, run, its exit
-    code checked; the first failure ends the session."""
-    body = ["set -o pipefail", *prelude]
-    for number, text, kind, detail in items:
-        run = detail if kind == "small" else text
-        body += [
-            f"printf '\\n@@ example {number}\\n'",
-            run,
-            "rc=$?",
-            f'if [ $rc -ne 0 ]; then printf "\\n@@ failed {number} %d\\n" $rc; exit 97; fi',
-        ]
+def script(clone, plan):
+    """One bash session: page after page, each from the top of the copy,
+    each example announced, run, its exit code checked; the first failure
+    ends the session. plan: [(page name, items)]."""
+    body = ["set -o pipefail"]
+    for name, items in plan:
+        body += [f"cd {shlex.quote(str(clone))}", f"printf '\\n@@ page {name}\\n'"]
+        for number, text, kind, detail in items:
+            run = detail if kind == "small" else text
+            body += [
+                f"printf '\\n@@ example {name}:{number}\\n'",
+                run,
+                "rc=$?",
+                f'if [ $rc -ne 0 ]; then printf "\\n@@ failed {name}:{number} %d\\n" $rc; '
+                "exit 97; fi",
+            ]
     return "\n".join(body) + "\n"
 
 
-@pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(REPO)))
-def test_examples_run_as_written(page, template, cluster, tmp_path):
-    name = str(page.relative_to(REPO))
-    items = examples(page)
+def test_every_page_in_the_sites_order_in_one_clone(clone, cluster, request):
     slurm_env, no_slurm = cluster
-    slurm_lines = any(k != "skip" and any(w in t for w in SLURM_WORDS) for _, t, k, _ in items)
-    if no_slurm and slurm_lines and not is_declared("slurm"):
-        missing("slurm", f"{name} has Slurm examples and {no_slurm}")
-    run_items = []
-    for number, text, kind, detail in items:
-        if kind != "skip" and no_slurm and any(w in text for w in SLURM_WORDS):
-            kind, detail = "skip", f"no Slurm here ({no_slurm})"
-        if kind == "skip":
-            TOTALS["skipped"][detail] = TOTALS["skipped"].get(detail, 0) + 1
-            continue
-        run_items.append((number, text, kind, detail))
-    if not any(kind in ("run", "small") for _, _, kind, _ in run_items):
-        missing("slurm", f"{name}: every example needs Slurm ({no_slurm})")
+    plan, totals, skipped = [], {"run": 0, "small": 0, "state": 0, "build": 0}, {}
+    for page in pages():
+        name = str(page.relative_to(REPO))
+        items = examples(page)
+        needs_slurm = any(
+            k not in ("skip", "build") and any(w in t for w in SLURM_WORDS) for _, t, k, _ in items
+        )
+        if no_slurm and needs_slurm and not is_declared("slurm"):
+            missing("slurm", f"{name} has Slurm examples and {no_slurm}")
+        run_items = []
+        for number, text, kind, detail in items:
+            if kind != "skip" and no_slurm and any(w in text for w in SLURM_WORDS):
+                kind, detail = "skip", f"declared missing: slurm ({no_slurm})"
+            if kind == "skip":
+                skipped[detail] = skipped.get(detail, 0) + 1
+                continue
+            totals[kind] += 1
+            if kind != "build":
+                run_items.append((number, text, kind, detail))
+        if run_items:
+            plan.append((name, run_items))
 
-    cwd = tmp_path / "clone"
-    shutil.copytree(template, cwd, symlinks=True)
-    (cwd / "build").symlink_to(BIN.parent)
-    (cwd / ".venv").symlink_to(VENV)
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_MCA_rmaps_base_oversubscribe"))
     }
-    env["PATH"] = f"{cwd / '.venv' / 'bin'}:{cwd / 'build'}:{env['PATH']}"
+    env["PATH"] = f"{clone / '.venv' / 'bin'}:{clone / 'build'}:{env['PATH']}"
     if slurm_env:
         env.update({k: v for k, v in slurm_env.items() if k != "PATH"})
         env["PATH"] += ":/usr/sbin:/sbin"
         # a sandbox a page starts itself gets ports no other cluster holds
         env["SANDBOX_PORT"] = str(free_port_base())
-    own = page in (REPO / "README.md", REPO / "docs" / "getting-started.md")
-    prelude = [] if own else reader_exports()
     try:
         proc = subprocess.run(
-            ["bash", "--noprofile", "--norc", "-c", script(page, run_items, prelude)],
-            cwd=cwd,
+            ["bash", "--noprofile", "--norc", "-c", script(clone, plan)],
+            cwd=clone,
             env=env,
             capture_output=True,
             text=True,
-            timeout=PAGE_TIMEOUT,
+            timeout=SESSION_TIMEOUT,
         )
-    finally:  # a sandbox the page started is stopped even when a line failed
-        for _, text, _, _ in run_items:
-            started = re.search(r"slurm-sandbox\.sh start (\S+)", text)
-            if started:
-                stop = [str(cwd / "scripts" / "slurm-sandbox.sh"), "stop", started.group(1)]
-                subprocess.run(stop, cwd=cwd, env=env, capture_output=True, timeout=120)
-    out = proc.stdout + proc.stderr
-    failed = re.search(r"@@ failed (\d+) (\d+)", proc.stdout)
+    finally:  # a sandbox a page started is stopped even when a line failed
+        for _, items in plan:
+            for _, text, _, _ in items:
+                started = re.search(r"slurm-sandbox\.sh start (\S+)", text)
+                if started:
+                    stop = [str(clone / "scripts" / "slurm-sandbox.sh"), "stop", started.group(1)]
+                    subprocess.run(stop, cwd=clone, env=env, capture_output=True, timeout=120)
+    ran = totals["run"] + totals["small"]
+    lines = [
+        f"documentation examples, {len(plan)} pages in one clone: {ran} lines ran "
+        f"({totals['small']} at the small size the page gives), {totals['state']} export/cd/mkdir, "
+        f"{totals['build']} build lines not run (make test built it), "
+        f"{sum(skipped.values())} skipped"
+    ] + [f"  skipped {n}: {why}" for why, n in sorted(skipped.items())]
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():  # shown also under pytest -q
+        print("\n" + "\n".join(lines))
+    failed = re.search(r"@@ failed (\S+):(\d+) (\d+)", proc.stdout)
     if failed:
-        number = int(failed.group(1))
-        text = next(t for n, t, _, _ in run_items if n == number)
-        tail = proc.stdout.split(f"@@ example {number}\n")[-1].split("@@ failed")[0]
+        where = f"{failed.group(1)}:{failed.group(2)}"
+        tail = proc.stdout.split(f"@@ example {where}\n")[-1].split("@@ failed")[0]
         pytest.fail(
-            f"{name}:{number}: exit {failed.group(2)}: {text}\n--- its output:\n{tail[-3000:]}"
-            f"\n--- stderr:\n{proc.stderr[-3000:]}"
+            f"{where}: exit {failed.group(3)} (pages before it ran in the same clone)"
+            f"\n--- its output:\n{tail[-3000:]}\n--- stderr:\n{proc.stderr[-3000:]}"
         )
-    assert proc.returncode == 0, f"{name}: the session ended with {proc.returncode}\n{out[-3000:]}"
-    for _, _, kind, _ in run_items:
-        if kind in ("run", "small"):
-            TOTALS[kind] += 1
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"the session ended with {proc.returncode}\n{out[-3000:]}"
+    assert ran > 0, lines[0]
 
 
 def test_markers_are_read_as_documented(tmp_path):
-    """The conventions of CONTRIBUTING.md on a page of our own: suite lines
-    only, continued lines joined, small: substituted, a skip block counted."""
+    """The conventions of CONTRIBUTING.md on a page of our own: every shell
+    line (build lines counted apart), continued lines and an open quote's
+    joined, small: substituted, a skip block counted, a skip without its
+    class refused."""
     page = tmp_path / "page.md"
     page.write_text(
         "```sh\n"
@@ -313,8 +348,12 @@ def test_markers_are_read_as_documented(tmp_path):
         "cmake -S . -B build\n"
         "mpiexec -n 4 build/iokernels btio \\\n"
         "    --grid 64,64,64   # real; small: -n 2 --grid 8,8,8\n"
+        "cmp a b\n"
+        "python3 -c '\n"
+        "print(1)\n"
+        "'\n"
         "```\n\n"
-        "<!-- examples: skip a site's paths -->\n"
+        "<!-- examples: skip site: a site's paths -->\n"
         "```sh\n"
         "srun iokernels ncbench -d 4:8:8:8\n"
         "```\n"
@@ -325,9 +364,23 @@ def test_markers_are_read_as_documented(tmp_path):
     got = [(n, kind, detail) for n, _, kind, detail in examples(page)]
     assert got == [
         (2, "state", None),
+        (3, "build", None),
         (4, "small", "mpiexec -n 2 build/iokernels btio --grid 8,8,8"),
-        (10, "skip", "a site's paths"),
+        (6, "run", None),
+        (7, "run", None),
+        (14, "skip", "site: a site's paths"),
     ]
+    assert examples(page)[4][1] == "python3 -c '\nprint(1)\n'"
     page.write_text("```sh\nbuild/iokernels btio --dumps 3   # small: --grid 8,8,8\n```\n")
     with pytest.raises(AssertionError, match="small: names --grid, which the line does not have"):
         examples(page)
+    page.write_text("<!-- examples: skip too slow -->\n```sh\nbuild/iokernels btio\n```\n")
+    with pytest.raises(AssertionError, match="a skip marker says why with site:"):
+        examples(page)
+
+
+def test_pages_follow_the_sites_nav():
+    order = [str(p.relative_to(REPO)) for p in pages()]
+    assert order[:3] == ["README.md", "docs/index.md", "docs/getting-started.md"], order
+    assert order.index("docs/kernels/btio.md") < order.index("docs/install.md"), order
+    assert not any("reference" in o for o in order)
