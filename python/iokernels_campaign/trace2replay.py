@@ -338,15 +338,15 @@ def _truncated(log, notes):
                 if df is not None
                 else ""
             )
-            counted = int(_total(df, names).sum()) if df is not None else 0
-            share = f" ({100 * n / counted:.1f}% of the calls)" if counted >= n > 0 else ""
+            ncounted = int(_total(df, names).sum()) if df is not None else 0
+            share = f" ({100 * n / ncounted:.1f}% of the calls)" if ncounted >= n > 0 else ""
             notes.append(
                 f"truncated: {mod} stopped when DXT's trace memory was full (a limit set when "
                 f"Darshan is built: --with-mod-mem); converted as far as it goes: "
                 f"{plural(n, 'call')}{of}{share}"
             )
-            if counted >= n and counted > 0:
-                coverage = (n, counted)
+            if ncounted >= n and ncounted > 0:
+                coverage = (n, ncounted)
     return coverage
 
 

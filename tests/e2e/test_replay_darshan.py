@@ -106,7 +106,14 @@ def test_darshan_trace_replays_exactly_on_mpiio(tmp_path, name):
     ranks, total, per_rank, nprocs, fid = replay(tmp_path, name)
     for key, want in zip(NAMES, total, strict=True):
         assert fid["total"][key] == {"trace": want, "replay": want, "exact": True}, key
-    if nprocs == ranks:  # folded ranks are exact in total only
+    if name == "dxt.darshan":
+        # one rank, 168 files open at once, files read before they are
+        # written again: the replay's pass per file and kind reorders them,
+        # and the score says so (docs/trace-replay.md: what is still reordered)
+        seq = fid["sequences"]
+        assert fid["exact"] is False and seq["differ"] == 7 and seq["order"]["differ"] == 1, seq
+        assert seq["first_difference"]["traced"] == "read indep 0+43", seq
+    elif nprocs == ranks:  # folded ranks are exact in total only
         assert fid["exact"]
         by_rank = {x["rank"]: x for x in fid["ranks"]}
         for rank, c in per_rank.items():
