@@ -127,6 +127,16 @@ static const struct bad bads[] = {
     {R "data 0 0 int 2 4 0123456789abcdef x\ndata 0 32 int 3 4 0123456789abcdef y\n",
      "line 5: record variables of one file must have the same record count"},
     {H "ranks 1\n\x01garbage\n", "line 3: unknown keyword"},
+    {R "check 0 1 1 10 0123456789abcdef\n", "line 4: check names a file id not listed"},
+    {R "check 2 0 1 10 0123456789abcdef\n", "line 4: check names a rank the trace does not have"},
+    {R "check 0 0 1 10 0123\n", "line 4: expected the sequence's digest (16 hex digits)"},
+    {R "check 0 0 1 10 0123456789abcdeg\n", "line 4: expected the sequence's digest"},
+    {R "check 0 0 1 10 0123456789abcdef x\n", "line 4: 'check' takes RANK FILE OPS BYTES"},
+    {R "check 0 0 1 10 0123456789abcdef\ncheck 0 0 1 10 0123456789abcdef\n",
+     "line 5: a second check line for this rank and file"},
+    {R "coverage 5 4\n", "line 4: 'coverage TRACED COUNTED' takes two counts"},
+    {R "coverage 1 4\ncoverage 1 4\n", "line 5: a second 'coverage' line"},
+    {H "check 0 0 1 10 0123456789abcdef\n", "line 2: check before the 'ranks' line"},
 };
 
 static void
