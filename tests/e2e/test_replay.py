@@ -317,13 +317,45 @@ def test_edited_export_is_not_exact(tmp_path):
     assert "the replay file differs from its trace in 1 sequences" in r.out
 
 
+def _reads(text):
+    """(rank, file) -> the replay file's reads with data, in order."""
+    out = {}
+    for line in text.splitlines():
+        f = line.split()
+        if f and f[0] == "op" and f[3] == "read" and int(f[7]) > 0:
+            segs = tuple((int(f[8 + 2 * i]), int(f[9 + 2 * i])) for i in range(int(f[7])))
+            out.setdefault((int(f[1]), int(f[2])), []).append(segs)
+    return out
+
+
+def test_request_log_has_no_read_the_trace_lacks(tmp_path):
+    """The shipped small replay on mpiio, its request log exported: every
+    read with data the core handed the library is one of the trace's, in
+    each rank's order (the joined collective reads carry no data)."""
+    r = run(4, ["replay", str(SMALL), "--export-replay", "again.replay"], tmp_path)
+    assert r.rc == 0, r.err
+    again = (tmp_path / "again.replay").read_text()
+    assert _reads(again) == _reads(SMALL.read_text())
+    # the two joined collective reads, logged as calls without data
+    joined = [
+        line for line in again.splitlines() if line.startswith("op ") and " read coll " in line
+    ]
+    assert sum(line.endswith(" 0") for line in joined) == 2, joined
+
+
+EXPORTS = {
+    "btio": ["btio", "--method", "0", "--grid", "12,12,12", "--dumps", "2", "--mode", "write"],
+    "e3sm": ["e3sm", "-k", "-a", "mpiio", "-o", "g.nc", str(MAP_G)],
+}
+
+
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
-def test_no_read_the_trace_lacks(tmp_path):
-    """A BTIO export replayed on mpiio, writes only, under strace: no pread
-    at all (no file-kind probe, no read pass of a file only written, no
-    read-back), and the same pwrite bytes as the export's ops."""
-    args = ["btio", "--method", "0", "--grid", "12,12,12", "--dumps", "2", "--mode", "write"]
-    w = run(4, [*args, "--export-replay", "bt.replay"], tmp_path)
+@pytest.mark.parametrize("kernel", sorted(EXPORTS))
+def test_no_read_the_trace_lacks(tmp_path, kernel):
+    """A BTIO and an E3SM G export (writes only) replayed on mpiio under
+    strace: no pread of the replayed file at all (no file-kind probe, no
+    read pass of a file only written, no read-back)."""
+    w = run(4, [*EXPORTS[kernel], "--export-replay", "bt.replay"], tmp_path)
     assert w.rc == 0, w.err
     (tmp_path / "r").mkdir()
     wrapper = tmp_path / "traced.sh"  # each rank under strace, its own log
@@ -332,11 +364,22 @@ def test_no_read_the_trace_lacks(tmp_path):
         f'{BIN} "$@"\n'
     )
     wrapper.chmod(0o755)
-    r = run(4, ["replay", "bt.replay", "--dir", "r", "--mode", "both"], tmp_path, binary=wrapper)
-    assert r.rc == 0, r.err
-    calls = [line for p in tmp_path.glob("st.*") for line in p.read_text().splitlines()]
-    mine = [line for line in calls if "btio.mpi>" in line]  # -y: the fd's path
-    assert any("pwrite64" in line for line in mine), "strace saw no write: it did not trace"
-    reads = [line for line in mine if "pread" in line]
+    out = "btio.mpi>" if kernel == "btio" else "g.nc.mpi>"
+
+    def calls(extra):
+        for old in tmp_path.glob("st.*"):
+            old.unlink()
+        args = ["replay", "bt.replay", "--dir", "r", "--overwrite", *extra]
+        r = run(4, args, tmp_path, binary=wrapper)
+        assert r.rc == 0, r.err
+        lines = [line for p in tmp_path.glob("st.*") for line in p.read_text().splitlines()]
+        mine = [line for line in lines if out in line]  # -y: the fd's path
+        assert any("pwrite64" in line for line in mine), "strace saw no write: it did not trace"
+        return r, [line for line in mine if "pread" in line]
+
+    r, reads = calls(["--mode", "both"])
     assert reads == [], reads[:5]
     assert not any(p["op"] == "read" for p in r.record["passes"]), "a read pass of a written file"
+    # the case built to be wrong: --verify reads every written byte back, and strace sees it
+    _, reads = calls(["--verify"])
+    assert reads, "strace saw no read of the read-back"
