@@ -303,6 +303,9 @@ fidelity(const struct iok_run *run, const struct iok_plan *plan, const struct io
     }
     f->nnotes = st->trace.nnotes;
     f->notes = st->trace.notes;
+    for (int64_t i = 0; i < st->trace.nops; i++)
+        f->posix_ops += st->trace.ops[i].level == RP_POSIX &&
+                        (st->trace.ops[i].write ? run->do_write : run->do_read);
     f->cov_traced = st->trace.cov_traced;
     f->cov_counted = st->trace.cov_counted;
     st->have_fid = 1;

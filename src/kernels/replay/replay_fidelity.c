@@ -283,6 +283,11 @@ rp_fidelity_report(const struct rp_fidelity *f, FILE *out)
         else
             fprintf(out, "  the replay file matches its trace's digests\n");
     }
+    if (f->posix_ops)
+        fprintf(out,
+                "  levels: the trace's %lld POSIX calls scored as independent MPI-IO calls (the "
+                "level a POSIX trace cannot say; the replay makes them so)\n",
+                (long long)f->posix_ops);
     for (int i = 0; i < f->nnotes; i++)
         fprintf(out, "  conversion note: %s\n", f->notes[i]);
     fprintf(
@@ -405,7 +410,8 @@ put_sequences(char **b, size_t *l, size_t *c, const struct rp_fidelity *f)
         rc |= i ? put(b, l, c, ",") : 0;
         rc |= put_string(b, l, c, f->notes[i]);
     }
-    rc |= put(b, l, c, "],\"coverage\":");
+    rc |= put(b, l, c,
+              "],\"posix_scored_as_independent\":%lld,\"coverage\":", (long long)f->posix_ops);
     rc |= f->cov_counted ? put(b, l, c, "{\"traced_calls\":%lld,\"counted_calls\":%lld}",
                                (long long)f->cov_traced, (long long)f->cov_counted)
                          : put(b, l, c, "null");

@@ -33,6 +33,7 @@ struct rp_fidelity {
     int nnotes; /* the conversion's notes (the trace's, borrowed) */
     char *const *notes;
     int64_t cov_traced, cov_counted; /* the trace's coverage; counted 0: whole */
+    int64_t posix_ops; /* the trace's POSIX calls, scored as independent MPI-IO calls */
 };
 
 /* A reason the replay is not exact whatever its sequences (a fold, a
