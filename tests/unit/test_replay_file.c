@@ -348,15 +348,13 @@ test_digests(void)
     CHECK(rp_parse(seq_trace, strlen(seq_trace), "s.replay", &t) == IOK_OK, "%s", iok_errmsg());
     char text[2048];
     size_t n = (size_t)snprintf(text, sizeof text, "%s", seq_trace);
-    for (int r = 0; r < 2; r++)
-        for (int f = 0; f < 2; f++) {
-            struct iok_seqdigest d;
-            rp_trace_digest(&t, r, f, &d);
-            if (d.ops)
-                n += (size_t)snprintf(text + n, sizeof text - n, "check %d %d %lld %lld %016llx\n",
-                                      r, f, (long long)d.ops, (long long)d.bytes,
-                                      (unsigned long long)d.hash);
-        }
+    struct iok_seqdigest d[4];
+    CHECK(rp_trace_digests(&t, d) == IOK_OK, "%s", iok_errmsg());
+    for (int g = 0; g < 4; g++)
+        if (d[g].ops)
+            n += (size_t)snprintf(text + n, sizeof text - n, "check %d %d %lld %lld %016llx\n",
+                                  g / 2, g % 2, (long long)d[g].ops, (long long)d[g].bytes,
+                                  (unsigned long long)d[g].hash);
     struct iok_logop ops[8];
     struct iok_logseg segs[8];
     struct iok_reqlog log;

@@ -22,7 +22,7 @@ struct side {
     int64_t n;
     struct cop *ops;
     struct iok_logseg *runs;
-    int64_t nruns;
+    int64_t nruns, runs_cap;
 };
 
 static void
@@ -37,10 +37,15 @@ static int
 side_add(struct side *s, int64_t *cap, int rank, int file, int write, int coll,
          const struct iok_logseg *segs, int64_t n)
 {
-    struct iok_logseg *r = realloc(s->runs, (size_t)(s->nruns + n + 1) * sizeof *r);
-    if (!r)
-        return -1;
-    s->runs = r;
+    if (s->nruns + n + 1 > s->runs_cap) { /* doubling: one copy per op would be quadratic */
+        int64_t ncap = 2 * (s->nruns + n + 1);
+        struct iok_logseg *r = realloc(s->runs, (size_t)ncap * sizeof *r);
+        if (!r)
+            return -1;
+        s->runs = r;
+        s->runs_cap = ncap;
+    }
+    struct iok_logseg *r = s->runs;
     if (n)
         memcpy(r + s->nruns, segs, (size_t)n * sizeof *r);
     int64_t m = iok_seq_runs(r + s->nruns, n);
@@ -110,109 +115,165 @@ group(const struct side *s, int nranks, int nfiles, int64_t **start, int64_t **i
     return 0;
 }
 
-void
-rp_trace_digest(const struct rp_trace *t, int rank, int file, struct iok_seqdigest *d)
+int
+rp_trace_digests(const struct rp_trace *t, struct iok_seqdigest *d)
 {
-    iok_seqdigest_init(d);
-    struct iok_logseg buf[64];
+    for (int64_t g = 0; g < (int64_t)t->ranks * t->nfiles; g++)
+        iok_seqdigest_init(&d[g]);
+    struct iok_logseg *tmp = NULL;
+    int64_t cap = 0;
     for (int64_t i = 0; i < t->nops; i++) {
         const struct rp_op *o = &t->ops[i];
-        if (o->rank != rank || o->file != file)
-            continue;
-        struct iok_logseg *s = o->nseg <= 64 ? buf : malloc((size_t)o->nseg * sizeof *s);
-        if (!s) { /* out of memory: a digest that matches nothing */
-            d->hash = 0;
-            return;
+        if (o->nseg > cap) {
+            free(tmp);
+            cap = o->nseg;
+            if (!(tmp = malloc((size_t)cap * sizeof *tmp)))
+                return iok_error(IOK_EIO, "out of memory for the replay file's digests");
         }
         for (int64_t j = 0; j < o->nseg; j++)
-            s[j] = (struct iok_logseg){t->segs[o->seg0 + j].off, t->segs[o->seg0 + j].len};
-        iok_seqdigest_add(d, o->write, o->level == RP_COLL, s, o->nseg);
-        if (s != buf)
-            free(s);
+            tmp[j] = (struct iok_logseg){t->segs[o->seg0 + j].off, t->segs[o->seg0 + j].len};
+        iok_seqdigest_add(&d[(int64_t)o->rank * t->nfiles + o->file], o->write, o->level == RP_COLL,
+                          tmp, o->nseg);
     }
+    free(tmp);
+    return IOK_OK;
 }
 
 /* The replay file's sequences against its trace's digests. */
-static void
+static int
 check_digests(const struct rp_trace *t, struct rp_sequences *out)
 {
     out->checked = t->nchecks > 0;
-    for (int r = 0; out->checked && r < t->ranks; r++)
-        for (int f = 0; f < t->nfiles; f++) {
-            struct iok_seqdigest d;
-            rp_trace_digest(t, r, f, &d);
-            struct rp_check want = {r, f, 0, 0, 0xcbf29ce484222325ull};
-            for (int i = 0; i < t->nchecks; i++)
-                if (t->checks[i].rank == r && t->checks[i].file == f)
-                    want = t->checks[i];
-            if (d.hash == want.hash && d.ops == want.ops && d.bytes == want.bytes)
-                continue;
-            if (!out->edited++) {
-                out->have_edit = 1;
-                out->edit = (struct rp_seqdiff){.rank = r, .file = f, .index = -1};
-                snprintf(out->edit.traced, sizeof out->edit.traced,
-                         "%lld operations, %lld bytes, digest %016llx", (long long)want.ops,
-                         (long long)want.bytes, (unsigned long long)want.hash);
-                snprintf(out->edit.replayed, sizeof out->edit.replayed,
-                         "%lld operations, %lld bytes, digest %016llx in the replay file",
-                         (long long)d.ops, (long long)d.bytes, (unsigned long long)d.hash);
-            }
+    if (!out->checked)
+        return IOK_OK;
+    int64_t ng = (int64_t)t->ranks * t->nfiles;
+    struct iok_seqdigest *d = malloc((size_t)(ng ? ng : 1) * sizeof *d);
+    struct rp_check *want = calloc((size_t)(ng ? ng : 1), sizeof *want);
+    if (!d || !want || rp_trace_digests(t, d) != IOK_OK) {
+        free(d);
+        free(want);
+        return iok_error(IOK_EIO, "out of memory checking the replay file's digests");
+    }
+    for (int64_t g = 0; g < ng; g++) /* a (rank, file) without a check line: no ops */
+        want[g] = (struct rp_check){(int)(g / t->nfiles), (int)(g % t->nfiles), 0, 0,
+                                    0xcbf29ce484222325ull};
+    for (int i = 0; i < t->nchecks; i++)
+        want[(int64_t)t->checks[i].rank * t->nfiles + t->checks[i].file] = t->checks[i];
+    for (int64_t g = 0; g < ng; g++) {
+        const struct rp_check *w = &want[g];
+        if (d[g].hash == w->hash && d[g].ops == w->ops && d[g].bytes == w->bytes)
+            continue;
+        if (!out->edited++) {
+            out->have_edit = 1;
+            out->edit = (struct rp_seqdiff){.rank = w->rank, .file = w->file, .index = -1};
+            snprintf(out->edit.traced, sizeof out->edit.traced,
+                     "%lld operations, %lld bytes, digest %016llx", (long long)w->ops,
+                     (long long)w->bytes, (unsigned long long)w->hash);
+            snprintf(out->edit.replayed, sizeof out->edit.replayed,
+                     "%lld operations, %lld bytes, digest %016llx in the replay file",
+                     (long long)d[g].ops, (long long)d[g].bytes, (unsigned long long)d[g].hash);
         }
+    }
+    free(d);
+    free(want);
+    return IOK_OK;
 }
 
-/* Ranks whose files were open at the same time in the trace: their order
- * across files, traced against replayed. */
-static void
+static int
+cmp_first(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b; /* (first, last) pairs */
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Whether two of a rank's files interleave: one's operations begin before
+ * another's end (spans sorted by their first operation). */
+static int
+interleaved(int64_t *span, int nfiles)
+{
+    int n = 0;
+    for (int f = 0; f < nfiles; f++)
+        if (span[2 * f] >= 0) {
+            span[2 * n] = span[2 * f];
+            span[2 * n + 1] = span[2 * f + 1];
+            n++;
+        }
+    qsort(span, (size_t)n, 2 * sizeof *span, cmp_first);
+    int64_t reach = -1;
+    for (int i = 0; i < n; i++) {
+        if (span[2 * i] < reach)
+            return 1;
+        reach = span[2 * i + 1] > reach ? span[2 * i + 1] : reach;
+    }
+    return 0;
+}
+
+/* Each rank's operations in order (all files): idx[start[r] .. start[r+1]). */
+static int
+by_rank(const struct side *s, int nranks, int64_t **start, int64_t **idx)
+{
+    *start = calloc((size_t)nranks + 1, sizeof **start);
+    *idx = malloc((size_t)(s->n + 1) * sizeof **idx);
+    int64_t *pos = calloc((size_t)nranks + 1, sizeof *pos);
+    if (!*start || !*idx || !pos) {
+        free(pos);
+        return -1;
+    }
+    for (int64_t i = 0; i < s->n; i++)
+        (*start)[s->ops[i].rank + 1]++;
+    for (int r = 0; r < nranks; r++)
+        (*start)[r + 1] += (*start)[r];
+    for (int64_t i = 0; i < s->n; i++)
+        (*idx)[(*start)[s->ops[i].rank] + pos[s->ops[i].rank]++] = i;
+    free(pos);
+    return 0;
+}
+
+/* Ranks whose files were open at the same time in the trace (their
+ * operations interleave): their order across files, traced against
+ * replayed. */
+static int
 check_order(const struct side *ts, const struct side *ls, int nranks, int nfiles,
             struct rp_sequences *out)
 {
-    int64_t *first = malloc((size_t)nfiles * sizeof *first),
-            *last = malloc((size_t)nfiles * sizeof *last);
-    for (int r = 0; first && last && r < nranks; r++) {
-        for (int f = 0; f < nfiles; f++)
-            first[f] = last[f] = -1;
-        int64_t k = 0;
-        for (int64_t i = 0; i < ts->n; i++)
-            if (ts->ops[i].rank == r) {
-                int f = ts->ops[i].file;
-                if (first[f] < 0)
-                    first[f] = k;
-                last[f] = k++;
-            }
-        int overlap = 0;
-        for (int a = 0; a < nfiles && !overlap; a++)
-            for (int b = 0; b < nfiles && !overlap; b++)
-                overlap = a != b && first[a] >= 0 && first[b] >= 0 && first[a] < first[b] &&
-                          first[b] < last[a];
-        if (!overlap)
+    int64_t *span = malloc((size_t)(2 * nfiles + 2) * sizeof *span);
+    int64_t *tst = NULL, *tix = NULL, *lst = NULL, *lix = NULL;
+    int rc = span && !by_rank(ts, nranks, &tst, &tix) && !by_rank(ls, nranks, &lst, &lix) ? 0 : -1;
+    for (int r = 0; rc == 0 && r < nranks; r++) {
+        for (int f = 0; f < 2 * nfiles; f++)
+            span[f] = -1;
+        for (int64_t k = 0; k < tst[r + 1] - tst[r]; k++) {
+            int f = ts->ops[tix[tst[r] + k]].file;
+            if (span[2 * f] < 0)
+                span[2 * f] = k;
+            span[2 * f + 1] = k;
+        }
+        if (!interleaved(span, nfiles))
             continue;
         out->order_ranks++;
-        int64_t i = 0, j = 0, pos = 0;
-        for (;; pos++) {
-            while (i < ts->n && ts->ops[i].rank != r)
-                i++;
-            while (j < ls->n && ls->ops[j].rank != r)
-                j++;
-            if (i >= ts->n && j >= ls->n)
-                break;
-            int tf = i < ts->n ? ts->ops[i].file : -1, lf = j < ls->n ? ls->ops[j].file : -1;
-            if (tf != lf) {
-                if (!out->order_differ++) {
-                    out->have_order = 1;
-                    out->order = (struct rp_seqdiff){.rank = r, .file = -1, .index = pos};
-                    snprintf(out->order.traced, sizeof out->order.traced,
-                             tf < 0 ? "(none)" : "file %d", tf);
-                    snprintf(out->order.replayed, sizeof out->order.replayed,
-                             lf < 0 ? "(none)" : "file %d", lf);
-                }
-                break;
+        int64_t tn = tst[r + 1] - tst[r], ln = lst[r + 1] - lst[r];
+        for (int64_t k = 0; k < tn || k < ln; k++) {
+            int tf = k < tn ? ts->ops[tix[tst[r] + k]].file : -1;
+            int lf = k < ln ? ls->ops[lix[lst[r] + k]].file : -1;
+            if (tf == lf)
+                continue;
+            if (!out->order_differ++) {
+                out->have_order = 1;
+                out->order = (struct rp_seqdiff){.rank = r, .file = -1, .index = k};
+                snprintf(out->order.traced, sizeof out->order.traced, tf < 0 ? "(none)" : "file %d",
+                         tf);
+                snprintf(out->order.replayed, sizeof out->order.replayed,
+                         lf < 0 ? "(none)" : "file %d", lf);
             }
-            i++;
-            j++;
+            break;
         }
     }
-    free(first);
-    free(last);
+    free(span);
+    free(tst);
+    free(tix);
+    free(lst);
+    free(lix);
+    return rc;
 }
 
 int
@@ -272,10 +333,10 @@ rp_sequences(const struct rp_trace *t, const struct iok_reqlog *log, int nprocs,
                          sizeof out->first.replayed);
             }
         }
-    if (rc == 0) {
-        check_order(&ts, &ls, nranks, nfiles, out);
-        check_digests(t, out);
-    }
+    if (rc == 0)
+        rc = check_order(&ts, &ls, nranks, nfiles, out);
+    if (rc == 0 && check_digests(t, out) != IOK_OK)
+        rc = -1;
     side_free(&ts);
     side_free(&ls);
     free(tst);

@@ -35,7 +35,9 @@ struct rp_sequences {
 int rp_sequences(const struct rp_trace *t, const struct iok_reqlog *log, int nprocs, int fold,
                  const int *file_traced, int writes, int reads, struct rp_sequences *out);
 
-/* The digest of rank's operations on file in the replay file (all kinds). */
-void rp_trace_digest(const struct rp_trace *t, int rank, int file, struct iok_seqdigest *d);
+/* The digests of the replay file's operations (all kinds), one pass over
+ * them: d[rank * t->nfiles + file] for every trace rank and file. IOK_OK,
+ * or an error when memory runs out. */
+int rp_trace_digests(const struct rp_trace *t, struct iok_seqdigest *d);
 
 #endif
