@@ -376,6 +376,23 @@ test_digests(void)
               q.edit.rank == 0 && q.edit.file == 0,
           "edited: %lld (rank %d file %d)", (long long)q.edited, q.edit.rank, q.edit.file);
     rp_free(&c);
+    /* a write turned into a read (rank 1's posix write), then a line removed */
+    at = strstr(text, "op 1 1 write");
+    memcpy(at + 7, "read ", 5);
+    memmove(at + 12, at + 13, strlen(at + 13) + 1);
+    CHECK(rp_parse(text, strlen(text), "k.replay", &c) == IOK_OK, "%s", iok_errmsg());
+    log_of(&c, &log, ops, segs);
+    CHECK(rp_sequences(&c, &log, 2, 0, ident, 1, 1, &q) == IOK_OK && q.edited == 2 &&
+              q.edit.rank == 0 && strstr(q.edit.traced, "3 operations"),
+          "kind turned: %lld edited", (long long)q.edited);
+    rp_free(&c);
+    at = strstr(text, "op 1 0 write coll");
+    memmove(at, strchr(at, '\n') + 1, strlen(strchr(at, '\n') + 1) + 1);
+    CHECK(rp_parse(text, strlen(text), "l.replay", &c) == IOK_OK, "%s", iok_errmsg());
+    log_of(&c, &log, ops, segs);
+    CHECK(rp_sequences(&c, &log, 2, 0, ident, 1, 1, &q) == IOK_OK && q.edited == 3,
+          "line removed: %lld edited", (long long)q.edited);
+    rp_free(&c);
     rp_free(&t);
 }
 
