@@ -26,6 +26,11 @@ struct iok_file_plan {
      * of rank (rank + read_shift) % nprocs (a shift defeats the page cache). */
     int per_rank;
     int read_shift;
+    /* 1: the write and read passes have their own step counts (below), and
+     * a pass of none is not run at all (the replay: no read pass of a file
+     * the trace only wrote); 0: both have nsteps */
+    int op_steps;
+    int nsteps_write, nsteps_read;
 };
 
 struct iok_plan {

@@ -31,4 +31,24 @@ struct iok_reqlog {
     double t0;
 };
 
+/* The digest of one (rank, file)'s ordered operations, written into replay
+ * files (a `check` line) by trace2replay and --export-replay and compared
+ * by the replay's fidelity: FNV-1a 64 over one text line per operation,
+ * "<w|r><c|i>" then " OFFSET+LENGTH" per run (the operation's segments
+ * sorted by offset, touching or overlapping ones merged, empty ones
+ * dropped) and "\n". POSIX calls count as independent ('i'). The same
+ * function is in python/iokernels_campaign/trace2replay.py. */
+struct iok_seqdigest {
+    uint64_t hash;
+    int64_t ops, bytes; /* bytes: of the merged runs */
+};
+
+void iok_seqdigest_init(struct iok_seqdigest *d);
+/* Adds one operation (segs: n pairs, any order; sorted in place). */
+void iok_seqdigest_add(struct iok_seqdigest *d, int write, int coll, struct iok_logseg *segs,
+                       int64_t n);
+/* Sorts segs by offset and merges touching or overlapping ones, dropping
+ * empty ones: the runs one operation moves. Returns the new count. */
+int64_t iok_seq_runs(struct iok_logseg *segs, int64_t n);
+
 #endif

@@ -48,6 +48,7 @@ class Log:
     names: dict  # record id -> path
     dxt: dict = field(default_factory=dict)  # "DXT_POSIX" -> [Segments]
     counters: dict = field(default_factory=dict)  # "POSIX" -> DataFrame (id, rank, counters)
+    exe: str = ""  # the traced command line, as Darshan recorded it
 
 
 def _rows(segments):
@@ -87,6 +88,7 @@ def _read(path):
                 for m, v in r.modules.items()
             },
             names=dict(r.name_records),
+            exe=str(r.metadata.get("exe", "")),
         )
         for m in DXT_MODULES:
             if m in r.records:

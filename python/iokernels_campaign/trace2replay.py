@@ -108,6 +108,7 @@ class Replay:
     files: list = field(default_factory=list)  # (path, size) by replay file id
     ops: list = field(default_factory=list)
     notes: list = field(default_factory=list)  # the lines printed: dropped, truncated
+    coverage: tuple = ()  # (calls traced, calls the counters count) of a truncated trace
 
 
 def _total(df, names):
@@ -323,6 +324,8 @@ def _dropped_modules(log, notes):
 
 
 def _truncated(log, notes):
+    """Notes of truncated DXT modules; (calls traced, calls counted) or ()."""
+    coverage = ()
     counted = {"DXT_POSIX": ("POSIX", ("POSIX_READS", "POSIX_WRITES"))}
     counted["DXT_MPIIO"] = ("MPI-IO", sum((MPIIO_COLL[k] + MPIIO_OTHER[k] for k in KINDS), ()))
     for mod in darshan_log.DXT_MODULES:
@@ -335,11 +338,87 @@ def _truncated(log, notes):
                 if df is not None
                 else ""
             )
+            ncounted = int(_total(df, names).sum()) if df is not None else 0
+            share = f" ({100 * n / ncounted:.1f}% of the calls)" if ncounted >= n > 0 else ""
             notes.append(
                 f"truncated: {mod} stopped when DXT's trace memory was full (a limit set when "
                 f"Darshan is built: --with-mod-mem); converted as far as it goes: "
-                f"{plural(n, 'call')}{of}"
+                f"{plural(n, 'call')}{of}{share}"
             )
+            if ncounted >= n and ncounted > 0:
+                coverage = (n, ncounted)
+    return coverage
+
+
+# paths no application wrote as its data: the MPI library's and the system's
+SYSTEM_PREFIXES = (("/dev/shm/", "shared memory"), ("/proc/", "/proc"), ("/sys/", "/sys"))
+# the suite's own outputs when the traced program is iokernels (its --json
+# record, its --export-replay file)
+SUITE_OUTPUTS = (".json", ".jsonl", ".replay")
+
+
+def _left_out(path, exe):
+    """Why a traced path is not the application's data, or None."""
+    base = os.path.basename(path)
+    if base.endswith(".sm") and ("ompi" in path or "sharedfp" in path):
+        return "OpenMPI's shared-file-pointer files (.sm)"
+    for prefix, what in SYSTEM_PREFIXES:
+        if path.startswith(prefix):
+            return what
+    prog = os.path.basename(exe.split()[0]) if exe.split() else ""
+    if prog == "iokernels" and base.endswith(SUITE_OUTPUTS):
+        return "the suite's own outputs (--json, --export-replay)"
+    return None
+
+
+def _application_only(log, ops, notes):
+    """The ops of application files; each kind left out is a note."""
+    why = {}
+    for fid in {op.file_id for op in ops}:
+        w = _left_out(log.names.get(fid, ""), log.exe)
+        if w:
+            why[fid] = w
+    kept = [op for op in ops if op.file_id not in why]
+    for w in sorted(set(why.values())):
+        fids = {f for f, v in why.items() if v == w}
+        mine = [op for op in ops if op.file_id in fids]
+        nbytes = sum(n for op in mine for _, n in op.segs)
+        notes.append(
+            f"left out: {plural(len(fids), 'file')} of {w}, {plural(len(mine), 'call')}, "
+            f"{size_text(nbytes)} (not the application's data)"
+        )
+    return kept
+
+
+def runs(segs):
+    """One operation's segments sorted, touching ones merged, empty ones dropped."""
+    out = []
+    for off, n in sorted(segs):
+        if n <= 0:
+            continue
+        if out and off <= out[-1][0] + out[-1][1]:
+            out[-1][1] = max(out[-1][1], off + n - out[-1][0])
+        else:
+            out.append([off, n])
+    return [tuple(r) for r in out]
+
+
+FNV_OFFSET, FNV_PRIME, MASK64 = 0xCBF29CE484222325, 0x100000001B3, (1 << 64) - 1
+
+
+def digest(ops):
+    """(operations, bytes, FNV-1a 64) of one rank's ordered ops on one file:
+    the `check` line the replay compares (iokernels/reqlog.h, the same text
+    per operation: "<w|r><c|i>", " OFFSET+LENGTH" per run, a newline)."""
+    h, nbytes = FNV_OFFSET, 0
+    for op in ops:
+        rs = runs(op.segs)
+        nbytes += sum(n for _, n in rs)
+        text = ("w" if op.kind == "write" else "r") + ("c" if op.level == "coll" else "i")
+        text += "".join(f" {o}+{n}" for o, n in rs) + "\n"
+        for b in text.encode():
+            h = ((h ^ b) * FNV_PRIME) & MASK64
+    return len(ops), nbytes, h
 
 
 def convert(log):
@@ -350,10 +429,10 @@ def convert(log):
             "(Darshan 3.2+) in the traced job's environment"
         )
     notes = []
-    ops = _select(log, notes)
+    ops = _application_only(log, _select(log, notes), notes)
     if not ops:
         raise TraceError(f"{log.path}: its DXT records hold no read or write to replay")
-    _truncated(log, notes)
+    coverage = _truncated(log, notes)
     _untraced(log, {op.file_id for op in ops}, notes)
     _dropped_modules(log, notes)
     # each rank's calls in the order it made them (start time; ties in the
@@ -381,7 +460,7 @@ def convert(log):
         f"darshan {os.path.basename(log.path)} ({', '.join(used)}, job {log.jobid}, {day}, "
         f"Darshan {log.lib_ver})"
     )
-    return Replay(log.nprocs, source, files, ops, notes)
+    return Replay(log.nprocs, source, files, ops, notes, coverage)
 
 
 def _time(t):
@@ -397,15 +476,25 @@ def lines(replay):
     """The replay file's lines, without newlines."""
     yield f"iokernels-replay {FORMAT_VERSION}"
     yield f"source {_clean(replay.source)}"
+    for note in replay.notes:
+        yield f"note {_clean(note)}"
+    if replay.coverage:
+        yield f"coverage {replay.coverage[0]} {replay.coverage[1]}"
     yield f"ranks {replay.nprocs}"
     for i, (path, size) in enumerate(replay.files):
         yield f"file {i} {size} {_clean(path)}"
+    seqs = {}
     for op in replay.ops:
+        seqs.setdefault((op.rank, op.file_id), []).append(op)
         segs = "".join(f" {o} {n}" for o, n in op.segs)
         yield (
             f"op {op.rank} {op.file_id} {op.kind} {op.level} {_time(op.start)} "
             f"{_time(op.end)} {len(op.segs)}{segs}"
         )
+    # what the replay's fidelity scores against: the trace's own sequences
+    for (rank, fid), ops in sorted(seqs.items()):
+        n, nbytes, h = digest(ops)
+        yield f"check {rank} {fid} {n} {nbytes} {h:016x}"
 
 
 def write(replay, out):

@@ -15,6 +15,7 @@ import darshan  # requirements.txt: its wheel reads the logs and ships them
 import pytest
 from conftest import REPO, cli
 from darshan.examples import example_logs
+from iokernels_campaign import trace2replay
 
 LOGS = Path(example_logs.__file__).parent
 WITH_DXT = ["dxt.darshan", "ior_hdf5_example.darshan"]
@@ -40,17 +41,24 @@ WITHOUT_DXT = [
 ]
 
 
-def parse(path):
-    """A replay file (format 1) as (ranks, files {id: (size, path)}, ops)."""
+def parse(path, converted=True):
+    """A replay file (format 1) as (ranks, files {id: (size, path)}, ops); a
+    converted one has a check line per (rank, file), its sequence's digest."""
     lines = [
         line for line in Path(path).read_text().splitlines() if line and not line.startswith("#")
     ]
     assert lines[0] == "iokernels-replay 1"
-    ranks, files, ops = None, {}, []
+    ranks, files, ops, checks = None, {}, [], {}
     for line in lines[1:]:
         word, _, rest = line.partition(" ")
-        if word == "source":
+        if word in ("source", "note"):
             assert rest
+        elif word == "coverage":
+            traced, counted = map(int, rest.split())
+            assert 0 <= traced <= counted
+        elif word == "check":
+            rank, fid, n, nbytes, h = rest.split()
+            checks[(int(rank), int(fid))] = (int(n), int(nbytes), int(h, 16))
         elif word == "ranks":
             assert ranks is None and not ops
             ranks = int(rest)
@@ -69,6 +77,14 @@ def parse(path):
             assert nseg > 0 or f[3] == "coll"
             times = [None if t == "-" else float(t) for t in f[4:6]]
             ops.append((rank, fid, f[2], f[3], *times, segs))
+    # the check lines: one per (rank, file) with operations, its sequence's digest
+    seqs = {}
+    for op in ops:
+        seqs.setdefault((op[0], op[1]), []).append(
+            trace2replay.Op(op[0], op[1], op[2], op[3], 0, 0, tuple(op[6]))
+        )
+    if converted:
+        assert checks == {k: trace2replay.digest(v) for k, v in seqs.items()}
     return ranks, files, ops
 
 
@@ -421,7 +437,7 @@ def test_trace_of_a_replay_converts_back_to_it(converted):
     p, replay = converted["roundtrip.darshan"]
     assert p.returncode == 0, p.stderr
     ranks, files, ops = parse(replay)
-    want_ranks, want_files, want_ops = parse(CAPTURED / "roundtrip.replay")
+    want_ranks, want_files, want_ops = parse(CAPTURED / "roundtrip.replay", converted=False)
     assert ranks == want_ranks == 4
     # the traced paths are the replay's files under its --dir, in the same order
     assert [f[1].rsplit("/", 1)[1] for f in files.values()] == [
@@ -483,6 +499,54 @@ def test_a_real_truncated_trace_is_converted_as_far_as_it_goes(converted):
             f"is built: --with-mod-mem); converted as far as it goes: 65,532 calls of the 70,000 "
             f"its {counters} counters count"
         ) in p.stdout
+    text = Path(replay).read_text()
+    # the fraction travels: in the note and in the coverage line the replay prints
+    assert "coverage 65532 70000\n" in text and "(93.6% of the calls)" in text
+    assert "\nnote truncated: DXT_POSIX stopped" in text
     _, files, ops = parse(replay)
     assert [op[6] for op in ops] == [[(16 * i, 16)] for i in range(65532)]
     assert list(files.values())[0][0] == 16 * 65532
+
+
+def test_files_that_are_not_the_applications_are_left_out(tmp_path):
+    """OpenMPI's shared-file-pointer file, /dev/shm, /proc and the suite's
+    own --json record (the traced program is iokernels): left out, each kind
+    a note, which the replay file keeps; the application's file stays."""
+    from iokernels_campaign import darshan_log, trace2replay
+
+    paths = {
+        11: "/scratch/out.dat",
+        12: "/tmp/ompi.vm.0/pid.123/out.dat_1234.sm",
+        13: "/dev/shm/vader_segment.vm.1",
+        14: "/proc/self/status",
+        15: "/scratch/run.jsonl",
+    }
+    rows = [(fid, 0, [_w(0, 100, 0.1 * fid)], []) for fid in paths]
+    log = darshan_log.Log(
+        path="made.darshan",
+        nprocs=1,
+        jobid=7,
+        start_time=0.0,
+        lib_ver="3.4.7",
+        modules={},
+        names=paths,
+        dxt={"DXT_POSIX": [darshan_log.Segments(*r) for r in rows]},
+        exe="/opt/iokernels/bin/iokernels btio --json run.jsonl",
+    )
+    replay = trace2replay.convert(log)
+    assert [f[0] for f in replay.files] == ["/scratch/out.dat"]
+    for what in (
+        "OpenMPI's shared-file-pointer files (.sm)",
+        "shared memory",
+        "/proc",
+        "the suite's own outputs (--json, --export-replay)",
+    ):
+        assert f"left out: 1 file of {what}, 1 call, 100 B (not the application's data)" in (
+            replay.notes
+        ), replay.notes
+    trace2replay.write(replay, tmp_path / "a.replay")
+    text = (tmp_path / "a.replay").read_text()
+    assert text.count("\nnote left out: ") == 4
+    # the same log from another program keeps its .jsonl file
+    log.exe = "/usr/bin/app"
+    assert "/scratch/run.jsonl" in [f[0] for f in trace2replay.convert(log).files]

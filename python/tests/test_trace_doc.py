@@ -82,4 +82,6 @@ def test_replay_and_fidelity_examples_run(root):
         assert p.returncode == 0, (block, p.stdout, p.stderr)
     lines = p.stdout.splitlines()  # the fidelity block's: one line per backend
     assert [line.split()[0] for line in lines] == ["mpiio", "pnetcdf", "hdf5", "netcdf4", "adios2"]
-    assert all(line.split()[1] == "exact" for line in lines), p.stdout
+    # exact on mpiio only: the other libraries set their own offsets and make
+    # every call collective (the idle ranks join the independent ones)
+    assert [line.split()[1] for line in lines] == ["exact"] + ["NOT"] * 4, p.stdout

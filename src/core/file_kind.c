@@ -157,6 +157,8 @@ iok_check_input_kind(const char *path, const char *backend, const struct iok_sch
     }
     if (!S_ISREG(st.st_mode))
         return IOK_OK; /* a device or a pipe: the library judges */
+    if (!typed)        /* mpiio and null read any bytes: no read before the pass's own */
+        return IOK_OK;
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         return iok_error(IOK_EUSAGE, "cannot read %s (%s): fix its permissions or the path", path,

@@ -214,6 +214,9 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
             if (round == 0 ? !run->do_write : !run->do_read && !run->core.verify)
                 continue;
             for (int f = 0; f < plan->nfiles; f++) {
+                const struct iok_file_plan *fp = &plan->files[f];
+                if (fp->op_steps && !(op == IOK_OP_WRITE ? fp->nsteps_write : fp->nsteps_read))
+                    continue; /* no pass of this kind: the file is not opened for it */
                 struct iok_pass_result *p = next_pass(res);
                 if (!p)
                     return iok_agree(run->comm, iok_error(IOK_EIO, "out of memory for results"));

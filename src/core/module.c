@@ -37,8 +37,14 @@ iok_module_symbol(const char *name, const char *symbol)
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/iok-%s.so", iok_module_dir(), name);
     /* RTLD_NOW: a module missing a symbol fails here, not mid-run; never
-     * closed (the I/O libraries it pulls in keep state until exit). */
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+     * closed (the I/O libraries it pulls in keep state until exit).
+     * RTLD_GLOBAL: the I/O library the module pulls in joins the global
+     * scope, where a preloaded tracer (Darshan's PnetCDF and HDF5 modules)
+     * finds it with dlsym(RTLD_NEXT): with RTLD_LOCAL every rank of a
+     * traced pnetcdf, netcdf4 or hdf5 run failed ("Darshan failed to map
+     * symbol: ncmpi_create"). A run loads one backend module (and at most
+     * one reader of E3SM's maps), so no two copies of a library meet. */
+    void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     if (!h) {
         const char *why = dlerror();
         iok_error(IOK_EUSAGE,

@@ -158,10 +158,11 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
                                         run->hints};
     struct pass_state ps = {.run = run, .phase_barriers = !strcmp(run->core.barriers, "phase")};
     const int handover = k->exchange && plan->exchange_is_handover;
-    int nsteps = max_steps >= 0 && max_steps < fp->nsteps ? max_steps : fp->nsteps;
+    int planned = !fp->op_steps ? fp->nsteps : writing ? fp->nsteps_write : fp->nsteps_read;
+    int nsteps = max_steps >= 0 && max_steps < planned ? max_steps : planned;
     double open_start = 0, opened = 0, close_start = 0, close_end = 0, loop = 0, done = 0;
     /* reading what a stonewalled write left: its records, not the plan's */
-    if (!writing && nsteps < fp->nsteps && s->ndims > 0 &&
+    if (!writing && nsteps < planned && s->ndims > 0 &&
         (tdims = malloc((size_t)s->ndims * sizeof *tdims))) {
         trimmed = *s;
         memcpy(tdims, s->dims, (size_t)s->ndims * sizeof *tdims);
@@ -243,7 +244,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     if (strcmp(run->core.barriers, "none") != 0)
         MPI_Barrier(run->comm);
     iok_osbytes_now(&os0);
-    out->steps_planned = fp->nsteps;
+    out->steps_planned = planned;
 
     if (partial)
         iok_signals_partial(path);
@@ -348,12 +349,16 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         else
             stop(&ps, IOK_PH_WAIT);
         io_rc = io_rc ? io_rc : wrc;
-        if (iok_log && io_rc == IOK_OK && !untimed && !target->idle && op != IOK_OP_VERIFY &&
+        int level = target->level == IOK_LEVEL_RUN || !(be->caps & IOK_CAP_CALL_LEVEL)
+                        ? (run->collective ? IOK_LEVEL_COLL : IOK_LEVEL_INDEP)
+                        : (int)target->level;
+        /* A rank that joins a collective call with nothing made that call:
+         * logged (the replay's score sees it). An independent call with
+         * nothing to move is not made (mpiio) and not logged. */
+        int made = level == IOK_LEVEL_COLL || iok_reqlist_bytes(target, s) > 0;
+        if (iok_log && io_rc == IOK_OK && !untimed && made && op != IOK_OP_VERIFY &&
             iteration == 0) {
             double t = suite_begin();
-            int level = target->level == IOK_LEVEL_RUN || !(be->caps & IOK_CAP_CALL_LEVEL)
-                            ? (run->collective ? IOK_LEVEL_COLL : IOK_LEVEL_INDEP)
-                            : (int)target->level;
             io_rc =
                 iok_reqlog_add(iok_log, run->rank, s, file, writing, level, posted, waited, target);
             suite_end(&ps, t);

@@ -12,6 +12,7 @@
 #include "iokernels/error.h"
 #include "kernels/replay/replay_file.h"
 #include "kernels/replay/replay_plan.h"
+#include "kernels/replay/replay_sequence.h"
 
 static const char *good = "iokernels-replay 1\n"
                           "# a comment\n"
@@ -126,6 +127,16 @@ static const struct bad bads[] = {
     {R "data 0 0 int 2 4 0123456789abcdef x\ndata 0 32 int 3 4 0123456789abcdef y\n",
      "line 5: record variables of one file must have the same record count"},
     {H "ranks 1\n\x01garbage\n", "line 3: unknown keyword"},
+    {R "check 0 1 1 10 0123456789abcdef\n", "line 4: check names a file id not listed"},
+    {R "check 2 0 1 10 0123456789abcdef\n", "line 4: check names a rank the trace does not have"},
+    {R "check 0 0 1 10 0123\n", "line 4: expected the sequence's digest (16 hex digits)"},
+    {R "check 0 0 1 10 0123456789abcdeg\n", "line 4: expected the sequence's digest"},
+    {R "check 0 0 1 10 0123456789abcdef x\n", "line 4: 'check' takes RANK FILE OPS BYTES"},
+    {R "check 0 0 1 10 0123456789abcdef\ncheck 0 0 1 10 0123456789abcdef\n",
+     "line 5: a second check line for this rank and file"},
+    {R "coverage 5 4\n", "line 4: 'coverage TRACED COUNTED' takes two counts"},
+    {R "coverage 1 4\ncoverage 1 4\n", "line 5: a second 'coverage' line"},
+    {H "check 0 0 1 10 0123456789abcdef\n", "line 2: check before the 'ranks' line"},
 };
 
 static void
@@ -221,9 +232,175 @@ test_plan(void)
     CHECK(rp_map_path("d", "/../..", ".nc", out, sizeof out) == -1, "no name: refused");
 }
 
+/* The score by sequence: a log built from a trace's ops, then changed in
+ * exactly one way; each change is named as the first difference. */
+static const char *seq_trace = "iokernels-replay 1\n"
+                               "ranks 2\n"
+                               "file 0 0 /a\n"
+                               "file 1 0 /b\n"
+                               "op 0 0 write coll - - 1 0 4096\n"
+                               "op 1 0 write coll - - 1 4096 4096\n"
+                               "op 0 0 write indep - - 1 8192 100\n"
+                               "op 0 0 read indep - - 1 0 4096\n"
+                               "op 1 1 write posix - - 1 0 10\n";
+
+/* The log a faithful replay of t makes: its ops, in order. */
+static void
+log_of(const struct rp_trace *t, struct iok_reqlog *log, struct iok_logop *ops,
+       struct iok_logseg *segs)
+{
+    memset(log, 0, sizeof *log);
+    for (int64_t i = 0; i < t->nops; i++) {
+        const struct rp_op *o = &t->ops[i];
+        ops[i] = (struct iok_logop){
+            o->rank, o->file, o->write, o->level == RP_COLL ? IOK_LEVEL_COLL : IOK_LEVEL_INDEP,
+            0,       0,       o->nseg,  log->nsegs};
+        for (int64_t j = 0; j < o->nseg; j++)
+            segs[log->nsegs++] =
+                (struct iok_logseg){t->segs[o->seg0 + j].off, t->segs[o->seg0 + j].len};
+    }
+    log->nops = t->nops;
+    log->ops = ops;
+    log->segs = segs;
+}
+
+static void
+seq_case(const struct rp_trace *t, const struct iok_reqlog *log, int64_t differ, int rank, int file,
+         int64_t index, const char *traced, const char *replayed, const char *what)
+{
+    static const int ident[2] = {0, 1};
+    struct rp_sequences q;
+    CHECK(rp_sequences(t, log, 2, 0, ident, 1, 1, &q) == IOK_OK, "%s: %s", what, iok_errmsg());
+    CHECK(q.differ == differ, "%s: %lld sequences differ, want %lld", what, (long long)q.differ,
+          (long long)differ);
+    if (!differ) {
+        CHECK(!q.have_first && q.compared == 3, "%s: compared %lld", what, (long long)q.compared);
+        return;
+    }
+    CHECK(q.have_first && q.first.rank == rank && q.first.file == file && q.first.index == index,
+          "%s: first difference rank %d file %d op %lld", what, q.first.rank, q.first.file,
+          (long long)q.first.index);
+    CHECK(!strcmp(q.first.traced, traced) && !strcmp(q.first.replayed, replayed),
+          "%s: traced '%s' replayed '%s'", what, q.first.traced, q.first.replayed);
+}
+
+static void
+test_sequences(void)
+{
+    struct rp_trace t;
+    CHECK(rp_parse(seq_trace, strlen(seq_trace), "s.replay", &t) == IOK_OK, "%s", iok_errmsg());
+    struct iok_logop ops[8];
+    struct iok_logseg segs[8];
+    struct iok_reqlog log;
+    log_of(&t, &log, ops, segs);
+    seq_case(&t, &log, 0, 0, 0, 0, "", "", "equal");
+    segs[2].off += 4096; /* rank 0's second op on file 0 */
+    seq_case(&t, &log, 1, 0, 0, 1, "write indep 8192+100", "write indep 12288+100", "one offset");
+    log_of(&t, &log, ops, segs);
+    ops[3].write = 1;
+    seq_case(&t, &log, 1, 0, 0, 2, "read indep 0+4096", "write indep 0+4096", "one kind");
+    log_of(&t, &log, ops, segs);
+    struct iok_logop o = ops[2];
+    ops[2] = ops[3];
+    ops[3] = o;
+    seq_case(&t, &log, 1, 0, 0, 1, "write indep 8192+100", "read indep 0+4096", "two ops swapped");
+    log_of(&t, &log, ops, segs);
+    ops[1].level = IOK_LEVEL_INDEP;
+    seq_case(&t, &log, 1, 1, 0, 0, "write coll 4096+4096", "write indep 4096+4096", "one level");
+    log_of(&t, &log, ops, segs);
+    ops[5] =
+        (struct iok_logop){1, 0, 1, IOK_LEVEL_COLL, 0, 0, 0, 0}; /* rank 1 joins with nothing */
+    log.nops = 6;
+    seq_case(&t, &log, 1, 1, 0, 1, "(none)", "write coll (no data)", "one extra empty call");
+    log_of(&t, &log, ops, segs);
+    ops[4] = ops[3]; /* rank 1's posix write missing: the log holds rank 0's read twice */
+    log.nops = 4;
+    seq_case(&t, &log, 1, 1, 1, 0, "write indep 0+10", "(none)", "one missing op");
+    /* the order across files open at the same time: rank 0 on a, b, a */
+    const char *ab = "iokernels-replay 1\nranks 1\nfile 0 0 /a\nfile 1 0 /b\n"
+                     "op 0 0 write indep - - 1 0 1\nop 0 1 write indep - - 1 0 1\n"
+                     "op 0 0 write indep - - 1 1 1\n";
+    struct rp_trace u;
+    CHECK(rp_parse(ab, strlen(ab), "ab.replay", &u) == IOK_OK, "%s", iok_errmsg());
+    log_of(&u, &log, ops, segs);
+    struct rp_sequences q;
+    static const int ident[2] = {0, 1};
+    CHECK(rp_sequences(&u, &log, 1, 0, ident, 1, 1, &q) == IOK_OK && !q.differ &&
+              q.order_ranks == 1 && !q.order_differ,
+          "interleaved as traced: %d ranks, %d differ", q.order_ranks, q.order_differ);
+    o = ops[1]; /* file by file, as a pass per file does */
+    ops[1] = ops[2];
+    ops[2] = o;
+    CHECK(rp_sequences(&u, &log, 1, 0, ident, 1, 1, &q) == IOK_OK && !q.differ &&
+              q.order_differ == 1 && q.order.index == 1 && !strcmp(q.order.traced, "file 1") &&
+              !strcmp(q.order.replayed, "file 0"),
+          "one file after the other: %d differ at %lld (%s, %s)", q.order_differ,
+          (long long)q.order.index, q.order.traced, q.order.replayed);
+    rp_free(&u);
+    rp_free(&t);
+}
+
+/* check lines: the file's own ops against its trace's digests. */
+static void
+test_digests(void)
+{
+    struct rp_trace t;
+    CHECK(rp_parse(seq_trace, strlen(seq_trace), "s.replay", &t) == IOK_OK, "%s", iok_errmsg());
+    char text[2048];
+    size_t n = (size_t)snprintf(text, sizeof text, "%s", seq_trace);
+    struct iok_seqdigest d[4];
+    CHECK(rp_trace_digests(&t, d) == IOK_OK, "%s", iok_errmsg());
+    for (int g = 0; g < 4; g++)
+        if (d[g].ops)
+            n += (size_t)snprintf(text + n, sizeof text - n, "check %d %d %lld %lld %016llx\n",
+                                  g / 2, g % 2, (long long)d[g].ops, (long long)d[g].bytes,
+                                  (unsigned long long)d[g].hash);
+    struct iok_logop ops[8];
+    struct iok_logseg segs[8];
+    struct iok_reqlog log;
+    struct rp_sequences q;
+    static const int ident[2] = {0, 1};
+    struct rp_trace c;
+    CHECK(rp_parse(text, n, "c.replay", &c) == IOK_OK && c.nchecks == 3, "%s", iok_errmsg());
+    log_of(&c, &log, ops, segs);
+    CHECK(rp_sequences(&c, &log, 2, 0, ident, 1, 1, &q) == IOK_OK && q.checked && !q.edited,
+          "as converted: %lld edited", (long long)q.edited);
+    rp_free(&c);
+    /* one offset +4096 in the file: the replay follows the file, the digest does not */
+    char *at = strstr(text, "1 8192 100");
+    memmove(at + 11, at + 10, strlen(at + 10) + 1);
+    memcpy(at, "1 12288 100", 11);
+    CHECK(rp_parse(text, strlen(text), "e.replay", &c) == IOK_OK, "%s", iok_errmsg());
+    log_of(&c, &log, ops, segs);
+    CHECK(rp_sequences(&c, &log, 2, 0, ident, 1, 1, &q) == IOK_OK && !q.differ && q.edited == 1 &&
+              q.edit.rank == 0 && q.edit.file == 0,
+          "edited: %lld (rank %d file %d)", (long long)q.edited, q.edit.rank, q.edit.file);
+    rp_free(&c);
+    /* a write turned into a read (rank 1's posix write), then a line removed */
+    at = strstr(text, "op 1 1 write");
+    memcpy(at + 7, "read ", 5);
+    memmove(at + 12, at + 13, strlen(at + 13) + 1);
+    CHECK(rp_parse(text, strlen(text), "k.replay", &c) == IOK_OK, "%s", iok_errmsg());
+    log_of(&c, &log, ops, segs);
+    CHECK(rp_sequences(&c, &log, 2, 0, ident, 1, 1, &q) == IOK_OK && q.edited == 2 &&
+              q.edit.rank == 0 && strstr(q.edit.traced, "3 operations"),
+          "kind turned: %lld edited", (long long)q.edited);
+    rp_free(&c);
+    at = strstr(text, "op 1 0 write coll");
+    memmove(at, strchr(at, '\n') + 1, strlen(strchr(at, '\n') + 1) + 1);
+    CHECK(rp_parse(text, strlen(text), "l.replay", &c) == IOK_OK, "%s", iok_errmsg());
+    log_of(&c, &log, ops, segs);
+    CHECK(rp_sequences(&c, &log, 2, 0, ident, 1, 1, &q) == IOK_OK && q.edited == 3,
+          "line removed: %lld edited", (long long)q.edited);
+    rp_free(&c);
+    rp_free(&t);
+}
+
 int
 main(void)
 {
+    test_sequences();
+    test_digests();
     test_good();
     test_shipped();
     test_bad();

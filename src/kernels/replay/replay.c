@@ -139,8 +139,12 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
         const struct rp_fileplan *rf = &st->rp.files[f];
         fp->schema = schemas[f];
         st->file_traced[f] = rf->traced;
-        int w = (rf->nfill > 0) + rf->w.nsteps, r = rf->r.nsteps + st->verify;
-        fp->nsteps = w > r ? w : r;
+        /* a pass per kind the trace has: no read pass of a file it only
+         * wrote, the write pass of a file it only read only its fill */
+        fp->op_steps = 1;
+        fp->nsteps_write = (rf->nfill > 0) + rf->w.nsteps;
+        fp->nsteps_read = (run->do_read ? rf->r.nsteps : 0) + st->verify;
+        fp->nsteps = fp->nsteps_write > fp->nsteps_read ? fp->nsteps_write : fp->nsteps_read;
         if (rc == IOK_OK && rp_map_path(o->dir, st->trace.files[rf->traced].path, run->backend->ext,
                                         fp->path, sizeof fp->path))
             rc = iok_error(IOK_EUSAGE, "%s: the traced path '%s' has no name to map under %s",
@@ -266,10 +270,46 @@ fidelity(const struct iok_run *run, const struct iok_plan *plan, const struct io
     struct replay_state *st = plan->priv;
     if (!st || !res->log)
         return NULL;
-    if (!st->have_fid && rp_fidelity(&st->trace, res->log, run->nprocs, st->file_traced,
-                                     run->do_write, run->do_read, &st->fid) == IOK_OK)
-        st->have_fid = 1;
-    return st->have_fid ? &st->fid : NULL;
+    if (st->have_fid)
+        return &st->fid;
+    struct rp_fidelity *f = &st->fid;
+    if (rp_fidelity(&st->trace, res->log, run->nprocs, st->file_traced, run->do_write, run->do_read,
+                    f) != IOK_OK)
+        return NULL;
+    int fold = st->rp.fold && st->trace.ranks != run->nprocs;
+    if (rp_sequences(&st->trace, res->log, run->nprocs, fold, st->file_traced, run->do_write,
+                     run->do_read, &f->seq) == IOK_OK)
+        f->have_seq = 1;
+    char why[256];
+    if (fold) {
+        snprintf(why, sizeof why,
+                 "folded: %d trace ranks on %d, trace ranks r, r + %d, ... one after the other "
+                 "on rank r (scored as one sequence per job rank)",
+                 st->trace.ranks, run->nprocs, run->nprocs);
+        rp_fidelity_reason(f, why);
+    }
+    if (run->backend->caps & IOK_CAP_NOIO) {
+        snprintf(why, sizeof why,
+                 "the %s backend moves no bytes: the requests handed to it are scored, not a "
+                 "file's",
+                 run->backend->name);
+        rp_fidelity_reason(f, why);
+    } else if (strcmp(run->backend->name, "mpiio")) {
+        snprintf(why, sizeof why,
+                 "%s sets the offsets in its own layout: the requests handed to the library "
+                 "are scored (as the mpiio layout's bytes), not the file's offsets",
+                 run->backend->name);
+        rp_fidelity_reason(f, why);
+    }
+    f->nnotes = st->trace.nnotes;
+    f->notes = st->trace.notes;
+    for (int64_t i = 0; i < st->trace.nops; i++)
+        f->posix_ops += st->trace.ops[i].level == RP_POSIX &&
+                        (st->trace.ops[i].write ? run->do_write : run->do_read);
+    f->cov_traced = st->trace.cov_traced;
+    f->cov_counted = st->trace.cov_counted;
+    st->have_fid = 1;
+    return f;
 }
 
 static void

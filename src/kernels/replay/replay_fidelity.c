@@ -212,9 +212,24 @@ rp_counts_equal(const struct rp_counts *a, const struct rp_counts *b)
     return a->ops == b->ops && a->bytes == b->bytes && a->offsets == b->offsets;
 }
 
+void
+rp_fidelity_reason(struct rp_fidelity *f, const char *text)
+{
+    if (f->nreasons < 4)
+        snprintf(f->reasons[f->nreasons++], sizeof f->reasons[0], "%s", text);
+}
+
+static int
+seq_exact(const struct rp_fidelity *f)
+{
+    return f->have_seq && !f->seq.differ && !f->seq.order_differ && !f->seq.edited;
+}
+
 int
 rp_fidelity_exact(const struct rp_fidelity *f)
 {
+    if (!seq_exact(f) || f->nreasons)
+        return 0;
     for (int r = 0; r < f->nranks; r++)
         if (!rp_counts_equal(&f->trace[r], &f->replay[r]))
             return 0;
@@ -228,12 +243,59 @@ rp_fidelity_report(const struct rp_fidelity *f, FILE *out)
 {
     const struct rp_counts *t = &f->trace_total, *r = &f->replay_total;
     int bad = 0;
-    fprintf(out, "Fidelity: %s\n", rp_fidelity_exact(f) ? "exact" : "not exact");
-    fprintf(out,
-            "  operations %lld of %lld traced, bytes %lld of %lld, distinct offsets %lld of "
-            "%lld\n",
-            (long long)r->ops, (long long)t->ops, (long long)r->bytes, (long long)t->bytes,
-            (long long)r->offsets, (long long)t->offsets);
+    fprintf(out, "Fidelity: %s", rp_fidelity_exact(f) ? "exact" : "not exact");
+    if (f->cov_counted)
+        fprintf(out, " (of a trace holding %lld of the %lld calls the application made, %.1f%%)",
+                (long long)f->cov_traced, (long long)f->cov_counted,
+                100.0 * (double)f->cov_traced / (double)f->cov_counted);
+    fputc('\n', out);
+    for (int i = 0; i < f->nreasons; i++)
+        fprintf(out, "  not exact: %s\n", f->reasons[i]);
+    const struct rp_sequences *q = &f->seq;
+    if (f->have_seq) {
+        fprintf(out,
+                "  sequences: %lld (rank, file) sequences of (kind, offset, length, level) "
+                "compared in order, %lld differ\n",
+                (long long)q->compared, (long long)q->differ);
+        if (q->have_first)
+            fprintf(out,
+                    "  first difference: rank %d, file %d, operation %lld: traced %s, "
+                    "replayed %s\n",
+                    q->first.rank, q->first.file, (long long)q->first.index, q->first.traced,
+                    q->first.replayed);
+        if (q->order_ranks)
+            fprintf(out,
+                    "  order across files open at the same time: %d ranks, %d replayed in "
+                    "another order\n",
+                    q->order_ranks, q->order_differ);
+        if (q->have_order)
+            fprintf(out, "  first: rank %d, its operation %lld: traced on %s, replayed on %s\n",
+                    q->order.rank, (long long)q->order.index, q->order.traced, q->order.replayed);
+        if (!q->checked)
+            fprintf(out, "  against the replay file itself: it carries no digest of a trace "
+                         "(written by hand, or before digests)\n");
+        else if (q->edited)
+            fprintf(out,
+                    "  the replay file differs from its trace in %lld sequences (edited after "
+                    "conversion?): first rank %d, file %d: trace %s; %s\n",
+                    (long long)q->edited, q->edit.rank, q->edit.file, q->edit.traced,
+                    q->edit.replayed);
+        else
+            fprintf(out, "  the replay file matches its trace's digests\n");
+    }
+    if (f->posix_ops)
+        fprintf(out,
+                "  levels: the trace's %lld POSIX calls scored as independent MPI-IO calls (the "
+                "level a POSIX trace cannot say; the replay makes them so)\n",
+                (long long)f->posix_ops);
+    for (int i = 0; i < f->nnotes; i++)
+        fprintf(out, "  conversion note: %s\n", f->notes[i]);
+    fprintf(
+        out,
+        "  counts: operations %lld of %lld traced, bytes %lld of %lld, distinct offsets %lld of "
+        "%lld\n",
+        (long long)r->ops, (long long)t->ops, (long long)r->bytes, (long long)t->bytes,
+        (long long)r->offsets, (long long)t->offsets);
     for (int k = 0; k < f->nranks; k++)
         if (!rp_counts_equal(&f->trace[k], &f->replay[k]) && bad++ < 4)
             fprintf(out,
@@ -296,16 +358,78 @@ put_counts(char **b, size_t *l, size_t *c, const struct rp_counts *t, const stru
     return rc;
 }
 
+static int
+put_string(char **b, size_t *l, size_t *c, const char *text)
+{
+    int rc = put(b, l, c, "\"");
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        rc |= *p == '"' || *p == '\\' ? put(b, l, c, "\\%c", *p)
+              : *p < 0x20             ? put(b, l, c, "\\u%04x", *p)
+                                      : put(b, l, c, "%c", *p);
+    return rc | put(b, l, c, "\"");
+}
+
+static int
+put_diff(char **b, size_t *l, size_t *c, int have, const struct rp_seqdiff *d)
+{
+    if (!have)
+        return put(b, l, c, "null");
+    int rc = put(b, l, c, "{\"rank\":%d,\"file\":", d->rank);
+    rc |= d->file < 0 ? put(b, l, c, "null") : put(b, l, c, "%d", d->file);
+    rc |= put(b, l, c, ",\"index\":");
+    rc |= d->index < 0 ? put(b, l, c, "null") : put(b, l, c, "%lld", (long long)d->index);
+    rc |= put(b, l, c, ",\"traced\":");
+    rc |= put_string(b, l, c, d->traced);
+    rc |= put(b, l, c, ",\"replayed\":");
+    rc |= put_string(b, l, c, d->replayed);
+    return rc | put(b, l, c, "}");
+}
+
+/* sequences, reasons, notes and coverage, each followed by a comma */
+static int
+put_sequences(char **b, size_t *l, size_t *c, const struct rp_fidelity *f)
+{
+    const struct rp_sequences *q = &f->seq;
+    int rc = put(b, l, c, "\"sequences\":{\"compared\":%lld,\"differ\":%lld,\"first_difference\":",
+                 (long long)q->compared, (long long)q->differ);
+    rc |= put_diff(b, l, c, q->have_first, &q->first);
+    rc |=
+        put(b, l, c, ",\"order\":{\"ranks\":%d,\"differ\":%d,\"first_difference\":", q->order_ranks,
+            q->order_differ);
+    rc |= put_diff(b, l, c, q->have_order, &q->order);
+    rc |= put(b, l, c, "},\"trace_digests\":%s,\"edited\":%lld,\"first_edited\":",
+              q->checked ? "true" : "false", (long long)q->edited);
+    rc |= put_diff(b, l, c, q->have_edit, &q->edit);
+    rc |= put(b, l, c, "},\"reasons\":[");
+    for (int i = 0; i < f->nreasons; i++) {
+        rc |= i ? put(b, l, c, ",") : 0;
+        rc |= put_string(b, l, c, f->reasons[i]);
+    }
+    rc |= put(b, l, c, "],\"notes\":[");
+    for (int i = 0; i < f->nnotes; i++) {
+        rc |= i ? put(b, l, c, ",") : 0;
+        rc |= put_string(b, l, c, f->notes[i]);
+    }
+    rc |= put(b, l, c,
+              "],\"posix_scored_as_independent\":%lld,\"coverage\":", (long long)f->posix_ops);
+    rc |= f->cov_counted ? put(b, l, c, "{\"traced_calls\":%lld,\"counted_calls\":%lld}",
+                               (long long)f->cov_traced, (long long)f->cov_counted)
+                         : put(b, l, c, "null");
+    return rc | put(b, l, c, ",");
+}
+
 char *
 rp_fidelity_json(const struct rp_fidelity *f)
 {
     char *b = NULL;
     size_t l = 0, c = 0;
-    int rc = put(&b, &l, &c, "{\"exact\":%s,\"compared\":\"%s\",\"total\":{",
+    int rc = put(&b, &l, &c, "{\"exact\":%s,\"compared\":\"%s\",",
                  rp_fidelity_exact(f) ? "true" : "false",
                  f->writes && f->reads ? "writes and reads"
                  : f->writes           ? "writes"
                                        : "reads");
+    rc |= put_sequences(&b, &l, &c, f);
+    rc |= put(&b, &l, &c, "\"total\":{");
     rc |= put_counts(&b, &l, &c, &f->trace_total, &f->replay_total);
     rc |= put(&b, &l, &c, "},\"ranks\":[");
     for (int r = 0; r < f->nranks; r++) {

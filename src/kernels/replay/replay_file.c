@@ -257,6 +257,55 @@ parse_op(struct parse *ps, struct cursor *c)
 }
 
 static int
+parse_note(struct parse *ps, struct cursor *c)
+{
+    struct rp_trace *t = ps->t;
+    while (*c->p == ' ' || *c->p == '\t')
+        c->p++;
+    char **n = realloc(t->notes, (size_t)(t->nnotes + 1) * sizeof *n);
+    if (!n)
+        return bad(c, "out of memory", NULL);
+    t->notes = n;
+    if (!(t->notes[t->nnotes] = strdup(c->p)))
+        return bad(c, "out of memory", NULL);
+    t->nnotes++;
+    return IOK_OK;
+}
+
+/* check RANK FILE NOPS BYTES DIGEST */
+static int
+parse_check(struct parse *ps, struct cursor *c)
+{
+    struct rp_trace *t = ps->t;
+    int64_t rank, file, ops, bytes;
+    if (!ps->have_ranks)
+        return bad(c, "check before the 'ranks' line", NULL);
+    IOK_TRY(number(c, "rank", INT32_MAX, &rank));
+    if (rank >= t->ranks)
+        return bad(c, "check names a rank the trace does not have", NULL);
+    IOK_TRY(number(c, "file id", INT32_MAX, &file));
+    if (file >= t->nfiles)
+        return bad(c, "check names a file id not listed before it", NULL);
+    IOK_TRY(number(c, "operation count", INT64_MAX / 2, &ops));
+    IOK_TRY(number(c, "byte count", INT64_MAX / 2, &bytes));
+    char *h = field(c), *end = NULL;
+    unsigned long long hash = h && strlen(h) == 16 ? strtoull(h, &end, 16) : 0;
+    if (!h || strlen(h) != 16 || !end || *end)
+        return bad(c, "expected the sequence's digest (16 hex digits)", h ? h : "");
+    if (field(c))
+        return bad(c, "'check' takes RANK FILE OPS BYTES DIGEST and nothing more", NULL);
+    for (int i = 0; i < t->nchecks; i++)
+        if (t->checks[i].rank == rank && t->checks[i].file == file)
+            return bad(c, "a second check line for this rank and file", NULL);
+    struct rp_check *k = realloc(t->checks, (size_t)(t->nchecks + 1) * sizeof *k);
+    if (!k)
+        return bad(c, "out of memory", NULL);
+    t->checks = k;
+    t->checks[t->nchecks++] = (struct rp_check){(int)rank, (int)file, ops, bytes, hash};
+    return IOK_OK;
+}
+
+static int
 parse_line(struct parse *ps, struct cursor *c)
 {
     struct rp_trace *t = ps->t;
@@ -269,6 +318,24 @@ parse_line(struct parse *ps, struct cursor *c)
         return parse_file(ps, c);
     if (!strcmp(kw, "data"))
         return parse_data(ps, c);
+    if (!strcmp(kw, "note"))
+        return parse_note(ps, c);
+    if (!strcmp(kw, "check"))
+        return parse_check(ps, c);
+    if (!strcmp(kw, "coverage")) {
+        int64_t a, b;
+        if (t->cov_counted)
+            return bad(c, "a second 'coverage' line", NULL);
+        IOK_TRY(number(c, "the traced call count", INT64_MAX / 2, &a));
+        IOK_TRY(number(c, "the counted call count", INT64_MAX / 2, &b));
+        if (b == 0 || a > b || field(c))
+            return bad(c,
+                       "'coverage TRACED COUNTED' takes two counts, TRACED <= COUNTED, COUNTED > 0",
+                       NULL);
+        t->cov_traced = a;
+        t->cov_counted = b;
+        return IOK_OK;
+    }
     if (!strcmp(kw, "ranks")) {
         int64_t n;
         if (ps->have_ranks)
@@ -290,7 +357,8 @@ parse_line(struct parse *ps, struct cursor *c)
         t->source = strdup(c->p);
         return IOK_OK;
     }
-    return bad(c, "unknown keyword (expected source, ranks, file, data or op)", kw);
+    return bad(
+        c, "unknown keyword (expected source, note, coverage, ranks, file, data, op or check)", kw);
 }
 
 int
@@ -363,5 +431,9 @@ rp_free(struct rp_trace *t)
     free(t->ops);
     free(t->segs);
     free(t->source);
+    for (int i = 0; i < t->nnotes; i++)
+        free(t->notes[i]);
+    free(t->notes);
+    free(t->checks);
     memset(t, 0, sizeof *t);
 }

@@ -45,8 +45,23 @@ struct rp_file {
     struct rp_data *data;
 };
 
+/* A `check` line: the trace's digest of one (rank, file)'s ordered
+ * operations (iokernels/reqlog.h), written when the file was made. */
+struct rp_check {
+    int rank, file;
+    int64_t ops, bytes;
+    uint64_t hash;
+};
+
 struct rp_trace {
     char *source; /* NULL: none */
+    int nnotes;   /* `note` lines: what the conversion dropped, folded, assumed */
+    char **notes;
+    int nchecks; /* `check` lines; 0: the file carries no digest of its trace */
+    struct rp_check *checks;
+    /* a `coverage` line: the trace holds `traced` of the `counted` calls the
+     * application made (a truncated DXT buffer); counted 0: no such line */
+    int64_t cov_traced, cov_counted;
     int ranks;
     int nfiles;
     struct rp_file *files;
