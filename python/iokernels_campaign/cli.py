@@ -27,11 +27,13 @@ from pathlib import Path
 from . import (
     darshan_log,
     html_report,
+    interrupt,
     inventory,
     launch,
     lustre,
     paths,
     record,
+    resumed,
     runner,
     spec,
     tables,
@@ -77,6 +79,12 @@ def _parser():
         "source tree, else iokernels on PATH)",
     )
     r.add_argument("--no-report", action="store_true", help="store only, write no report")
+    r.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the latest session of this campaign in --db: its stored runs are kept, "
+        "the others run (without it every run is a new session)",
+    )
 
     li = sub.add_parser("list", help="list the runs in a store")
     li.add_argument("db", metavar="DB", help="results store (SQLite file)")
@@ -200,10 +208,20 @@ def cmd_run(a):
         paths.store_for_writing("--db", a.db)
     if a.out and writes:
         _check_out(a.out, not a.no_report and a.launcher != "sbatch")
+    if a.resume and (a.dry_run or a.launcher == "sbatch"):
+        raise UsageError(
+            "--resume runs what a session lacks: not with --dry-run or sbatch "
+            "(an sbatch session is completed by collect)"
+        )
     inv = inventory.load(a.bin)
     campaign = spec.load(a.campaign, inv)
+    earlier = None
+    if a.resume and Path(a.db).exists():
+        earlier = resumed.latest(_open("--db", a.db), campaign)
     out = Path(a.out or Path("results") / campaign.name).resolve()
-    if not a.out and writes:
+    if earlier:
+        out = resumed.out_dir(earlier, a.out).resolve()
+    if (not a.out or earlier) and writes:
         _check_out(out, not a.no_report and a.launcher != "sbatch")
     if a.dry_run and a.launcher != "sbatch":
         for case in campaign.cases:
@@ -233,7 +251,13 @@ def cmd_run(a):
         runner.write_sbatch(campaign, inv, out, store, submit=not a.dry_run)
         return 0
     store = _store(a.db)
-    session = runner.run_cases(campaign, inv, store, a.launcher, out)
+    if a.resume and not earlier:
+        print(f"--resume: no session of campaign {campaign.name} in {a.db}: starting one")
+    elif not a.resume:
+        note = resumed.unfinished_note(store, campaign)
+        if note:
+            print(note)
+    session = runner.run_cases(campaign, inv, store, a.launcher, out, resume=earlier)
     runs = store.runs(campaign=session.id)
     print("\nmedians at each kernel's largest rank count (every case: the report, or list):")
     print(tables.short_table(summarize(runs)))
@@ -430,6 +454,7 @@ def _say(text):
 
 def main(argv=None):
     a = _parser().parse_args(argv)
+    interrupt.install()
     try:
         return COMMANDS[a.command](a)
     except (
@@ -440,14 +465,23 @@ def main(argv=None):
         paths.PathError,
         html_report.ReportError,
         runner.RunnerError,
+        resumed.ResumeError,
         trace2replay.TraceError,
         darshan_log.LogError,
     ) as e:
         _say(e)
         return 2
-    except KeyboardInterrupt:
-        print("iokernels-campaign: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:  # SIGINT, and SIGTERM / SIGHUP (interrupt.py)
+        detail = getattr(e, "detail", "")
+        try:
+            print(
+                f"iokernels-campaign: interrupted by {interrupt.name(e)}"
+                + (f": {detail}" if detail else ""),
+                file=sys.stderr,
+            )
+        except OSError:  # SIGHUP: the terminal may be gone
+            pass
+        return interrupt.exit_code(e)
     except OSError as e:  # after the checks: a disk filling up, a folder removed
         if os.environ.get("IOK_CAMPAIGN_DEBUG"):
             traceback.print_exc()

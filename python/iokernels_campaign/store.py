@@ -23,6 +23,7 @@ import time
 import urllib.parse
 from pathlib import Path
 
+from . import interrupt
 from .paths import show
 from .record import (
     PASS_COLUMNS,
@@ -458,11 +459,20 @@ class _Transaction:
 
     def __init__(self, db):
         self.db = db
+        self.held = interrupt.deferred()  # a signal waits for COMMIT or ROLLBACK
 
     def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
+        self.held.__enter__()
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self.held.__exit__(None, None, None)
+            raise
         return self.db
 
     def __exit__(self, exc_type, exc, tb):
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        try:
+            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        finally:
+            self.held.__exit__(None, None, None)
         return False

@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A campaign interrupted by SIGTERM or SIGHUP (a closed terminal, `timeout`,
+a batch system's limit) ends as it does on Ctrl-C: the launcher and its
+ranks ended (the process table is checked), the runs that finished stored,
+one line, exit 128 + signal; `run --resume` then runs only what the store
+lacks, in the same session."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import cli, env
+
+FAST = """
+[[kernel]]
+name = "btio"
+label = "{label}"
+backends = ["null"]
+ranks = [1]
+iterations = {iterations}
+options = {{ grid = "16,16,16", dumps = {dumps} }}
+"""
+
+BTIO = """
+[[kernel]]
+name = "btio"
+label = "{label}"
+backends = ["null"]
+ranks = [{ranks}]
+options = {{ grid = "{grid}", dumps = {dumps} }}
+"""
+# far longer than any test waits: the signal lands while it runs
+SLOW = BTIO.format(label="slow", ranks=4, grid="160,160,160", dumps=400)
+# about 5 s on one rank: long enough to be interrupted, short enough to resume
+MEDIUM = BTIO.format(label="medium", ranks=1, grid="128,128,128", dumps=100)
+
+
+def campaign(modes, *blocks):
+    head = f'[campaign]\nname = "cut"\ntimeout = 300\nmodes = {modes}\n'
+    return head + "".join(blocks)
+
+
+def ours(top):
+    """(pid, command) of every process whose working folder is inside top:
+    the launchers and ranks a campaign started there."""
+    top = str(top.resolve())
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if cwd == top or cwd.startswith(top + "/"):
+            found.append((int(pid), cmd.decode(errors="replace")[:120]))
+    return found
+
+
+def start(tmp_path, *extra):
+    cmd = [sys.executable, "-m", "iokernels_campaign", "run", "c.toml", "--db", "s.sqlite"]
+    cmd += ["--out", "out", "--no-report", *extra]
+    return subprocess.Popen(
+        cmd, cwd=tmp_path, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def wait_for_ranks(proc, folder_glob, tmp_path, ranks):
+    """Waits until the case matching folder_glob runs its ranks."""
+    deadline = time.monotonic() + 120
+    while True:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the case never started"
+        dirs = list((tmp_path / "out").glob(folder_glob))
+        if dirs and sum("iokernels btio" in c for _, c in ours(dirs[0])) >= ranks:
+            return dirs[0]
+        time.sleep(0.1)
+
+
+def stored(db):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(
+            "SELECT id, case_hash, iteration, status, started, campaign_id FROM runs ORDER BY id"
+        ).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_signal_ends_the_launcher_and_keeps_finished_runs(sig, tmp_path):
+    (tmp_path / "c.toml").write_text(
+        campaign('["write"]', FAST.format(label="first", iterations=1, dumps=2), SLOW)
+    )
+    proc = start(tmp_path)
+    wait_for_ranks(proc, "runs/*/slow-*/iter1", tmp_path, 4)
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail(f"the campaign tool still ran 60 s after {sig.name}")
+    assert proc.returncode == 128 + sig, err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"iokernels-campaign: interrupted by {sig.name}")
+    assert "1 of 2 runs" in lines[0] and "--resume" in lines[0], lines
+    # nothing of the campaign is left: no mpiexec, no rank
+    assert ours(tmp_path) == []
+    runs = stored(tmp_path / "s.sqlite")
+    assert [r[3] for r in runs] == ["ok"], runs  # the finished run, not the cut one
+
+
+def test_resume_runs_only_what_the_store_lacks(tmp_path):
+    (tmp_path / "c.toml").write_text(
+        campaign(
+            '["write", "read"]',
+            FAST.format(label="before", iterations=2, dumps=2),
+            MEDIUM,
+            FAST.format(label="after", iterations=1, dumps=3),
+        )
+    )
+    total = 2 * 2 + 2 + 2
+    proc = start(tmp_path)
+    cut = wait_for_ranks(proc, "runs/*/medium-*/iter1", tmp_path, 1)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 143
+    before = stored(tmp_path / "s.sqlite")
+    assert len(before) == 4 and {r[3] for r in before} == {"ok"}, before
+
+    p = cli(
+        "run", "c.toml", "--db", "s.sqlite", "--out", "out", "--no-report", "--resume", cwd=tmp_path
+    )
+    assert p.returncode == 0, p.stderr
+    assert f"resuming session {before[0][5]}: 4 of {total} runs stored, 4 to run" in p.stdout
+    progress = [x for x in p.stdout.splitlines() if x.startswith("[")]
+    assert len(progress) == total - 4 and all("before" not in x for x in progress), progress
+    after = stored(tmp_path / "s.sqlite")
+    assert len(after) == total and {r[5] for r in after} == {before[0][5]}
+    assert after[:4] == before  # the stored runs were not run again
+    assert {r[3] for r in after} == {"ok"}
+    # what the interrupted attempt left is kept apart, not deleted
+    assert cut.with_name("iter1.interrupted").is_dir()
+
+    # a finished session: nothing left to run
+    again = cli("run", "c.toml", "--db", "s.sqlite", "--no-report", "--resume", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert f"{total} of {total} runs stored, 0 to run" in again.stdout
+    assert len(stored(tmp_path / "s.sqlite")) == total
+
+    # its runs live in its own folder: another --out is refused
+    other = cli("run", "c.toml", "--db", "s.sqlite", "--out", "elsewhere", "--resume", cwd=tmp_path)
+    assert other.returncode == 2 and "keeps its runs in" in other.stderr, other.stderr
+    assert len(stored(tmp_path / "s.sqlite")) == total
