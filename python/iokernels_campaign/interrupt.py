@@ -5,15 +5,17 @@ does (the running launcher's process group ended, what finished stored, one
 line, exit 128 + signal), never leave an orphaned mpiexec and its ranks.
 
 The handler raises Terminated (a KeyboardInterrupt, so every place that
-already cleans up after Ctrl-C does the same for these). Inside
-`deferred()` (a store transaction, starting a launcher) the signal is held
+already cleans up after Ctrl-C does the same for these; SIGINT too, so that
+it is held as they are). Inside
+`deferred()` (a store transaction, starting a launcher, moving a finished
+report into place) the signal is held
 and raised when the block ends, so a finished run is never half-stored and
 a launcher is never started without the code that ends it knowing it."""
 
 import contextlib
 import signal
 
-SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class Terminated(KeyboardInterrupt):
@@ -36,7 +38,7 @@ def _handler(signum, _frame):
 
 
 def install():
-    """Handles SIGTERM and SIGHUP from now on (in the main thread)."""
+    """Handles SIGINT, SIGTERM and SIGHUP from now on (in the main thread)."""
     for sig in SIGNALS:
         signal.signal(sig, _handler)
 
@@ -52,7 +54,7 @@ def name(exc):
 
 @contextlib.contextmanager
 def deferred():
-    """Holds SIGTERM and SIGHUP until the block ends (nestable)."""
+    """Holds SIGINT, SIGTERM and SIGHUP until the block ends (nestable)."""
     _state["depth"] += 1
     try:
         yield

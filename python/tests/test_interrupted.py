@@ -155,3 +155,30 @@ def test_resume_runs_only_what_the_store_lacks(tmp_path):
     other = cli("run", "c.toml", "--db", "s.sqlite", "--out", "elsewhere", "--resume", cwd=tmp_path)
     assert other.returncode == 2 and "keeps its runs in" in other.stderr, other.stderr
     assert len(stored(tmp_path / "s.sqlite")) == total
+
+
+def snapshot(page):
+    plots = page.with_name(page.stem + "-plots")
+    return page.read_bytes(), {f.name: f.read_bytes() for f in plots.iterdir()}
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupted_report_leaves_the_previous_one(sig, tiny, tmp_path):
+    d, db, _ = tiny
+    page = tmp_path / "report.html"
+    assert cli("report", db, "-o", page, cwd=d).returncode == 0
+    before = snapshot(page)
+    started = time.time()
+    cmd = [sys.executable, "-m", "iokernels_campaign", "report", str(db), "-o", str(page)]
+    proc = subprocess.Popen(
+        cmd, cwd=d, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    # the first plot drawn, wherever the report draws it: the page is not done yet
+    while not any(f.stat().st_mtime >= started for f in tmp_path.glob("*/*.png") if f.exists()):
+        assert proc.poll() is None, "the report ended before a plot was seen"
+        time.sleep(0.01)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert snapshot(page) == before  # the previous report, whole
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["report-plots", "report.html"]
+    assert proc.returncode == 128 + sig and f"interrupted by {sig.name}" in err, err
