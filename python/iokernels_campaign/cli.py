@@ -199,6 +199,20 @@ def _runs_of(label, path, campaign=None):
     return _open(label, path).runs(campaign=campaign)
 
 
+def _launcher_on_path(launcher):
+    if not shutil.which(launcher):
+        raise UsageError(f"{launcher} not found on PATH: is this the right machine (--launcher)?")
+
+
+def _load_inventory(binary):
+    """The binary's inventory; a backend whose module cannot load is named
+    (one line each) and left out, so campaigns that do not use it run."""
+    inv = inventory.load(binary)
+    for name, why in inv.unloadable.items():
+        print(f"iokernels-campaign: note: backend {name} is left out: {why}", file=sys.stderr)
+    return inv
+
+
 def cmd_run(a):
     paths.input_file("campaign file", a.campaign)
     if a.bin:
@@ -208,12 +222,14 @@ def cmd_run(a):
         paths.store_for_writing("--db", a.db)
     if a.out and writes:
         _check_out(a.out, not a.no_report and a.launcher != "sbatch")
+    if not a.dry_run:  # before the binary is asked anything: its MPI may need the launcher
+        _launcher_on_path(a.launcher)
     if a.resume and (a.dry_run or a.launcher == "sbatch"):
         raise UsageError(
             "--resume runs what a session lacks: not with --dry-run or sbatch "
             "(an sbatch session is completed by collect)"
         )
-    inv = inventory.load(a.bin)
+    inv = _load_inventory(a.bin)
     campaign = spec.load(a.campaign, inv)
     earlier = None
     if a.resume and Path(a.db).exists():
@@ -243,9 +259,6 @@ def cmd_run(a):
                 print(shlex.join(launch.with_env(cmd, launcher_env)))
         print(f"# dry run: {len(campaign.cases)} cases, nothing run or stored")
         return 0
-    needs = "sbatch" if a.launcher == "sbatch" else a.launcher
-    if not a.dry_run and not shutil.which(needs):
-        raise UsageError(f"{needs} not found on PATH: is this the right machine (--launcher)?")
     if a.launcher == "sbatch":
         store = None if a.dry_run else _store(a.db)
         runner.write_sbatch(campaign, inv, out, store, submit=not a.dry_run)
@@ -400,7 +413,9 @@ def cmd_tune(a):
     paths.input_file("tune file", a.spec)
     if a.bin:
         paths.executable("--bin", a.bin)
-    inv = inventory.load(a.bin)
+    if not a.dry_run:
+        _launcher_on_path(a.launcher)
+    inv = _load_inventory(a.bin)
     tspec = tune_spec.load(a.spec, inv)
     if a.dry_run:
         for name, values in tspec.space.items():
@@ -411,8 +426,6 @@ def cmd_tune(a):
     paths.store_for_writing("--db", a.db)
     out = Path(a.out or Path("results") / tspec.campaign.name).resolve()
     _check_out(out, not a.no_report)
-    if not shutil.which(a.launcher):
-        raise UsageError(f"{a.launcher} not found on PATH: is this the right machine (--launcher)?")
     store = _store(a.db)
     tuner = tune.Tuner(tspec, inv, store, out, a.launcher)
     answer = tuner.run()
@@ -452,10 +465,39 @@ def _say(text):
     print(f"iokernels-campaign: error: {_one_line(text)}", file=sys.stderr)
 
 
+def _utf8_mode(argv):
+    """Python decodes file names with the locale's encoding: under a C
+    locale with UTF-8 mode off (PYTHONUTF8=0) a non-ASCII --db or --out
+    becomes text SQLite cannot store. The command runs again in UTF-8 mode
+    (what Python itself does for a C locale when not told otherwise)."""
+    if argv is not None or sys.flags.utf8_mode or sys.getfilesystemencoding() == "utf-8":
+        return
+    if os.environ.get("IOK_CAMPAIGN_UTF8_RETRY"):  # one attempt only
+        return
+    env = dict(os.environ, PYTHONUTF8="1", IOK_CAMPAIGN_UTF8_RETRY="1")
+    os.execve(sys.executable, sys.orig_argv, env)
+
+
+def _not_text(a):
+    """A file argument whose name is not UTF-8 (bytes the store cannot keep)."""
+    for dest, value in vars(a).items():
+        if isinstance(value, str) and any("\udc80" <= c <= "\udcff" for c in value):
+            positional = {"campaign", "spec", "session", "log", "a", "b"}
+            if a.command in ("list", "report", "export"):
+                positional.add("db")
+            flag = dest.upper() if dest in positional else "--" + dest.replace("_", "-")
+            raise UsageError(
+                f"{flag} {paths.show(value)}: the name is not UTF-8 text, which the results "
+                "store keeps; rename it or give another path"
+            )
+
+
 def main(argv=None):
+    _utf8_mode(argv)
     a = _parser().parse_args(argv)
     interrupt.install()
     try:
+        _not_text(a)
         return COMMANDS[a.command](a)
     except (
         spec.CampaignError,
@@ -471,6 +513,9 @@ def main(argv=None):
     ) as e:
         _say(e)
         return 2
+    except runner.RunFailed as e:  # at run time, as a failed run of `run`
+        _say(e)
+        return 1
     except KeyboardInterrupt as e:  # SIGINT, and SIGTERM / SIGHUP (interrupt.py)
         detail = getattr(e, "detail", "")
         try:

@@ -31,6 +31,10 @@ class RunnerError(Exception):
     """sbatch refused a script, or a session cannot be collected."""
 
 
+class RunFailed(Exception):
+    """A run the command depends on failed at run time (exit 1, as run's)."""
+
+
 @dataclass
 class Session:
     id: str

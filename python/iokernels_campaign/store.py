@@ -162,6 +162,8 @@ class Store:
             raise StoreError(f"no results store at {show(self.path)}")
         self.readonly = readonly
         self.db = None
+        # a read may make PATH-wal and PATH-shm: removed at close when it did
+        self._left_wal = readonly and not os.path.exists(f"{self.path}-wal")
         try:
             self._open()
         except BaseException:
@@ -264,6 +266,24 @@ class Store:
     def close(self):
         if self.db is not None:
             self.db.close()
+            self.db = None
+            if self.readonly and self._left_wal:
+                self._remove_wal()
+
+    def _remove_wal(self):
+        """A read-only connection makes PATH-wal and PATH-shm when they are
+        missing and cannot remove them; SQLite removes them when the last
+        connection that may write closes. So one is opened and closed here,
+        never changing the store: another process still reading or writing
+        keeps them (SQLite knows), none left behind by a read."""
+        try:
+            db = sqlite3.connect(self.path, timeout=0)
+            try:
+                db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            finally:
+                db.close()
+        except sqlite3.Error:
+            pass
 
     def transaction(self):
         return _Transaction(self.db)

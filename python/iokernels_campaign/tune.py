@@ -270,7 +270,7 @@ class Tuner:
         self.seen[case.case_hash(case.modes[0])] = self.defaults
         if self.defaults.state != "ok":
             self.store.finish_campaign(self.session.id, runner.now_iso())
-            raise runner.RunnerError(
+            raise runner.RunFailed(
                 f"the defaults' run failed, so nothing can be compared: {self.defaults.error}"
             )
         self.search()
