@@ -10,6 +10,7 @@ import sqlite3
 
 from conftest import BIN, cli
 from test_outcome import without
+from test_tune import _tiny
 
 CAMPAIGN = """
 [campaign]
@@ -106,21 +107,10 @@ def test_no_mpiexec_is_said_first(tmp_path):
     ]
 
 
-TUNE = """
-[campaign]
-name = "broken"
-ranks = [1]
-timeout = 60
-[[kernel]]
-name = "btio"
-backends = ["mpiio"]
-options = { grid = "8,8,8", dumps = 1 }
-env = { IOK_FAULT = "put:0" }
-[tune]
-trials = 2
-[tune.space]
-api = ["blocking", "nonblocking"]
-"""
+# BTIO whose every put fails (a fault injected): the defaults fail at run time
+TUNE = _tiny("broken", "mpiio", "trials = 2", 'api = ["blocking", "nonblocking"]').replace(
+    "[tune]", 'env = { IOK_FAULT = "put:0" }\n[tune]', 1
+)
 
 
 def test_tune_whose_defaults_fail_at_run_time_exits_1(tmp_path):
