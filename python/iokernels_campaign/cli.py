@@ -148,6 +148,12 @@ def _parser():
         "--dry-run", action="store_true", help="check the file, print the space; run nothing"
     )
     t.add_argument("--no-report", action="store_true", help="store only, write no report")
+    t.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the latest unfinished tune of this file in --db: its finished trials "
+        "are kept, the rest of the budget runs",
+    )
     return ap
 
 
@@ -425,10 +431,30 @@ def cmd_tune(a):
         return 0
     paths.store_for_writing("--db", a.db)
     out = Path(a.out or Path("results") / tspec.campaign.name).resolve()
+    earlier = None
+    if a.resume and Path(a.db).exists():
+        earlier = resumed.latest(_open("--db", a.db), tspec.campaign)
+    if earlier:
+        out = resumed.out_dir(earlier, a.out).resolve()
+        done = _OPENED[-1].tunes(campaign=earlier["id"])
+        if done:  # finished: its answer stands
+            print(f"--resume: tune session {earlier['id']} has finished; its answer:")
+            print(tune_answer.text(done[-1]))
+            return 0
+    elif a.resume:
+        print(f"--resume: no session of tune {tspec.campaign.name} in {a.db}: starting one")
     _check_out(out, not a.no_report)
     store = _store(a.db)
-    tuner = tune.Tuner(tspec, inv, store, out, a.launcher)
-    answer = tuner.run()
+    tuner = tune.Tuner(tspec, inv, store, out, a.launcher, resume=earlier)
+    try:
+        answer = tuner.run()
+    except KeyboardInterrupt as e:
+        e.detail = (
+            f"{len(tuner.trials)} trials of tune {tspec.campaign.name} (session "
+            f"{tuner.session.id}) are kept in {paths.show(store.path)} and its folder; "
+            "run it again with --resume to go on"
+        )
+        raise
     store.add_tune(tuner.session.id, answer)
     print(tune_answer.text(answer))
     if not a.no_report:

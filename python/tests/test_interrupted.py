@@ -5,6 +5,7 @@ ranks ended (the process table is checked), the runs that finished stored,
 one line, exit 128 + signal; `run --resume` then runs only what the store
 lacks, in the same session."""
 
+import json
 import os
 import signal
 import sqlite3
@@ -182,3 +183,77 @@ def test_interrupted_report_leaves_the_previous_one(sig, tiny, tmp_path):
     assert snapshot(page) == before  # the previous report, whole
     assert sorted(f.name for f in tmp_path.iterdir()) == ["report-plots", "report.html"]
     assert proc.returncode == 128 + sig and f"interrupted by {sig.name}" in err, err
+
+
+TUNE = """
+[campaign]
+name = "cut-tune"
+ranks = [1]
+modes = ["write"]
+timeout = 120
+[[kernel]]
+name = "btio"
+backends = ["null"]
+options = { grid = "16,16,16", dumps = 2 }
+[tune]
+trials = 5
+repeats = 1
+[tune.space]
+transfer = ["collective", "independent"]
+api = ["blocking", "nonblocking"]
+"""
+
+
+def answer(db):
+    con = sqlite3.connect(db)
+    try:
+        return [json.loads(a) for (a,) in con.execute("SELECT answer FROM tunes")]
+    finally:
+        con.close()
+
+
+def test_tune_interrupted_then_resumed(tmp_path):
+    (tmp_path / "t.toml").write_text(TUNE)
+    cmd = [sys.executable, "-m", "iokernels_campaign", "tune", "t.toml", "--db", "t.sqlite"]
+    cmd += ["--out", "out", "--no-report"]
+    proc = subprocess.Popen(
+        cmd, cwd=tmp_path, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 120
+    journal = []
+    while len(journal) < 2:  # two trials finished (the defaults and one more)
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        journal = list((tmp_path / "out").glob("runs/*/trials.jsonl"))
+        journal = journal[0].read_text().splitlines() if journal else []
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and "--resume" in err, err
+    assert ours(tmp_path) == []
+    kept = {}
+    for line in (tmp_path / "out").glob("runs/*/trials.jsonl").__next__().read_text().splitlines():
+        t = json.loads(line)
+        kept[t["number"]] = t
+    assert answer(tmp_path / "t.sqlite") == []
+
+    p = cli(
+        "tune",
+        "t.toml",
+        "--db",
+        "t.sqlite",
+        "--out",
+        "out",
+        "--no-report",
+        "--resume",
+        cwd=tmp_path,
+    )
+    assert p.returncode == 0, p.stderr
+    (ans,) = answer(tmp_path / "t.sqlite")
+    assert len(ans["trials"]) == 5
+    by_number = {t["number"]: t for t in ans["trials"]}
+    for n, t in kept.items():  # the trials finished before the signal: not run again
+        assert by_number[n]["run_ids"] == t["run_ids"], (n, by_number[n], t)
+    settings = [tuple(sorted(t["settings"].items())) for t in ans["trials"]]
+    assert len(set(settings)) == 5  # no trial's settings tried twice
+    ran = [x for x in p.stdout.splitlines() if x.startswith("[")]
+    assert len(ran) == 5 - len(kept), p.stdout
