@@ -2,17 +2,20 @@
 """iokernels-campaign: run campaigns, query the results store, write reports.
 
     iokernels-campaign run campaigns/default.toml [--db DB] [--out DIR] [--launcher L] [--dry-run]
+                       [--resume]   (continue the campaign's latest session: what the store lacks)
     iokernels-campaign list DB [--kernel K] [--backend B] [--campaign C] [--failed]
     iokernels-campaign report DB [-o report.html] [--campaign C]
     iokernels-campaign compare A.sqlite B.sqlite [--html FILE] [--campaign-a C] [--campaign-b C]
     iokernels-campaign export DB --csv FILE [--parquet FILE] [--campaign C]
     iokernels-campaign collect OUT/runs/SESSION --db DB [--job-ended]   (after the sbatch job)
     iokernels-campaign trace2replay LOG --out FILE [--force]   (a Darshan DXT trace to replay)
-    iokernels-campaign tune SPEC.toml [--db DB] [--out DIR] [--bin B] [--dry-run]
+    iokernels-campaign tune SPEC.toml [--db DB] [--out DIR] [--bin B] [--dry-run] [--resume]
 
 Exit codes: 0 success, 1 some run failed (they are stored as failed), 2 bad
-campaign file, store, file argument or usage. Every error is one line;
-IOK_CAMPAIGN_DEBUG=1 prints the traceback of an unexpected one."""
+campaign file, store, file argument or usage, 128 + N ended by signal N
+(SIGINT, SIGTERM, SIGHUP: the running launcher ended, finished runs stored).
+Every error is one line; IOK_CAMPAIGN_DEBUG=1 prints the traceback of an
+unexpected one."""
 
 import argparse
 import importlib.util
@@ -521,7 +524,7 @@ def _not_text(a):
 def main(argv=None):
     _utf8_mode(argv)
     a = _parser().parse_args(argv)
-    interrupt.install()
+    earlier_handlers = interrupt.install()
     try:
         _not_text(a)
         return COMMANDS[a.command](a)
@@ -578,3 +581,4 @@ def main(argv=None):
     finally:
         while _OPENED:
             _OPENED.pop().close()
+        interrupt.restore(earlier_handlers)

@@ -38,9 +38,16 @@ def _handler(signum, _frame):
 
 
 def install():
-    """Handles SIGINT, SIGTERM and SIGHUP from now on (in the main thread)."""
-    for sig in SIGNALS:
-        signal.signal(sig, _handler)
+    """Handles SIGINT, SIGTERM and SIGHUP from now on (in the main thread);
+    returns what restore() needs to put the earlier handlers back."""
+    _state.update(depth=0, pending=None, raised=False)
+    return {sig: signal.signal(sig, _handler) for sig in SIGNALS}
+
+
+def restore(earlier):
+    """Puts back the handlers install() replaced (a command run in-process)."""
+    for sig, handler in earlier.items():
+        signal.signal(sig, handler)
 
 
 def exit_code(exc):
