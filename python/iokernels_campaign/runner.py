@@ -85,7 +85,10 @@ def _session_members(sid):
 def _signal_all(proc, sig):
     for pid in {proc.pid, *_session_members(proc.pid)}:
         try:
-            os.killpg(pid, sig) if pid == proc.pid else os.kill(pid, sig)
+            if pid == proc.pid:  # the launcher's group: whatever it started there too
+                os.killpg(pid, sig)
+            else:
+                os.kill(pid, sig)
         except (ProcessLookupError, PermissionError):
             continue
 
@@ -202,7 +205,7 @@ def _striping_refusal(case, res):
 
 def run_cases(campaign, inventory, store, launcher, out_dir, echo=print, resume=None):
     """Runs every case now (mpiexec or srun) and stores each run. resume: the
-    store's row of an earlier session of this campaign (resume.py), whose
+    store's row of an earlier session of this campaign (resumed.py), whose
     stored runs are kept and whose other runs are run now, in its folder."""
     required = [c for c in campaign.cases if c.lustre_settings.get("required")]
     if required and not shutil.which("lfs"):
