@@ -277,13 +277,15 @@ class Store:
         connection that may write closes. So one is opened and closed here,
         never changing the store: another process still reading or writing
         keeps them (SQLite knows), none left behind by a read."""
+        if not any(os.path.exists(f"{self.path}-{x}") for x in ("wal", "shm")):
+            return
         try:
             db = sqlite3.connect(self.path, timeout=0)
             try:
                 db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             finally:
                 db.close()
-        except sqlite3.Error:
+        except (sqlite3.Error, UnicodeDecodeError):  # a damaged store: said when it was read
             pass
 
     def transaction(self):
