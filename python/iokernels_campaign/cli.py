@@ -39,6 +39,7 @@ from . import (
     resumed,
     runner,
     spec,
+    staged,
     tables,
     trace2replay,
 )
@@ -386,7 +387,7 @@ def cmd_export(a):
     for path, write in ((a.csv, df.to_csv), (a.parquet, df.to_parquet)):
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-            write(path, index=False)
+            staged.write_with(path, lambda tmp, write=write: write(tmp, index=False))
             runs = df["run_id"].nunique()
             print(f"{path}: {len(df)} passes of {runs} runs, {df.shape[1]} columns")
     if failed:

@@ -12,6 +12,8 @@ from pathlib import Path
 from . import interrupt
 
 PAGE = ".page.html"
+_UMASK = os.umask(0o022)  # read once: umask() only reads by also setting
+os.umask(_UMASK)
 
 
 class Staged:
@@ -53,14 +55,19 @@ class Staged:
             os.replace(self.page, self.final_page)
 
 
-def write_text(path, text):
-    """A whole file or none: written beside it, then renamed over it."""
+def write_with(path, write):
+    """A whole file or none: write(temporary path) beside it, then renamed over it."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        write(tmp)
+        os.chmod(tmp, 0o666 & ~_UMASK)  # as a file made by open(), not mkstemp's 0600
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_text(path, text):
+    write_with(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))

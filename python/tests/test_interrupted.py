@@ -257,3 +257,25 @@ def test_tune_interrupted_then_resumed(tmp_path):
     assert len(set(settings)) == 5  # no trial's settings tried twice
     ran = [x for x in p.stdout.splitlines() if x.startswith("[")]
     assert len(ran) == 5 - len(kept), p.stdout
+
+
+def test_export_and_compare_pages_are_written_whole_or_not_at_all(tmp_path):
+    from pathlib import Path
+
+    from iokernels_campaign import staged
+
+    f = tmp_path / "x.csv"
+    f.write_text("run_id,old\n")
+
+    def cut_short(tmp):
+        Path(tmp).write_text("run_id,new,half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        staged.write_with(f, cut_short)
+    assert f.read_text() == "run_id,old\n" and list(tmp_path.iterdir()) == [f]
+    staged.write_with(f, lambda tmp: Path(tmp).write_text("run_id,new\n"))
+    assert f.read_text() == "run_id,new\n" and list(tmp_path.iterdir()) == [f]
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert f.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
