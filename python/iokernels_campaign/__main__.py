@@ -3,6 +3,13 @@
 
 import sys
 
-from .cli import main
+from . import interrupt
+
+interrupt.install()  # a signal during the imports below (a second or so) is one line too
+try:
+    from .cli import main
+except KeyboardInterrupt as e:
+    print(f"iokernels-campaign: interrupted by {interrupt.name(e)}", file=sys.stderr)
+    sys.exit(interrupt.exit_code(e))
 
 sys.exit(main())

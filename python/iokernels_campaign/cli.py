@@ -2,17 +2,20 @@
 """iokernels-campaign: run campaigns, query the results store, write reports.
 
     iokernels-campaign run campaigns/default.toml [--db DB] [--out DIR] [--launcher L] [--dry-run]
+                       [--resume]   (continue the campaign's latest session: what the store lacks)
     iokernels-campaign list DB [--kernel K] [--backend B] [--campaign C] [--failed]
     iokernels-campaign report DB [-o report.html] [--campaign C]
     iokernels-campaign compare A.sqlite B.sqlite [--html FILE] [--campaign-a C] [--campaign-b C]
     iokernels-campaign export DB --csv FILE [--parquet FILE] [--campaign C]
     iokernels-campaign collect OUT/runs/SESSION --db DB [--job-ended]   (after the sbatch job)
     iokernels-campaign trace2replay LOG --out FILE [--force]   (a Darshan DXT trace to replay)
-    iokernels-campaign tune SPEC.toml [--db DB] [--out DIR] [--bin B] [--dry-run]
+    iokernels-campaign tune SPEC.toml [--db DB] [--out DIR] [--bin B] [--dry-run] [--resume]
 
 Exit codes: 0 success, 1 some run failed (they are stored as failed), 2 bad
-campaign file, store, file argument or usage. Every error is one line;
-IOK_CAMPAIGN_DEBUG=1 prints the traceback of an unexpected one."""
+campaign file, store, file argument or usage, 128 + N ended by signal N
+(SIGINT, SIGTERM, SIGHUP: the running launcher ended, finished runs stored).
+Every error is one line; IOK_CAMPAIGN_DEBUG=1 prints the traceback of an
+unexpected one."""
 
 import argparse
 import importlib.util
@@ -27,13 +30,16 @@ from pathlib import Path
 from . import (
     darshan_log,
     html_report,
+    interrupt,
     inventory,
     launch,
     lustre,
     paths,
     record,
+    resumed,
     runner,
     spec,
+    staged,
     tables,
     trace2replay,
 )
@@ -77,6 +83,12 @@ def _parser():
         "source tree, else iokernels on PATH)",
     )
     r.add_argument("--no-report", action="store_true", help="store only, write no report")
+    r.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the latest session of this campaign in --db: its stored runs are kept, "
+        "the others run (without it every run is a new session)",
+    )
 
     li = sub.add_parser("list", help="list the runs in a store")
     li.add_argument("db", metavar="DB", help="results store (SQLite file)")
@@ -140,6 +152,12 @@ def _parser():
         "--dry-run", action="store_true", help="check the file, print the space; run nothing"
     )
     t.add_argument("--no-report", action="store_true", help="store only, write no report")
+    t.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the latest unfinished tune of this file in --db: its finished trials "
+        "are kept, the rest of the budget runs",
+    )
     return ap
 
 
@@ -191,6 +209,20 @@ def _runs_of(label, path, campaign=None):
     return _open(label, path).runs(campaign=campaign)
 
 
+def _launcher_on_path(launcher):
+    if not shutil.which(launcher):
+        raise UsageError(f"{launcher} not found on PATH: is this the right machine (--launcher)?")
+
+
+def _load_inventory(binary):
+    """The binary's inventory; a backend whose module cannot load is named
+    (one line each) and left out, so campaigns that do not use it run."""
+    inv = inventory.load(binary)
+    for name, why in inv.unloadable.items():
+        print(f"iokernels-campaign: note: backend {name} is left out: {why}", file=sys.stderr)
+    return inv
+
+
 def cmd_run(a):
     paths.input_file("campaign file", a.campaign)
     if a.bin:
@@ -200,10 +232,22 @@ def cmd_run(a):
         paths.store_for_writing("--db", a.db)
     if a.out and writes:
         _check_out(a.out, not a.no_report and a.launcher != "sbatch")
-    inv = inventory.load(a.bin)
+    if not a.dry_run:  # before the binary is asked anything: its MPI may need the launcher
+        _launcher_on_path(a.launcher)
+    if a.resume and (a.dry_run or a.launcher == "sbatch"):
+        raise UsageError(
+            "--resume runs what a session lacks: not with --dry-run or sbatch "
+            "(an sbatch session is completed by collect)"
+        )
+    inv = _load_inventory(a.bin)
     campaign = spec.load(a.campaign, inv)
+    earlier = None
+    if a.resume and Path(a.db).exists():
+        earlier = resumed.latest(_open("--db", a.db), campaign)
     out = Path(a.out or Path("results") / campaign.name).resolve()
-    if not a.out and writes:
+    if earlier:
+        out = resumed.out_dir(earlier, a.out).resolve()
+    if (not a.out or earlier) and writes:
         _check_out(out, not a.no_report and a.launcher != "sbatch")
     if a.dry_run and a.launcher != "sbatch":
         for case in campaign.cases:
@@ -225,15 +269,18 @@ def cmd_run(a):
                 print(shlex.join(launch.with_env(cmd, launcher_env)))
         print(f"# dry run: {len(campaign.cases)} cases, nothing run or stored")
         return 0
-    needs = "sbatch" if a.launcher == "sbatch" else a.launcher
-    if not a.dry_run and not shutil.which(needs):
-        raise UsageError(f"{needs} not found on PATH: is this the right machine (--launcher)?")
     if a.launcher == "sbatch":
         store = None if a.dry_run else _store(a.db)
         runner.write_sbatch(campaign, inv, out, store, submit=not a.dry_run)
         return 0
     store = _store(a.db)
-    session = runner.run_cases(campaign, inv, store, a.launcher, out)
+    if a.resume and not earlier:
+        print(f"--resume: no session of campaign {campaign.name} in {a.db}: starting one")
+    elif not a.resume:
+        note = resumed.unfinished_note(store, campaign)
+        if note:
+            print(note)
+    session = runner.run_cases(campaign, inv, store, a.launcher, out, resume=earlier)
     runs = store.runs(campaign=session.id)
     print("\nmedians at each kernel's largest rank count (every case: the report, or list):")
     print(tables.short_table(summarize(runs)))
@@ -340,7 +387,7 @@ def cmd_export(a):
     for path, write in ((a.csv, df.to_csv), (a.parquet, df.to_parquet)):
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-            write(path, index=False)
+            staged.write_with(path, lambda tmp, write=write: write(tmp, index=False))
             runs = df["run_id"].nunique()
             print(f"{path}: {len(df)} passes of {runs} runs, {df.shape[1]} columns")
     if failed:
@@ -376,7 +423,9 @@ def cmd_tune(a):
     paths.input_file("tune file", a.spec)
     if a.bin:
         paths.executable("--bin", a.bin)
-    inv = inventory.load(a.bin)
+    if not a.dry_run:
+        _launcher_on_path(a.launcher)
+    inv = _load_inventory(a.bin)
     tspec = tune_spec.load(a.spec, inv)
     if a.dry_run:
         for name, values in tspec.space.items():
@@ -386,12 +435,30 @@ def cmd_tune(a):
         return 0
     paths.store_for_writing("--db", a.db)
     out = Path(a.out or Path("results") / tspec.campaign.name).resolve()
+    earlier = None
+    if a.resume and Path(a.db).exists():
+        earlier = resumed.latest(_open("--db", a.db), tspec.campaign)
+    if earlier:
+        out = resumed.out_dir(earlier, a.out).resolve()
+        done = _OPENED[-1].tunes(campaign=earlier["id"])
+        if done:  # finished: its answer stands
+            print(f"--resume: tune session {earlier['id']} has finished; its answer:")
+            print(tune_answer.text(done[-1]))
+            return 0
+    elif a.resume:
+        print(f"--resume: no session of tune {tspec.campaign.name} in {a.db}: starting one")
     _check_out(out, not a.no_report)
-    if not shutil.which(a.launcher):
-        raise UsageError(f"{a.launcher} not found on PATH: is this the right machine (--launcher)?")
     store = _store(a.db)
-    tuner = tune.Tuner(tspec, inv, store, out, a.launcher)
-    answer = tuner.run()
+    tuner = tune.Tuner(tspec, inv, store, out, a.launcher, resume=earlier)
+    try:
+        answer = tuner.run()
+    except KeyboardInterrupt as e:
+        e.detail = (
+            f"{len(tuner.trials)} trials of tune {tspec.campaign.name} (session "
+            f"{tuner.session.id}) are kept in {paths.show(store.path)} and its folder; "
+            "run it again with --resume to go on"
+        )
+        raise
     store.add_tune(tuner.session.id, answer)
     print(tune_answer.text(answer))
     if not a.no_report:
@@ -428,9 +495,39 @@ def _say(text):
     print(f"iokernels-campaign: error: {_one_line(text)}", file=sys.stderr)
 
 
+def _utf8_mode(argv):
+    """Python decodes file names with the locale's encoding: under a C
+    locale with UTF-8 mode off (PYTHONUTF8=0) a non-ASCII --db or --out
+    becomes text SQLite cannot store. The command runs again in UTF-8 mode
+    (what Python itself does for a C locale when not told otherwise)."""
+    if argv is not None or sys.flags.utf8_mode or sys.getfilesystemencoding() == "utf-8":
+        return
+    if os.environ.get("IOK_CAMPAIGN_UTF8_RETRY"):  # one attempt only
+        return
+    env = dict(os.environ, PYTHONUTF8="1", IOK_CAMPAIGN_UTF8_RETRY="1")
+    os.execve(sys.executable, sys.orig_argv, env)
+
+
+def _not_text(a):
+    """A file argument whose name is not UTF-8 (bytes the store cannot keep)."""
+    for dest, value in vars(a).items():
+        if isinstance(value, str) and any("\udc80" <= c <= "\udcff" for c in value):
+            positional = {"campaign", "spec", "session", "log", "a", "b"}
+            if a.command in ("list", "report", "export"):
+                positional.add("db")
+            flag = dest.upper() if dest in positional else "--" + dest.replace("_", "-")
+            raise UsageError(
+                f"{flag} {paths.show(value)}: the name is not UTF-8 text, which the results "
+                "store keeps; rename it or give another path"
+            )
+
+
 def main(argv=None):
+    _utf8_mode(argv)
     a = _parser().parse_args(argv)
+    earlier_handlers = interrupt.install()
     try:
+        _not_text(a)
         return COMMANDS[a.command](a)
     except (
         spec.CampaignError,
@@ -440,14 +537,26 @@ def main(argv=None):
         paths.PathError,
         html_report.ReportError,
         runner.RunnerError,
+        resumed.ResumeError,
         trace2replay.TraceError,
         darshan_log.LogError,
     ) as e:
         _say(e)
         return 2
-    except KeyboardInterrupt:
-        print("iokernels-campaign: interrupted", file=sys.stderr)
-        return 130
+    except runner.RunFailed as e:  # at run time, as a failed run of `run`
+        _say(e)
+        return 1
+    except KeyboardInterrupt as e:  # SIGINT, and SIGTERM / SIGHUP (interrupt.py)
+        detail = getattr(e, "detail", "")
+        try:
+            print(
+                f"iokernels-campaign: interrupted by {interrupt.name(e)}"
+                + (f": {detail}" if detail else ""),
+                file=sys.stderr,
+            )
+        except OSError:  # SIGHUP: the terminal may be gone
+            pass
+        return interrupt.exit_code(e)
     except OSError as e:  # after the checks: a disk filling up, a folder removed
         if os.environ.get("IOK_CAMPAIGN_DEBUG"):
             traceback.print_exc()
@@ -473,3 +582,4 @@ def main(argv=None):
     finally:
         while _OPENED:
             _OPENED.pop().close()
+        interrupt.restore(earlier_handlers)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import frame, palette, plots, rules
+from . import frame, palette, plots, rules, staged
 from .aggregate import fraction_text, mislabelled_phases, summarize
 from .tables import MIB, fmt, source
 
@@ -35,8 +35,6 @@ def _claim(html_path):
     pdir = html_path.with_name(html_path.stem + "-plots")
     if pdir.exists() and not (pdir / MARKER).exists():
         raise ReportError(f"{pdir} exists and was not made by iokernels-campaign")
-    pdir.mkdir(parents=True, exist_ok=True)
-    (pdir / MARKER).write_text("plots of the report next to this directory\n")
     return pdir
 
 
@@ -417,9 +415,13 @@ def write(store, html_path, campaign=None, title=None):
     one campaign (id or name). Returns (html path, [png paths], summaries)."""
     html_path = Path(html_path)
     html_path.parent.mkdir(parents=True, exist_ok=True)
-    pdir = _claim(html_path)
-    for old in pdir.glob("*.png"):
-        old.unlink()
+    with staged.Staged(html_path, _claim(html_path), MARKER) as st:
+        pngs, summaries = _write(store, st, campaign, title)
+    return html_path, [st.final(p) for p in pngs], summaries
+
+
+def _write(store, st, campaign, title):
+    pdir = st.work  # moved into place when the page is complete
     runs = store.runs(campaign=campaign)
     camps = [c for c in store.campaigns() if campaign is None or campaign in (c["id"], c["name"])]
     summaries = summarize(runs, store.phases(r["id"] for r in runs if r["status"] == "ok"))
@@ -446,9 +448,9 @@ def write(store, html_path, campaign=None, title=None):
         cases=_cases_html(summaries),
         tunes=_tune_sections(store.tunes(campaign)),
     )
-    html_path.write_text(page)
+    st.page.write_text(page)
     pngs = [k["png"] for k in kernels if k["png"]] + [p for _, p in figures]
-    return html_path, pngs, summaries
+    return pngs, summaries
 
 
 def write_compare(runs_a, runs_b, html_path, name_a, name_b):
@@ -492,5 +494,5 @@ def write_compare(runs_a, runs_b, html_path, name_a, name_b):
         only_a=only_a,
         only_b=only_b,
     )
-    html_path.write_text(page)
+    staged.write_text(html_path, page)
     return html_path, len(rows)

@@ -49,6 +49,7 @@ class Inventory:
     # kernel name -> {"flags": set ("shiftable", "tool"), "input": {"positional": ...}}
     kernel_info: dict[str, dict] = field(default_factory=dict)
     _options: dict[str, dict[str, Option]] = field(default_factory=dict)
+    unloadable: dict[str, str] = field(default_factory=dict)  # backend -> why its module failed
 
     def options(self, kernel):
         """Every option `iokernels KERNEL --help --json` lists, by name."""
@@ -99,12 +100,16 @@ def _parsed(cmd, parse, desc):
 
 
 def parse_list(desc):
-    """(kernels {name: summary}, backends {name: version}, caps {name: set})
-    from the object `iokernels --list --json` prints."""
+    """(kernels {name: summary}, backends {name: version}, caps {name: set},
+    unloadable {name: why}) from the object `iokernels --list --json` prints.
+    A backend whose module cannot load is listed with its "error" and no
+    version: it is set apart, so that campaigns not using it still run."""
     kernels = {k["name"]: k["summary"] for k in desc["kernels"]}
-    backends = {b["name"]: b["version"] for b in desc["backends"]}
-    caps = {b["name"]: set(b["caps"]) for b in desc["backends"]}
-    return kernels, backends, caps
+    unloadable = {b["name"]: str(b["error"]) for b in desc["backends"] if "error" in b}
+    loaded = [b for b in desc["backends"] if b["name"] not in unloadable]
+    backends = {b["name"]: b["version"] for b in loaded}
+    caps = {b["name"]: set(b["caps"]) for b in loaded}
+    return kernels, backends, caps, unloadable
 
 
 def infer_type(default, choices=None):
@@ -157,8 +162,10 @@ def load(binary=None):
         raise InventoryError(str(e)) from None
     cmd = [str(binary), "--list", "--json"]
     desc = _run_json(cmd)
-    kernels, backends, caps = _parsed(cmd, parse_list, desc)
+    kernels, backends, caps, unloadable = _parsed(cmd, parse_list, desc)
     info = _parsed(cmd, parse_kernel_info, desc)
     if not kernels or not backends:
         raise InventoryError(f"{binary} --list --json names no kernels or no backends")
-    return Inventory(binary.resolve(), kernels, backends, caps=caps, kernel_info=info)
+    return Inventory(
+        binary.resolve(), kernels, backends, caps=caps, kernel_info=info, unloadable=unloadable
+    )

@@ -111,15 +111,23 @@ _WHERE = {"--backend", "--json", "--dir", "--mode", "-f"}
 _WHERE_FLAGS = {"--overwrite", "--quiet"}
 
 
+def parsed(record):
+    """A record given as its JSON text (or already parsed, to parse a stored
+    record once for the several functions reading it) as a dict, or None."""
+    if not isinstance(record, dict):
+        try:
+            record = json.loads(record or "{}")
+        except (TypeError, ValueError):
+            return None
+    return record if isinstance(record, dict) else None
+
+
 def what_ran(record_text):
     """The kernel and its options as the run got them, less where and into
     which backend it stored ("btio --grid 16,16,16 --dumps 2 --verify"), so
     that a report section names what ran; "" when unknown."""
-    try:
-        r = json.loads(record_text or "{}")
-    except (TypeError, ValueError):
-        return ""
-    if not isinstance(r, dict) or not isinstance(r.get("argv") or [], list):
+    r = parsed(record_text)
+    if r is None or not isinstance(r.get("argv") or [], list):
         return ""
     argv, out, skip = r.get("argv") or [], [], False
     for a in argv:
@@ -190,11 +198,8 @@ def runs_from_jsonl(path):
 def ceiling_above(record_text, ops=("write",)):
     """Why a pass of a stored record whose op is in `ops` (write; read) ran
     above its ceiling (the record's reason), or None when none did."""
-    try:
-        r = json.loads(record_text or "{}")
-    except (TypeError, ValueError):
-        return None
-    passes = r.get("passes") if isinstance(r, dict) else None
+    r = parsed(record_text)
+    passes = r.get("passes") if r is not None else None
     if not isinstance(passes, list):
         return None
     above = [
@@ -300,7 +305,7 @@ def mpiio_layer(record_text):
     the MPI library has no other (null); "-" for records from before the
     field or none at all."""
     try:
-        env = json.loads(record_text or "{}").get("environment", {})
+        env = (parsed(record_text) or {}).get("environment", {})
         if "mpiio_layer" not in env:
             return "-"
         layer = env["mpiio_layer"]

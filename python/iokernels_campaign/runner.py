@@ -22,12 +22,17 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import envvars, jobfate, launch, lustre, outcome, slurm
+from . import envvars, interrupt, jobfate, launch, lustre, outcome, resumed, slurm
+from .paths import show
 from .spec import Case
 
 
 class RunnerError(Exception):
     """sbatch refused a script, or a session cannot be collected."""
+
+
+class RunFailed(Exception):
+    """A run the command depends on failed at run time (exit 1, as run's)."""
 
 
 @dataclass
@@ -38,6 +43,8 @@ class Session:
     done: int = 0
     failed: int = 0
     run_ids: list = field(default_factory=list)
+    done_before: int = 0  # runs stored before this invocation (a resumed session)
+    resumed: bool = False
 
 
 def now_iso():
@@ -51,42 +58,83 @@ def new_session(campaign, out_dir):
     return Session(sid, directory, total=sum(c.iterations * len(c.modes) for c in campaign.cases))
 
 
-def _case_dir(session, case):
+def _case_dir(session, case, resumed=False):
     d = session.directory / case.dirname
-    d.mkdir()
+    d.mkdir(exist_ok=resumed)
     (d / "case.json").write_text(json.dumps(case.describe(), indent=1) + "\n")
     return d
 
 
-def _kill_group(proc):
-    """Ends the launcher this runner started (its own process group) and its children."""
-    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, None)):
+def _session_members(sid):
+    """Pids still alive in the session sid (the launcher's: its ranks too,
+    which OpenMPI puts in process groups of their own)."""
+    out = []
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:  # no /proc: the launcher's group is all we can reach
+        return out
+    for pid in pids:
         try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
+            if os.getsid(pid) == sid:
+                out.append(pid)
+        except OSError:
             continue
+    return out
+
+
+def _signal_all(proc, sig):
+    for pid in {proc.pid, *_session_members(proc.pid)}:
+        try:
+            if pid == proc.pid:  # the launcher's group: whatever it started there too
+                os.killpg(pid, sig)
+            else:
+                os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            continue
+
+
+def _ended(proc, seconds):
+    """Whether the launcher and every process of its session end within seconds."""
+    deadline = time.monotonic() + seconds
+    try:
+        proc.wait(seconds)
+    except subprocess.TimeoutExpired:
+        return False
+    while _session_members(proc.pid):  # ranks end after their launcher
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _kill_group(proc):
+    """Ends the launcher this runner started (its own session) and every
+    process of that session: SIGTERM first (the launcher forwards it to its
+    ranks, which remove their partial output), SIGKILL after 10 s."""
+    _signal_all(proc, signal.SIGTERM)
+    if not _ended(proc, 10):
+        _signal_all(proc, signal.SIGKILL)
+        _ended(proc, 5)
 
 
 def run_step(cmd, directory, step, timeout, launcher_env=None):
     f = outcome.files(directory, step)
     started = time.time()
     env = {**os.environ, **launcher_env} if launcher_env else None
+    proc = None
     with open(f["stdout"], "w") as out, open(f["stderr"], "w") as err:
-        proc = subprocess.Popen(
-            cmd, cwd=directory, stdout=out, stderr=err, start_new_session=True, env=env
-        )
         try:
+            with interrupt.deferred():  # a launcher started is a launcher known
+                proc = subprocess.Popen(
+                    cmd, cwd=directory, stdout=out, stderr=err, start_new_session=True, env=env
+                )
             rc, limit = proc.wait(timeout), None
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             rc, limit = None, timeout
-        except BaseException:  # Ctrl-C: the launcher is in its own session, end it too
-            _kill_group(proc)
+        except BaseException:  # Ctrl-C, SIGTERM, SIGHUP: the launcher has its own session
+            if proc is not None:
+                _kill_group(proc)
             raise
     outcome.write_status(directory, step, rc, started, time.time(), limit)
     return outcome.read(directory, step)
@@ -155,23 +203,53 @@ def _striping_refusal(case, res):
     return None
 
 
-def run_cases(campaign, inventory, store, launcher, out_dir, echo=print):
-    """Runs every case now (mpiexec or srun) and stores each run."""
+def run_cases(campaign, inventory, store, launcher, out_dir, echo=print, resume=None):
+    """Runs every case now (mpiexec or srun) and stores each run. resume: the
+    store's row of an earlier session of this campaign (resumed.py), whose
+    stored runs are kept and whose other runs are run now, in its folder."""
     required = [c for c in campaign.cases if c.lustre_settings.get("required")]
     if required and not shutil.which("lfs"):
         raise RunnerError(
             f"lfs not found on PATH and case '{required[0].name}' requires striping "
             "(lustre required = true): run on a Lustre client, or set required = false"
         )
-    session = new_session(campaign, out_dir)
-    _write_session(session, campaign, inventory, launcher, store)
-    store.begin_campaign(
-        session.id, campaign, launcher, inventory.binary, out_dir, socket.gethostname(), now_iso()
-    )
-    echo(
-        f"campaign {campaign.name}: {len(campaign.cases)} cases, {session.total} runs, "
-        f"launcher {launcher}, in {session.directory}"
-    )
+    if resume:
+        session, stored = resumed.session(campaign, store, resume, Session)
+        echo(
+            f"campaign {campaign.name}: resuming session {session.id}: {session.done} of "
+            f"{session.total} runs stored, {session.total - session.done} to run, "
+            f"launcher {launcher}, in {session.directory}"
+        )
+    else:
+        session, stored = new_session(campaign, out_dir), {}
+        _write_session(session, campaign, inventory, launcher, store)
+        store.begin_campaign(
+            session.id,
+            campaign,
+            launcher,
+            inventory.binary,
+            out_dir,
+            socket.gethostname(),
+            now_iso(),
+        )
+        echo(
+            f"campaign {campaign.name}: {len(campaign.cases)} cases, {session.total} runs, "
+            f"launcher {launcher}, in {session.directory}"
+        )
+    try:
+        _run_all(campaign, inventory, store, launcher, session, stored, echo)
+    except KeyboardInterrupt as e:  # what finished is stored; say how to go on
+        e.detail = (
+            f"{session.done_before + len(session.run_ids)} of {session.total} runs of "
+            f"campaign {campaign.name} (session {session.id}) are stored in "
+            f"{show(store.path)}; run it again with --resume to run the rest"
+        )
+        raise
+    store.finish_campaign(session.id, now_iso())
+    return session
+
+
+def _run_all(campaign, inventory, store, launcher, session, stored, echo):
     said = set()
     # inside an allocation: the job of a run that fails before its record
     job_id = os.environ.get("SLURM_JOB_ID") if launcher == "srun" else None
@@ -179,14 +257,28 @@ def run_cases(campaign, inventory, store, launcher, out_dir, echo=print):
     if launcher == "srun":
         srun_extra += slurm.srun_mpi(campaign.slurm, slurm.mpi_family(inventory.binary))
     for case in campaign.cases:
-        cdir = _case_dir(session, case)
+        done = {
+            (m, it): stored.get((case.case_hash(m), it))
+            for m in case.modes
+            for it in range(1, case.iterations + 1)
+        }
+        if all(done.values()):
+            continue
+        cdir = _case_dir(session, case, resumed=session.resumed)
         striping = _stripe(case, cdir, echo, said)
         refusal = _striping_refusal(case, striping)
         for it in range(1, case.iterations + 1):
             idir = cdir / f"iter{it}"
-            idir.mkdir()
+            mine = {m: done[m, it] for m in case.modes}
+            if all(mine.values()):
+                continue
+            resumed.set_aside(idir, mine)
+            idir.mkdir(exist_ok=True)
             broke = None
             for mode in case.modes:
+                if mine[mode]:  # stored by the session resumed
+                    broke = broke or (mode if mine[mode] != "ok" else None)
+                    continue
                 session.done += 1
                 env = case.environment(cdir, idir, mode, it)
                 if refusal:
@@ -210,8 +302,6 @@ def run_cases(campaign, inventory, store, launcher, out_dir, echo=print):
                 extra = run_extra(env, striping, job_id)
                 session.run_ids.append(store.add_run(session.id, case, mode, it, res, extra))
                 echo(progress_line(session, case, mode, it, res))
-    store.finish_campaign(session.id, now_iso())
-    return session
 
 
 def _write_session(session, campaign, inventory, launcher, store):

@@ -240,6 +240,8 @@ def _backends(where, kernel, value, inventory):
     if not isinstance(value, list) or not value or not all(isinstance(b, str) for b in value):
         _fail(where, f'backends must be "all" or a list of names, got {value!r}')
     for b in value:
+        if b in inventory.unloadable:
+            _fail(where, f"backend '{b}' cannot be used: {inventory.unloadable[b]}")
         if b not in inventory.backends:
             _fail(
                 where,

@@ -23,6 +23,7 @@ import time
 import urllib.parse
 from pathlib import Path
 
+from . import interrupt
 from .paths import show
 from .record import (
     PASS_COLUMNS,
@@ -30,6 +31,7 @@ from .record import (
     RUN_COLUMNS,
     ceiling_above,
     mpiio_layer,
+    parsed,
     pass_rows,
     run_columns,
     what_ran,
@@ -161,6 +163,8 @@ class Store:
             raise StoreError(f"no results store at {show(self.path)}")
         self.readonly = readonly
         self.db = None
+        # a read may make PATH-wal and PATH-shm: removed at close when it did
+        self._left_wal = readonly and not os.path.exists(f"{self.path}-wal")
         try:
             self._open()
         except BaseException:
@@ -263,6 +267,26 @@ class Store:
     def close(self):
         if self.db is not None:
             self.db.close()
+            self.db = None
+            if self.readonly and self._left_wal:
+                self._remove_wal()
+
+    def _remove_wal(self):
+        """A read-only connection makes PATH-wal and PATH-shm when they are
+        missing and cannot remove them; SQLite removes them when the last
+        connection that may write closes. So one is opened and closed here,
+        never changing the store: another process still reading or writing
+        keeps them (SQLite knows), none left behind by a read."""
+        if not any(os.path.exists(f"{self.path}-{x}") for x in ("wal", "shm")):
+            return
+        try:
+            db = sqlite3.connect(self.path, timeout=0)
+            try:
+                db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            finally:
+                db.close()
+        except (sqlite3.Error, UnicodeDecodeError):  # a damaged store: said when it was read
+            pass
 
     def transaction(self):
         return _Transaction(self.db)
@@ -366,10 +390,11 @@ class Store:
         out = []
         for r in self.db.execute(sql, args):
             d = dict(r)
-            d["ceiling_above"] = ceiling_above(d["record"])
-            d["read_ceiling_above"] = ceiling_above(d["record"], ("read",))
-            d["ran"] = what_ran(d["record"])
-            d["mpiio"] = mpiio_layer(d.pop("record"))
+            rec = parsed(d.pop("record"))  # once, for the four readers below
+            d["ceiling_above"] = ceiling_above(rec)
+            d["read_ceiling_above"] = ceiling_above(rec, ("read",))
+            d["ran"] = what_ran(rec)
+            d["mpiio"] = mpiio_layer(rec)
             for col in EXTRA_COLUMNS:  # a version 2 store opened read-only
                 d.setdefault(col, None)
             for col, kind in (("env", dict), ("hostnames", list)):
@@ -458,11 +483,20 @@ class _Transaction:
 
     def __init__(self, db):
         self.db = db
+        self.held = interrupt.deferred()  # a signal waits for COMMIT or ROLLBACK
 
     def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
+        self.held.__enter__()
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self.held.__exit__(None, None, None)
+            raise
         return self.db
 
     def __exit__(self, exc_type, exc, tb):
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        try:
+            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        finally:
+            self.held.__exit__(None, None, None)
         return False

@@ -30,10 +30,11 @@ import shutil
 import socket
 import statistics
 import time
+from pathlib import Path
 
 import optuna
 
-from . import launch, outcome, runner, slurm, tune_space, verdict
+from . import launch, outcome, runner, slurm, tune_resume, tune_space, verdict
 
 CUT_FLOOR_S = 10.0  # a launcher alone can take seconds to start 16 ranks on 2 cores
 MAX_SAME = 100  # settings already tried, in a row: the sampler has nothing new
@@ -54,6 +55,7 @@ class Trial:
     state: str = "ok"  # ok, refused, cut
     cut_at: float | None = None  # the limit (wall seconds) a cut trial was stopped at
     error: str | None = None
+    params: dict = dataclasses.field(default_factory=dict)  # Optuna's values (tune_resume)
 
     @property
     def value(self):
@@ -70,17 +72,25 @@ def io_seconds(record):
 
 
 class Tuner:
-    def __init__(self, tspec, inventory, store, out_dir, launcher="mpiexec", echo=print):
+    def __init__(
+        self, tspec, inventory, store, out_dir, launcher="mpiexec", echo=print, resume=None
+    ):
         self.t, self.inv, self.store, self.echo = tspec, inventory, store, echo
         self.launcher = launcher
         self.srun_extra = list(tspec.campaign.slurm.srun)
         if launcher == "srun":  # srun's --mpi, chosen as run chooses it
             family = slurm.mpi_family(inventory.binary)
             self.srun_extra += slurm.srun_mpi(tspec.campaign.slurm, family)
-        self.session = runner.new_session(tspec.campaign, out_dir)
+        self.resumed = resume is not None  # the store's row of the session resumed
+        if resume:
+            self.session = runner.Session(resume["id"], Path(out_dir) / "runs" / resume["id"])
+        else:
+            self.session = runner.new_session(tspec.campaign, out_dir)
         self.dirs, self.iters, self.seen = {}, {}, {}
         self.trials = []
         self.best = None
+        if resume:
+            self._restore(tune_resume.load(self.session.directory))
         self.started = time.monotonic()
         self.same = 0
 
@@ -89,9 +99,11 @@ class Tuner:
         key = case.case_hash(case.modes[0])
         if key not in self.dirs:
             d = self.session.directory / case.dirname
-            d.mkdir()
+            d.mkdir(exist_ok=self.resumed)
             (d / "case.json").write_text(json.dumps(case.describe(), indent=1) + "\n")
-            self.dirs[key], self.iters[key] = d, 0
+            # resumed: after the iterations an earlier attempt made
+            done = [int(p.name[4:]) for p in d.glob("iter*") if p.name[4:].isdigit()]
+            self.dirs[key], self.iters[key] = d, max(done, default=0)
         self.iters[key] += 1
         return self.dirs[key], self.iters[key]
 
@@ -167,8 +179,22 @@ class Tuner:
         self.trials.append(trial)
         if trial.state == "ok" and (self.best is None or trial.value < self.best.value):
             self.best = trial
+        for t in {trial.number: trial, self.best.number if self.best else 0: self.best}.values():
+            if t is not None:
+                tune_resume.write(self.session.directory, t)
         self._say(trial)
         return trial
+
+    def _restore(self, entries):
+        """The trials of the session resumed, as they were (tune_resume.py)."""
+        for e in entries:
+            case, _ = tune_space.apply(self.t.case, e["params"], self.inv.caps)
+            fields = {k: e[k] for k in tune_resume.FIELDS if k not in ("number", "settings")}
+            trial = Trial(e["number"], e["settings"], case, **fields)
+            self.trials.append(trial)
+            self.seen[case.case_hash(case.modes[0])] = trial
+            if trial.state == "ok" and (self.best is None or trial.value < self.best.value):
+                self.best = trial
 
     def _say(self, trial):
         n = len(self.trials)
@@ -199,7 +225,8 @@ class Tuner:
         done = self.seen.get(key)
         if done is None:
             self.same = 0
-            done = self.seen[key] = self.evaluate(Trial(len(self.trials) + 1, shown, case))
+            trial = Trial(len(self.trials) + 1, shown, case, params=params)
+            done = self.seen[key] = self.evaluate(trial)
         else:
             self.same += 1
         otrial.set_user_attr("trial", done.number)
@@ -224,6 +251,7 @@ class Tuner:
         )
         self.study = optuna.create_study(direction="minimize", sampler=sampler)
         self.sampler_name = "grid" if grid else "TPE"
+        tune_resume.warm_start(self.study, self.t.space, self.trials)
         if self.budget_left() and self.time_left():
             self.study.optimize(
                 self.objective,
@@ -243,15 +271,16 @@ class Tuner:
 
     def run(self):
         """The whole tune; returns the answer (a dict, also stored)."""
-        self.store.begin_campaign(
-            self.session.id,
-            self.t.campaign,
-            self.launcher,
-            self.inv.binary,
-            self.session.directory.parent.parent,
-            socket.gethostname(),
-            runner.now_iso(),
-        )
+        if not self.resumed:
+            self.store.begin_campaign(
+                self.session.id,
+                self.t.campaign,
+                self.launcher,
+                self.inv.binary,
+                self.session.directory.parent.parent,
+                socket.gethostname(),
+                runner.now_iso(),
+            )
         case, _ = tune_space.apply(self.t.case, {}, self.inv.caps)
         self.echo(
             f"tune {self.t.campaign.name}: {case.kernel} on {case.ranks} ranks, "
@@ -266,11 +295,12 @@ class Tuner:
             )
             + f"; in {self.session.directory}"
         )
-        self.defaults = self.evaluate(Trial(1, {}, case))
+        restored = self.trials[0] if self.trials else None
+        self.defaults = restored or self.evaluate(Trial(1, {}, case))
         self.seen[case.case_hash(case.modes[0])] = self.defaults
         if self.defaults.state != "ok":
             self.store.finish_campaign(self.session.id, runner.now_iso())
-            raise runner.RunnerError(
+            raise runner.RunFailed(
                 f"the defaults' run failed, so nothing can be compared: {self.defaults.error}"
             )
         self.search()

@@ -59,7 +59,21 @@ def ratio(a, b):
     if len(a) < MIN_RUNS or len(b) < MIN_RUNS:
         return Ratio(point, None, None, len(a), len(b))
     rng = np.random.default_rng(SEED)
-    ma = np.median(a[rng.integers(0, len(a), (REPS, len(a)))], axis=1)
-    mb = np.median(b[rng.integers(0, len(b), (REPS, len(b)))], axis=1)
+    ma, mb = _medians(a, rng), _medians(b, rng)
     low, high = np.quantile(ma / mb, [(1 - LEVEL) / 2, 1 - (1 - LEVEL) / 2])
     return Ratio(point, float(low), float(high), len(a), len(b))
+
+
+CHUNK = 2_000_000  # resampled values at once: a series of 50,000 runs stays at ~30 MB
+
+
+def _medians(x, rng):
+    """The medians of REPS resamples of x, drawn a block of rows at a time
+    (the same draws, in the same order, as one REPS x len(x) matrix)."""
+    rows = max(1, CHUNK // len(x))
+    return np.concatenate(
+        [
+            np.median(x[rng.integers(0, len(x), (min(rows, REPS - i), len(x)))], axis=1)
+            for i in range(0, REPS, rows)
+        ]
+    )
