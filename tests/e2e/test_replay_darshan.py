@@ -130,8 +130,6 @@ def test_a_folded_trace_is_exact_in_total(tmp_path):
 def test_a_truncated_trace_is_exact_only_with_its_fraction(tmp_path):
     """dxt-truncated.darshan (65,532 of 70,000 calls traced): the replay is
     exact against what the trace holds, and says the fraction with it."""
-    if "replay" not in kernels():
-        pytest.skip("this iokernels has no replay kernel (branch replay)")
     p = trace2replay(TESTDATA / "darshan" / TRUNCATED, tmp_path / "t.replay", tmp_path)
     assert p.returncode == 0, p.stderr
     r = run(1, ["replay", "t.replay"], tmp_path, timeout=600)
