@@ -123,6 +123,10 @@ int iok_fault_init(int rank);
 int iok_fault_hit(enum iok_phase p, const char *path);
 #define IOK_FAULTED(p, path) (iok_fault_armed && iok_fault_hit((p), (path)))
 
+/* Collective, once after MPI_Init (error.c): the agreements' own
+ * communicator, so that they never match a library's collective calls. */
+void iok_agree_init(void);
+
 /* A pass left a file open after a failure (pass.c): the job ends without
  * finalizing, as the library could not close it. */
 extern int iok_abandoned;
