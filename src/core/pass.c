@@ -177,6 +177,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     int64_t bytes = 0, nreq = 0, checked = 0, bad = 0;
     char first_bad[512] = "";
     int rc = IOK_OK;
+    /* what this rank wrote, read back after the pass (write_sample.c) */
+    struct iok_wsample *sample = writing && !(be->caps & IOK_CAP_NOIO) ? iok_wsample_new(s) : NULL;
 
     memset(out, 0, sizeof *out);
     out->op = op;
@@ -216,7 +218,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     if (rc == IOK_OK && writing && (run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
         rc = iok_check_output_room(path, be->name, s, fp->per_rank ? run->nprocs : 1,
                                    run->core.overwrite || iteration > 0);
-    if (rc == IOK_OK && !ps.seg)
+    if (rc == IOK_OK && (!ps.seg || (writing && !(be->caps & IOK_CAP_NOIO) && !sample)))
         rc = iok_error(IOK_EIO, "out of memory for the timeline of %s", path);
     /* every rank removes a shared partial output on a signal (the first
      * one that can: mpiexec kills the others soon after) */
@@ -348,6 +350,11 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         else
             stop(&ps, IOK_PH_WAIT);
         io_rc = io_rc ? io_rc : wrc;
+        if (sample) { /* what the backend was handed, for the check after the pass */
+            double t = suite_begin();
+            iok_wsample_take(sample, s, target);
+            suite_end(&ps, t);
+        }
         if (iok_log && io_rc == IOK_OK && !untimed && !target->idle && op != IOK_OP_VERIFY &&
             iteration == 0) {
             double t = suite_begin();
@@ -439,6 +446,8 @@ close:
         goto done;
 
     iok_signals_partial(NULL); /* closed: whole */
+    if (writing)
+        iok_fault_written(path); /* IOK_FAULT=written: a file that lost its data */
     iok_osbytes_now(&os1);
     int64_t osd[4] = {os1.rchar - os0.rchar, os1.wchar - os0.wchar, os1.read_bytes - os0.read_bytes,
                       os1.write_bytes - os0.write_bytes},
@@ -483,12 +492,19 @@ close:
     out->rank_bytes = iok_stat_reduce((double)bytes, run->comm);
     out->own_bytes = bytes;
     out->bandwidth = out->io_time > 0 ? (double)out->bytes / out->io_time : 0;
-    /* a write the file system could not hold is no result (write_check.c) */
+    /* a write the file does not hold is no result, whatever the library
+     * said (write_check.c, write_sample.c); untimed, after the span */
     if (writing && !(be->caps & IOK_CAP_NOIO)) {
         int mine = fp->per_rank || run->rank == 0;
-        rc = iok_agree(run->comm, iok_check_written(run->comm, path, mine, s,
-                                                    fp->per_rank ? bytes : out->bytes));
-        if (rc)
+        rc = mine ? iok_check_written_kind(path, be->name, s) : IOK_OK;
+        if (rc == IOK_OK)
+            rc = iok_check_written(run->comm, path, mine, s, fp->per_rank ? bytes : out->bytes);
+        if ((rc = iok_agree(run->comm, rc)))
+            goto done;
+        /* a stonewalled file holds fewer records than its schema: its kind
+         * and size are checked, its values by --verify */
+        if (!out->stonewalled &&
+            (rc = iok_wsample_check(run, &params, path, s, !fp->per_rank, sample)))
             goto done;
     }
     out->peak_rss = iok_stat_reduce((double)iok_mem_peak_bytes(), run->comm);
@@ -539,6 +555,7 @@ close:
         rc = iok_agree(run->comm, vrc);
     }
 done:
+    iok_wsample_free(sample);
     free(tdims);
     iok_reqlist_free(&rl);
     iok_reqlist_free(&io);
