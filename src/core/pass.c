@@ -7,6 +7,7 @@
  * failure on one rank ends the pass everywhere. The pass's time is its
  * open->close span (IOR's convention), less the suite's own work in it. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,13 @@
 int iok_abandoned;
 
 /* Refuses to clobber a file the run did not create, and to write where it
- * cannot. Rank 0 looks; the caller agrees. */
+ * cannot. Rank 0 looks; the caller agrees. Without --overwrite the path is
+ * claimed at once (O_CREAT | O_EXCL, or mkdir for ADIOS2's folder): of two
+ * runs started together one claims it and the other is told it exists
+ * (a test of existence, then a create, let both through). *claimed: this
+ * call made the path (empty), to remove if the pass fails before writing. */
 static int
-check_output_path(const char *path, int overwrite)
+check_output_path(const char *path, int overwrite, int folder, int *claimed)
 {
     char dir[PATH_MAX];
     iok_dirname(path, dir, sizeof dir);
@@ -36,11 +41,22 @@ check_output_path(const char *path, int overwrite)
     if (access(dir, W_OK) != 0)
         return iok_error(IOK_EUSAGE, "output directory %s is not writable (%s): choose another",
                          dir, strerror(errno));
-    if (!overwrite && access(path, F_OK) == 0)
+    if (overwrite)
+        return IOK_OK;
+    int fd = -1;
+    if (folder ? mkdir(path, 0755) == 0
+               : (fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644)) >= 0) {
+        if (fd >= 0)
+            close(fd);
+        *claimed = 1;
+        return IOK_OK;
+    }
+    if (errno == EEXIST)
         return iok_error(IOK_EUSAGE,
                          "output file %s exists: pass --overwrite to replace it, or remove it",
                          path);
-    return IOK_OK;
+    return iok_error(IOK_EUSAGE, "cannot create output file %s (%s): choose another", path,
+                     strerror(errno));
 }
 
 /* A line on rank 0's terminal per record, outside every timed region: only
@@ -212,8 +228,10 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     int partial = writing && !(be->caps & IOK_CAP_NOIO) && (run->rank == 0 || fp->per_rank) &&
                   (access(path, F_OK) != 0 || (iteration > 0 && !run->core.overwrite));
     /* a later iteration rewrites the file the first one created */
+    int claimed = 0;
     if ((run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
-        rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0)
+        rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0,
+                                         !strcmp(be->name, "adios2"), &claimed)
                      : iok_check_input_kind(path, be->name, s);
     if (rc == IOK_OK && writing && (run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
         rc = iok_check_output_room(path, be->name, s, fp->per_rank ? run->nprocs : 1,
@@ -223,8 +241,11 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     /* every rank removes a shared partial output on a signal (the first
      * one that can: mpiexec kills the others soon after) */
     int created[1] = {fp->per_rank ? 0 : partial};
-    if ((rc = iok_agree_max(run->comm, rc, created, 1)))
+    if ((rc = iok_agree_max(run->comm, rc, created, 1))) {
+        if (claimed) /* the empty file this pass made, nothing written */
+            iok_remove_output(path);
         goto done;
+    }
     if (!fp->per_rank)
         partial = created[0];
     if (!writing && run->core.drop_caches && !(be->caps & IOK_CAP_NOIO))
