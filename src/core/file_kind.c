@@ -106,12 +106,19 @@ advice(enum kind got)
     }
 }
 
+/* A BP dataset: md.idx beginning with its header ("ADIOS-BP v2.<...>
+ * Index Table", BP4 and BP5 alike) */
 static int
 is_bp(const char *path)
 {
-    char idx[PATH_MAX];
+    char idx[PATH_MAX], head[8];
     snprintf(idx, sizeof idx, "%s/md.idx", path);
-    return access(idx, F_OK) == 0;
+    int fd = open(idx, O_RDONLY);
+    int bp = fd >= 0 && pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
+             !memcmp(head, "ADIOS-BP", sizeof head);
+    if (fd >= 0)
+        close(fd);
+    return bp;
 }
 
 /* The kinds a backend reads, by name; -1: any (mpiio, null). */
