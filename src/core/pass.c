@@ -279,8 +279,11 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     opened = MPI_Wtime();
     /* what follows the last "opened" mark is the steps' segments' */
     ps.cur = writing ? 0 : 1;
-    if ((rc = agree(&ps, rc)))
+    if ((rc = agree(&ps, rc))) {
+        if (partial) /* the file this run created, nothing written: not left behind */
+            iok_remove_output(path);
         goto done;
+    }
     if (writing) {
         start(&ps, IOK_PH_DEFINE);
         rc = IOK_FAULTED(IOK_PH_DEFINE, path) ? IOK_EIO : be->define(h);

@@ -174,6 +174,8 @@ def test_a_failure_on_rank_0_ends_the_job(phase, backend, np_, work, built_backe
     assert f"IOK_FAULT={phase}:0" in r.one_line()
     assert "NBC_Progress" not in r.err
     assert r.took < BOUND
+    if phase == "open":  # the file it claimed is not left behind for a rerun
+        assert not outputs(d), outputs(d)
 
 
 # --- a small stack ----------------------------------------------------------
