@@ -84,14 +84,9 @@ iok_wsample_take(struct iok_wsample *w, const struct iok_schema *s, const struct
                     ne *= ct[d];
                 if (ne == 0)
                     continue;
-                int64_t before = 0; /* elements of the subarrays before j */
-                for (int k = 0; k < j; k++) {
-                    int64_t nk = 1;
-                    for (int d = 0; d < nd; d++)
-                        nk *= a->counts[(size_t)k * (nd ? nd : 1) + d];
-                    before += nk;
-                }
-                int64_t at = end ? before + ne - 1 : before;
+                /* the subarrays before the first (after the last) with
+                 * elements are empty: the buffer's first (last) element */
+                int64_t at = end ? a->nelems - 1 : 0;
                 for (int d = 0; d < nd; d++)
                     sv->pos[sv->n][d] = st[d] + (end ? ct[d] - 1 : 0);
                 memcpy(sv->val[sv->n], (const char *)a->buf + (size_t)at * es, es);
