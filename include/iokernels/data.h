@@ -36,4 +36,7 @@ int64_t iok_data_check(const struct iok_schema *s, const struct iok_reqlist *r, 
                        enum iok_values how, int64_t *checked, char *first_bad,
                        size_t first_bad_len);
 
+/* One value of type t as text (for messages). */
+void iok_data_format(enum iok_type t, const void *p, char *out, size_t len);
+
 #endif

@@ -106,11 +106,27 @@ void iok_note_full(const char *path);
 int iok_check_written(MPI_Comm comm, const char *path, int mine, const struct iok_schema *s,
                       int64_t bytes);
 
+/* What a write pass wrote (write_sample.c): per variable, the first and last
+ * element of each rank's last access, taken from the lists the backend was
+ * handed; after the pass, read back through the backend (collective,
+ * untimed) and compared byte for byte: exit 1 naming the first difference. */
+struct iok_wsample;
+struct iok_wsample *iok_wsample_new(const struct iok_schema *s);
+void iok_wsample_free(struct iok_wsample *w);
+void iok_wsample_take(struct iok_wsample *w, const struct iok_schema *s,
+                      const struct iok_reqlist *r);
+int iok_wsample_check(const struct iok_run *run, const struct iok_backend_params *params,
+                      const char *path, const struct iok_schema *s, int shared,
+                      const struct iok_wsample *w);
+
 /* Files by their signature (file_kind.c), rank 0 or a file's own rank
  * before any library opens it: a read's file is what `backend` reads and
  * not shorter than its header says; a write's path is no folder (a file for
  * ADIOS2) and `nfiles` files of the schema's data fit in its free space. */
 int iok_check_input_kind(const char *path, const char *backend, const struct iok_schema *s);
+/* After a write pass: the file holds its format's signature and is not
+ * shorter than its header says (exit 1: the library reported success). */
+int iok_check_written_kind(const char *path, const char *backend, const struct iok_schema *s);
 int iok_check_output_room(const char *path, const char *backend, const struct iok_schema *s,
                           int nfiles, int overwrite);
 
@@ -121,7 +137,15 @@ int iok_check_output_room(const char *path, const char *backend, const struct io
 extern int iok_fault_armed;
 int iok_fault_init(int rank);
 int iok_fault_hit(enum iok_phase p, const char *path);
+/* IOK_FAULT=written:RANK: after a write pass closed its file, that rank
+ * overwrites the file's bytes with NUL (a file holding none of what was
+ * written), so that the check after the write is seen failing. */
+void iok_fault_written(const char *path);
 #define IOK_FAULTED(p, path) (iok_fault_armed && iok_fault_hit((p), (path)))
+
+/* Collective, once after MPI_Init (error.c): the agreements' own
+ * communicator, so that they never match a library's collective calls. */
+void iok_agree_init(void);
 
 /* A pass left a file open after a failure (pass.c): the job ends without
  * finalizing, as the library could not close it. */

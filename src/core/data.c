@@ -109,8 +109,8 @@ gen_values(enum iok_type t, uint64_t key, uint64_t index, int64_t n, void *out)
     }
 }
 
-static void
-format_value(enum iok_type t, const void *p, char *out, size_t len)
+void
+iok_data_format(enum iok_type t, const void *p, char *out, size_t len)
 {
     switch (t) {
     case IOK_CHAR:
@@ -283,8 +283,8 @@ describe_bad(struct check_ctx *c, int64_t record, int64_t index, const char *got
     size_t used = 0;
     for (int k = 0; k < v->ndims && used < sizeof pos; k++)
         used += (size_t)snprintf(pos + used, sizeof pos - used, "[%" PRId64 "]", coord[k]);
-    format_value(c->f.type, got, g, sizeof g);
-    format_value(c->f.type, want, w, sizeof w);
+    iok_data_format(c->f.type, got, g, sizeof g);
+    iok_data_format(c->f.type, want, w, sizeof w);
     snprintf(c->first_bad, c->first_bad_len, "%s%s: read %s, expected %s", v->name, pos, g, w);
 }
 

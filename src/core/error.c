@@ -13,6 +13,9 @@ void iok_signals_job_failing(void);
 /* declared in core.h, defined below */
 void iok_abort_job(int code);
 
+/* declared in core.h, defined below */
+void iok_agree_init(void);
+
 static char errmsg[2048];
 static int reported; /* the last failure was printed; its message is spent */
 static int failed;   /* the worst status an agreement returned so far: the job is failing */
@@ -154,6 +157,28 @@ abort_job(int code)
     iok_abort_job(code);
 }
 
+/* The agreements' own communicator, a duplicate of MPI_COMM_WORLD made
+ * once in main. A rank whose call of a collective open failed meets the
+ * others at an agreement while they are still inside the library's
+ * collective calls on the run's communicator: on that same communicator
+ * OpenMPI matched the agreement's nonblocking reduction with the library's
+ * own collective ("NBC_Progress: an error 15", MPI_ERR_TRUNCATE) and the
+ * job hung. On a communicator of its own the agreement never meets the
+ * library's calls: the failing rank's bounded wait ends and it aborts. */
+static MPI_Comm agree_world = MPI_COMM_NULL;
+
+void
+iok_agree_init(void)
+{
+    MPI_Comm_dup(MPI_COMM_WORLD, &agree_world);
+}
+
+static MPI_Comm
+agree_comm(MPI_Comm comm)
+{
+    return comm == MPI_COMM_WORLD && agree_world != MPI_COMM_NULL ? agree_world : comm;
+}
+
 int
 iok_agree(MPI_Comm comm, int status)
 {
@@ -164,6 +189,7 @@ int
 iok_agree_max(MPI_Comm comm, int status, int *v, int n)
 {
     int rank, nprocs;
+    comm = agree_comm(comm);
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
     /* [0]: worst code; [1]: lowest failing rank (as nprocs - rank for MAX);

@@ -106,12 +106,19 @@ advice(enum kind got)
     }
 }
 
+/* A BP dataset: md.idx beginning with its header ("ADIOS-BP v2.<...>
+ * Index Table", BP4 and BP5 alike) */
 static int
 is_bp(const char *path)
 {
-    char idx[PATH_MAX];
+    char idx[PATH_MAX], head[8];
     snprintf(idx, sizeof idx, "%s/md.idx", path);
-    return access(idx, F_OK) == 0;
+    int fd = open(idx, O_RDONLY);
+    int bp = fd >= 0 && pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
+             !memcmp(head, "ADIOS-BP", sizeof head);
+    if (fd >= 0)
+        close(fd);
+    return bp;
 }
 
 /* The kinds a backend reads, by name; -1: any (mpiio, null). */
@@ -138,22 +145,51 @@ wanted_name(enum kind want, const char *backend)
                                          : "an HDF5 file";
 }
 
-int
-iok_check_input_kind(const char *path, const char *backend, const struct iok_schema *s)
+/* Bytes at the start of a file that are all NUL, up to 1 MiB. */
+static int64_t
+nul_prefix(int fd, int64_t size)
 {
+    static const int64_t most = 1 << 20;
+    char b[4096];
+    int64_t at = 0;
+    while (at < size && at < most) {
+        ssize_t n = pread(fd, b, sizeof b, at);
+        if (n <= 0)
+            break;
+        for (ssize_t i = 0; i < n; i++)
+            if (b[i])
+                return at + i;
+        at += n;
+    }
+    return at;
+}
+
+/* A read's file (written = 0: bad input, with what to do) or a file just
+ * written (written = 1: the library reported success, so a file that is
+ * not what it wrote is a runtime failure, exit 1). */
+static int
+check_kind(const char *path, const char *backend, const struct iok_schema *s, int written)
+{
+    const int code = written ? IOK_EIO : IOK_EUSAGE;
+    const char *after = written ? " after the write" : "";
+    char lost[160] = "";
     struct stat st;
     if (stat(path, &st) != 0)
-        return iok_error(IOK_EUSAGE,
-                         "cannot read %s (%s): write it first (--mode write) or fix the path", path,
-                         strerror(errno));
+        return written
+                   ? iok_error(IOK_EIO, "%s is gone after the write (%s)", path, strerror(errno))
+                   : iok_error(IOK_EUSAGE,
+                               "cannot read %s (%s): write it first (--mode write) or fix "
+                               "the path",
+                               path, strerror(errno));
     enum kind want = K_OTHER, got;
     int typed = wanted(backend, &want);
     if (S_ISDIR(st.st_mode)) {
         got = is_bp(path) ? K_BP : K_FOLDER;
         if (typed && got == want)
             return IOK_OK;
-        return iok_error(IOK_EUSAGE, "%s is %s, not %s: %s", path, kind_names[got],
-                         typed ? wanted_name(want, backend) : "a file", advice(got));
+        return iok_error(code, "%s is %s%s, not %s: %s", path, kind_names[got], after,
+                         typed ? wanted_name(want, backend) : "a file",
+                         written ? "the data did not reach it" : advice(got));
     }
     if (!S_ISREG(st.st_mode))
         return IOK_OK; /* a device or a pipe: the library judges */
@@ -161,33 +197,59 @@ iok_check_input_kind(const char *path, const char *backend, const struct iok_sch
         return IOK_OK;
     int fd = open(path, O_RDONLY);
     if (fd < 0)
-        return iok_error(IOK_EUSAGE, "cannot read %s (%s): fix its permissions or the path", path,
-                         strerror(errno));
+        return iok_error(code, "cannot read %s%s (%s): fix its permissions or the path", path,
+                         after, strerror(errno));
     int64_t at = 0, size = (int64_t)st.st_size;
     got = kind_of_file(fd, size, &at);
     int rc = IOK_OK;
     int cdf = got == K_CDF1 || got == K_CDF2 || got == K_CDF5;
+    if (written && size > 0) {
+        int64_t nul = nul_prefix(fd, size);
+        if (nul == size)
+            snprintf(lost, sizeof lost, " (all its %lld bytes are NUL)", (long long)size);
+        else if (nul > 0)
+            snprintf(lost, sizeof lost, " (its first %lld bytes are NUL)", (long long)nul);
+    }
     if (typed && !(got == want || (want == K_CDF5 && cdf))) {
-        rc = iok_error(IOK_EUSAGE, "%s is %s, not %s: %s", path, kind_names[got],
-                       wanted_name(want, backend), advice(got));
+        rc = iok_error(code, "%s is %s%s%s, not %s: %s", path, kind_names[got], after, lost,
+                       wanted_name(want, backend),
+                       written ? "the data did not reach the file, though every library call "
+                                 "reported success"
+                               : advice(got));
     } else if (typed && got == K_HDF5) {
         int64_t eof = hdf5_eof(fd, at);
         if (eof > size)
-            rc = iok_error(IOK_EUSAGE,
-                           "%s is truncated: %lld bytes, shorter than the %lld its HDF5 "
-                           "superblock says it holds; write it again",
-                           path, (long long)size, (long long)eof);
+            rc = iok_error(code,
+                           "%s is truncated%s: %lld bytes, shorter than the %lld its HDF5 "
+                           "superblock says it holds%s",
+                           path, after, (long long)size, (long long)eof,
+                           written ? "" : "; write it again");
     } else if (typed && cdf) {
         int64_t need = -1;
         rc = e3sm_cdf_header_walk(path, &need);
         if (rc == IOK_OK && need > size)
-            rc = iok_error(IOK_EUSAGE,
-                           "%s is truncated: %lld bytes, shorter than the %lld at which its "
-                           "NetCDF header's last record or variable begins; write it again",
-                           path, (long long)size, (long long)need);
+            rc = iok_error(code,
+                           "%s is truncated%s: %lld bytes, shorter than the %lld at which its "
+                           "NetCDF header's last record or variable begins%s",
+                           path, after, (long long)size, (long long)need,
+                           written ? "" : "; write it again");
+        else if (rc != IOK_OK && written)
+            rc = IOK_EIO; /* its header, named by the walk, is not what was written */
     }
     close(fd);
     return rc;
+}
+
+int
+iok_check_input_kind(const char *path, const char *backend, const struct iok_schema *s)
+{
+    return check_kind(path, backend, s, 0);
+}
+
+int
+iok_check_written_kind(const char *path, const char *backend, const struct iok_schema *s)
+{
+    return check_kind(path, backend, s, 1);
 }
 
 /* Bytes of the plan's data in one file, or -1 when they overflow. */

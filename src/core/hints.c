@@ -5,6 +5,8 @@
  * environment variables the libraries read themselves (ROMIO_HINTS,
  * PNETCDF_HINTS) are never touched, only recorded. */
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +18,45 @@
 const char *const iok_hint_env_names[] = {"ROMIO_HINTS", "PNETCDF_HINTS", "MPICH_MPIIO_HINTS",
                                           "OMPI_MCA_io", NULL};
 
+/* The collective buffer (cb_buffer_size; OMPIO's bytes_per_agg) below this
+ * is refused. MPI libraries read the value with atoi ("1k" is 1, "junk" 0),
+ * and Open MPI 4.1's OMPIO splits the buffer in two halves per cycle: at 0
+ * or 1 byte its collective writes write nothing and report success (the
+ * file is left all NUL bytes, seen with HDF5 and NetCDF-4 on 4 ranks). No
+ * collective buffer smaller than a page measures anything but the cycles. */
+#define CB_BUFFER_MIN 4096
+
+/* A byte count for the collective buffer; `suffixed`: k, m or g allowed
+ * (how Open MPI reads an MCA variable). */
+static int
+check_buffer_bytes(const char *where, const char *key, const char *value, int suffixed)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = isdigit((unsigned char)value[0]) ? strtoll(value, &end, 10) : -1;
+    if (v >= 0 && end && suffixed && *end && strchr("kKmMgG", *end) && !end[1]) {
+        int shift = tolower((unsigned char)*end) == 'k' ? 10 : tolower(*end) == 'm' ? 20 : 30;
+        v = v > (LLONG_MAX >> shift) ? LLONG_MAX : v << shift;
+        end++;
+    }
+    if (v < 0 || !end || *end || errno)
+        return iok_error(IOK_EUSAGE,
+                         "%s: %s=%s is not a whole number of bytes (the MPI library would read "
+                         "it as %d): give e.g. %s=16777216",
+                         where, key, iok_quote(value), atoi(value), key);
+    if (v < CB_BUFFER_MIN)
+        return iok_error(IOK_EUSAGE,
+                         "%s: %s=%s is below %d bytes: Open MPI's OMPIO writes nothing with a "
+                         "collective buffer of 0 or 1 byte and reports success; give at least %d",
+                         where, key, iok_quote(value), CB_BUFFER_MIN, CB_BUFFER_MIN);
+    return IOK_OK;
+}
+
 static int
 set_hint(MPI_Info *info, const char *key, const char *value, const char *where)
 {
+    if (!strcmp(key, "cb_buffer_size"))
+        IOK_TRY(check_buffer_bytes(where, key, value, 0));
     if (strlen(key) > MPI_MAX_INFO_KEY || strlen(value) > MPI_MAX_INFO_VAL)
         return iok_error(IOK_EUSAGE, "%s: hint '%s' is longer than MPI allows (%d key, %d value)",
                          where, key, MPI_MAX_INFO_KEY, MPI_MAX_INFO_VAL);
@@ -38,7 +76,7 @@ parse_pairs(const char *text, const char *name, MPI_Info *info)
          kv = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(kv, '=');
         if (!eq || eq == kv || !eq[1]) {
-            rc = iok_error(IOK_EUSAGE, "--%s: '%s' is not key=value (e.g. cb_nodes=2)", name, kv);
+            rc = iok_error(IOK_EUSAGE, "%s: '%s' is not key=value (e.g. cb_nodes=2)", name, kv);
             break;
         }
         *eq = '\0';
@@ -91,6 +129,10 @@ iok_hints_build(const struct iok_core_opts *o, const struct iok_kernel_hint *ori
 {
     int rc = IOK_OK;
     *out = MPI_INFO_NULL;
+    /* OMPIO's own variable for cb_buffer_size, read by the library itself */
+    const char *agg = getenv("OMPI_MCA_io_ompio_bytes_per_agg");
+    if (agg)
+        rc = check_buffer_bytes("environment", "OMPI_MCA_io_ompio_bytes_per_agg", agg, 1);
     for (; orig && orig->key && !o->no_original_hints && rc == IOK_OK; orig++)
         if (!orig->backend || !strcmp(orig->backend, backend))
             rc = set_hint(out, orig->key, orig->value, "the original's hints");
@@ -102,9 +144,9 @@ iok_hints_build(const struct iok_core_opts *o, const struct iok_kernel_hint *ori
         free(text);
     }
     if (rc == IOK_OK && o->hints[0])
-        rc = parse_pairs(o->hints, "hints", out);
+        rc = parse_pairs(o->hints, "--hints", out);
     if (rc == IOK_OK && o->mpiio_hints[0])
-        rc = parse_pairs(o->mpiio_hints, "mpiio-hints", out);
+        rc = parse_pairs(o->mpiio_hints, "--mpiio-hints", out);
     if (rc && *out != MPI_INFO_NULL)
         MPI_Info_free(out);
     return rc;

@@ -343,16 +343,23 @@ iok_json_append(const char *path, const struct iok_json_input *in)
                        strerror(errno));
     else {
         off_t before = lseek(fd, 0, SEEK_END);
-        errno = 0;
+        /* one write() of the whole line, so that records never interleave;
+         * a short one sets no errno: one more write of the rest names the
+         * cause (ENOSPC, EFBIG, EDQUOT, EIO), and the part is taken back */
         ssize_t n = write(fd, line, len + 1);
-        int werr = n < 0 || errno ? errno : ENOSPC; /* a short write sets none: a full disk */
-        if (n > 0 && n != (ssize_t)(len + 1) && before >= 0 && ftruncate(fd, before) != 0)
+        int werr = n < 0 ? errno : 0;
+        if (n >= 0 && n < (ssize_t)(len + 1) && write(fd, line + n, len + 1 - (size_t)n) < 0)
+            werr = errno;
+        if (n > 0 && n != (ssize_t)(len + 1) && before >= 0 && ftruncate(fd, before) != 0 && !werr)
             werr = errno; /* a partial line would break the file's other records */
+        char what[96];
+        snprintf(what, sizeof what, "a short write: %lld of %lld bytes, no error given",
+                 (long long)n, (long long)(len + 1));
         if (n != (ssize_t)(len + 1))
             rc = iok_error(IOK_EIO,
                            "cannot write the JSON record to %s (%s): free space there or choose "
                            "another --json file",
-                           path, strerror(werr));
+                           path, werr ? strerror(werr) : what);
     }
     if (fd >= 0)
         close(fd);

@@ -300,7 +300,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     struct core_flags cf = {0}; /* fields outside the table (machine_report) start at 0 */
     void *kopts = calloc(1, k->opts_size ? k->opts_size : 1);
     void *bopts[MAX_SETS] = {0};
-    struct iok_plan plan = {0};
+    /* on the heap: ~290 KB, more than a small stack (ulimit -s 256) holds */
+    struct iok_plan *plan = calloc(1, sizeof *plan);
     struct iok_result res = {.start_wtime = start_wtime};
     struct iok_reqlog mylog = {0}, alllog = {0}; /* the request log, when kept */
     char *text = NULL;
@@ -327,6 +328,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     if (rc == IOK_OK && cmdline.npos == 1 && !k->read_input && !k->input_by_path)
         rc = iok_error(IOK_EUSAGE, "kernel %s takes no input file (got '%s')", k->name,
                        cmdline.pos[0]);
+    if (rc == IOK_OK && (!plan || !kopts))
+        rc = iok_error(IOK_EIO, "out of memory for the run's plan");
     if ((rc = iok_agree(run.comm, rc)))
         goto out;
     if (iok_cmdline_has(&cmdline, sets, nsets, "help")) {
@@ -384,11 +387,11 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         }
     }
 
-    rc = k->plan(kopts, &run, &plan);
+    rc = k->plan(kopts, &run, plan);
     if ((rc = iok_agree(run.comm, rc)))
         goto out;
-    if (plan.original_hints) { /* what plan() found: the same on every rank */
-        run.original_hints = plan.original_hints;
+    if (plan->original_hints) { /* what plan() found: the same on every rank */
+        run.original_hints = plan->original_hints;
         if (run.hints != MPI_INFO_NULL)
             MPI_Info_free(&run.hints);
         rc =
@@ -405,7 +408,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
      * the handler can build nothing */
     char *prefix = NULL;
     if (run.core.json[0]) {
-        struct iok_json_input in = {k, kopts, &run, &plan, &res, sets, nsets, IOK_OK, argc, argv};
+        struct iok_json_input in = {k, kopts, &run, plan, &res, sets, nsets, IOK_OK, argc, argv};
         prefix = iok_json_terminated_prefix(&in);
     }
     iok_signals_record(run.core.json, prefix);
@@ -413,20 +416,20 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
 
     /* the request log, for --export-replay or the kernel (untimed) */
     if (run.core.export_replay[0] || (k->flags & IOK_KERNEL_REQLOG)) {
-        rc = run.core.export_replay[0] ? iok_reqlog_export_check(&run, &plan) : IOK_OK;
+        rc = run.core.export_replay[0] ? iok_reqlog_export_check(&run, plan) : IOK_OK;
         if ((rc = iok_agree(run.comm, rc)))
             goto out;
         iok_reqlog_start(&mylog, run.comm);
         iok_log = &mylog;
     }
     int verify_rc = IOK_OK;
-    rc = run_passes(k, kopts, &run, &plan, &res, &verify_rc);
+    rc = run_passes(k, kopts, &run, plan, &res, &verify_rc);
     if (iok_log && (rc == IOK_OK || rc == IOK_EVERIFY)) {
         int grc = iok_reqlog_gather(&mylog, run.comm, &alllog);
         if (grc == IOK_OK && run.rank == 0) {
             res.log = &alllog;
             if (run.core.export_replay[0])
-                grc = iok_reqlog_export(run.core.export_replay, &alllog, &run, &plan, k->name);
+                grc = iok_reqlog_export(run.core.export_replay, &alllog, &run, plan, k->name);
         }
         if ((grc = iok_agree(run.comm, grc)))
             rc = grc;
@@ -436,14 +439,14 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         iok_signals_quiet();
     if (rc == IOK_OK) {
         if (run.rank == 0 && !run.core.quiet) {
-            k->report(kopts, &run, &plan, &res, stdout);
+            k->report(kopts, &run, plan, &res, stdout);
             if (!run.core.machine_report && !(k->flags & IOK_KERNEL_TOOL))
-                iok_report_core(&run, &plan, &res, stdout);
+                iok_report_core(&run, plan, &res, stdout);
         }
         rc = verify_rc;
     }
     if ((rc == IOK_OK || rc == IOK_EVERIFY) && run.core.json[0]) {
-        struct iok_json_input in = {k, kopts, &run, &plan, &res, sets, nsets, rc, argc, argv};
+        struct iok_json_input in = {k, kopts, &run, plan, &res, sets, nsets, rc, argc, argv};
         int jrc = iok_json_append(run.core.json, &in); /* collective */
         jrc = iok_agree(run.comm, jrc);
         if (jrc)
@@ -466,7 +469,9 @@ out:
     iok_log = NULL;
     iok_reqlog_free(&mylog);
     iok_reqlog_free(&alllog);
-    iok_plan_free(&plan);
+    if (plan)
+        iok_plan_free(plan);
+    free(plan);
     free(text);
     iok_cmdline_free(&cmdline);
     for (int i = 0; i < MAX_SETS; i++)
@@ -481,6 +486,7 @@ main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     start_wtime = MPI_Wtime();
+    iok_agree_init();
     int rank, rc = IOK_OK, printed_help = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const char *what = argc > 1 ? argv[1] : "";

@@ -7,6 +7,7 @@
  * failure on one rank ends the pass everywhere. The pass's time is its
  * open->close span (IOR's convention), less the suite's own work in it. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,13 @@
 int iok_abandoned;
 
 /* Refuses to clobber a file the run did not create, and to write where it
- * cannot. Rank 0 looks; the caller agrees. */
+ * cannot. Rank 0 looks; the caller agrees. Without --overwrite the path is
+ * claimed at once (O_CREAT | O_EXCL, or mkdir for ADIOS2's folder): of two
+ * runs started together one claims it and the other is told it exists
+ * (a test of existence, then a create, let both through). *claimed: this
+ * call made the path (empty), to remove if the pass fails before writing. */
 static int
-check_output_path(const char *path, int overwrite)
+check_output_path(const char *path, int overwrite, int folder, int *claimed)
 {
     char dir[PATH_MAX];
     iok_dirname(path, dir, sizeof dir);
@@ -36,11 +41,22 @@ check_output_path(const char *path, int overwrite)
     if (access(dir, W_OK) != 0)
         return iok_error(IOK_EUSAGE, "output directory %s is not writable (%s): choose another",
                          dir, strerror(errno));
-    if (!overwrite && access(path, F_OK) == 0)
+    if (overwrite)
+        return IOK_OK;
+    int fd = -1;
+    if (folder ? mkdir(path, 0755) == 0
+               : (fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644)) >= 0) {
+        if (fd >= 0)
+            close(fd);
+        *claimed = 1;
+        return IOK_OK;
+    }
+    if (errno == EEXIST)
         return iok_error(IOK_EUSAGE,
                          "output file %s exists: pass --overwrite to replace it, or remove it",
                          path);
-    return IOK_OK;
+    return iok_error(IOK_EUSAGE, "cannot create output file %s (%s): choose another", path,
+                     strerror(errno));
 }
 
 /* A line on rank 0's terminal per record, outside every timed region: only
@@ -178,6 +194,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     int64_t bytes = 0, nreq = 0, checked = 0, bad = 0;
     char first_bad[512] = "";
     int rc = IOK_OK;
+    /* what this rank wrote, read back after the pass (write_sample.c) */
+    struct iok_wsample *sample = writing && !(be->caps & IOK_CAP_NOIO) ? iok_wsample_new(s) : NULL;
 
     memset(out, 0, sizeof *out);
     out->op = op;
@@ -211,19 +229,24 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     int partial = writing && !(be->caps & IOK_CAP_NOIO) && (run->rank == 0 || fp->per_rank) &&
                   (access(path, F_OK) != 0 || (iteration > 0 && !run->core.overwrite));
     /* a later iteration rewrites the file the first one created */
+    int claimed = 0;
     if ((run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
-        rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0)
+        rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0,
+                                         !strcmp(be->name, "adios2"), &claimed)
                      : iok_check_input_kind(path, be->name, s);
     if (rc == IOK_OK && writing && (run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
         rc = iok_check_output_room(path, be->name, s, fp->per_rank ? run->nprocs : 1,
                                    run->core.overwrite || iteration > 0);
-    if (rc == IOK_OK && !ps.seg)
+    if (rc == IOK_OK && (!ps.seg || (writing && !(be->caps & IOK_CAP_NOIO) && !sample)))
         rc = iok_error(IOK_EIO, "out of memory for the timeline of %s", path);
     /* every rank removes a shared partial output on a signal (the first
      * one that can: mpiexec kills the others soon after) */
     int created[1] = {fp->per_rank ? 0 : partial};
-    if ((rc = iok_agree_max(run->comm, rc, created, 1)))
+    if ((rc = iok_agree_max(run->comm, rc, created, 1))) {
+        if (claimed) /* the empty file this pass made, nothing written */
+            iok_remove_output(path);
         goto done;
+    }
     if (!fp->per_rank)
         partial = created[0];
     if (!writing && run->core.drop_caches && !(be->caps & IOK_CAP_NOIO))
@@ -257,8 +280,11 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     opened = MPI_Wtime();
     /* what follows the last "opened" mark is the steps' segments' */
     ps.cur = writing ? 0 : 1;
-    if ((rc = agree(&ps, rc)))
+    if ((rc = agree(&ps, rc))) {
+        if (partial) /* the file this run created, nothing written: not left behind */
+            iok_remove_output(path);
         goto done;
+    }
     if (writing) {
         start(&ps, IOK_PH_DEFINE);
         rc = IOK_FAULTED(IOK_PH_DEFINE, path) ? IOK_EIO : be->define(h);
@@ -349,6 +375,11 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         else
             stop(&ps, IOK_PH_WAIT);
         io_rc = io_rc ? io_rc : wrc;
+        if (sample) { /* what the backend was handed, for the check after the pass */
+            double t = suite_begin();
+            iok_wsample_take(sample, s, target);
+            suite_end(&ps, t);
+        }
         int level = target->level == IOK_LEVEL_RUN || !(be->caps & IOK_CAP_CALL_LEVEL)
                         ? (run->collective ? IOK_LEVEL_COLL : IOK_LEVEL_INDEP)
                         : (int)target->level;
@@ -444,6 +475,8 @@ close:
         goto done;
 
     iok_signals_partial(NULL); /* closed: whole */
+    if (writing)
+        iok_fault_written(path); /* IOK_FAULT=written: a file that lost its data */
     iok_osbytes_now(&os1);
     int64_t osd[4] = {os1.rchar - os0.rchar, os1.wchar - os0.wchar, os1.read_bytes - os0.read_bytes,
                       os1.write_bytes - os0.write_bytes},
@@ -488,12 +521,19 @@ close:
     out->rank_bytes = iok_stat_reduce((double)bytes, run->comm);
     out->own_bytes = bytes;
     out->bandwidth = out->io_time > 0 ? (double)out->bytes / out->io_time : 0;
-    /* a write the file system could not hold is no result (write_check.c) */
+    /* a write the file does not hold is no result, whatever the library
+     * said (write_check.c, write_sample.c); untimed, after the span */
     if (writing && !(be->caps & IOK_CAP_NOIO)) {
         int mine = fp->per_rank || run->rank == 0;
-        rc = iok_agree(run->comm, iok_check_written(run->comm, path, mine, s,
-                                                    fp->per_rank ? bytes : out->bytes));
-        if (rc)
+        rc = mine ? iok_check_written_kind(path, be->name, s) : IOK_OK;
+        if (rc == IOK_OK)
+            rc = iok_check_written(run->comm, path, mine, s, fp->per_rank ? bytes : out->bytes);
+        if ((rc = iok_agree(run->comm, rc)))
+            goto done;
+        /* a stonewalled file holds fewer records than its schema: its kind
+         * and size are checked, its values by --verify */
+        if (!out->stonewalled &&
+            (rc = iok_wsample_check(run, &params, path, s, !fp->per_rank, sample)))
             goto done;
     }
     out->peak_rss = iok_stat_reduce((double)iok_mem_peak_bytes(), run->comm);
@@ -544,6 +584,7 @@ close:
         rc = iok_agree(run->comm, vrc);
     }
 done:
+    iok_wsample_free(sample);
     free(tdims);
     iok_reqlist_free(&rl);
     iok_reqlist_free(&io);

@@ -234,6 +234,13 @@ void
 iok_signals_job_failing(void)
 {
     quiet = 1;
+    /* this rank ends the job: the output this run created for the pass
+     * under way (an empty file it claimed, a partial write) goes, as on a
+     * signal, so that a rerun is not told it exists */
+    if (has_partial && !keep_partial) {
+        has_partial = 0;
+        remove_partial(partial);
+    }
     if (!failing_mark[0])
         return;
     int fd = open(failing_mark, O_WRONLY | O_CREAT, 0600);

@@ -4,7 +4,10 @@
  * only in the status), and libraries above MPI-IO do not all check it: the
  * core names the full file system when a write fails (a call failed: the
  * disk is full now), and after every write pass checks that the files hold
- * at least the bytes written. Never a verdict from free space alone. */
+ * at least the bytes written. Never a verdict from free space alone: a
+ * short file on a file system with room is named as data that did not
+ * reach the file (Open MPI 4.1's OMPIO with a 0 or 1 byte collective
+ * buffer writes nothing and reports success), not as ENOSPC. */
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -92,12 +95,21 @@ iok_check_written(MPI_Comm comm, const char *path, int mine, const struct iok_sc
     /* the blocks held count only where the file system is short of room (a
      * compressing file system holds fewer blocks than a file's bytes) */
     int64_t have = size_of(path, 0, f >= 0 && f < bytes);
-    if (!deflated && have >= 0 && have < bytes)
+    /* Every call reported success: no errno to name. Only a file system
+     * that really lacks the room missing is named as the cause. */
+    if (!deflated && have >= 0 && have < bytes && f >= 0 && f < bytes - have)
         return iok_error(IOK_EIO,
                          "%s holds %lld bytes, fewer than the %lld bytes written: a short write "
-                         "(the file system of %s has %lld KiB free: No space left on device, "
-                         "ENOSPC, or a quota)",
-                         path, (long long)have, (long long)bytes, dir, (long long)(f / 1024));
+                         "(the file system of %s has %lld KiB free, less than the %lld bytes "
+                         "missing: full, or a quota)",
+                         path, (long long)have, (long long)bytes, dir, (long long)(f / 1024),
+                         (long long)(bytes - have));
+    if (!deflated && have >= 0 && have < bytes)
+        return iok_error(IOK_EIO,
+                         "%s holds %lld bytes, fewer than the %lld bytes written, though every "
+                         "library call reported success: the data did not reach the file (its "
+                         "file system has room; see the hints and MCA settings in effect)",
+                         path, (long long)have, (long long)bytes);
     (void)comm;
     return IOK_OK;
 }
