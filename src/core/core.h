@@ -92,6 +92,17 @@ struct iok_mpiio_layer {
 };
 /* 0 when the MPI library is neither OpenMPI nor MPICH-derived. */
 int iok_mpiio_layer(struct iok_mpiio_layer *l);
+/* Before MPI_Init: OpenMPI's OMPIO without the shared-file-pointer
+ * components that crash on long paths (mpiio_layer.c), unless the user set
+ * the selection. Nothing with other MPI libraries. */
+void iok_mpiio_layer_defaults(void);
+/* A usage error when `path` (`what`: "output file", ...) is too long for
+ * the shared-file-pointer component the user's own OpenMPI setting allows
+ * (lockedfile, which aborts the job on it); IOK_OK otherwise. */
+int iok_mpiio_path_check(const char *path, int nprocs, const char *what);
+/* Every planned file's name against NAME_MAX, and iok_mpiio_path_check
+ * for the backends that open through MPI-IO (path_check.c). */
+int iok_check_plan_paths(const struct iok_run *run, const struct iok_plan *plan);
 /* The report's "MPI-IO layer" line; nothing when the library tells none. */
 void iok_mpiio_layer_report(FILE *out);
 

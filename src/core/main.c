@@ -340,6 +340,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         run.input_path = cmdline.pos[0];
         if (run.rank == 0 && access(run.input_path, R_OK) != 0)
             rc = iok_error(IOK_EUSAGE, "cannot open input file %s: check the path", run.input_path);
+        if (rc == IOK_OK && run.rank == 0)
+            rc = iok_mpiio_path_check(run.input_path, run.nprocs, "input file");
         if ((rc = iok_agree(run.comm, rc)))
             goto out;
     } else if (k->read_input && !k->input_by_path && (cmdline.npos || k->default_input)) {
@@ -382,6 +384,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     }
 
     rc = k->plan(kopts, &run, &plan);
+    if (rc == IOK_OK && run.rank == 0)
+        rc = iok_check_plan_paths(&run, &plan);
     if ((rc = iok_agree(run.comm, rc)))
         goto out;
     if (plan.original_hints) { /* what plan() found: the same on every rank */
@@ -476,6 +480,7 @@ out:
 int
 main(int argc, char **argv)
 {
+    iok_mpiio_layer_defaults(); /* read by MPI_Init */
     MPI_Init(&argc, &argv);
     start_wtime = MPI_Wtime();
     int rank, rc = IOK_OK, printed_help = 0;

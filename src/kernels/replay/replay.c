@@ -7,6 +7,7 @@
  * run in its order, one step each, collective or independent as traced
  * where the backend can switch per call. The fidelity score compares what
  * the core handed the backend (its request log) with the trace. */
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,30 @@ replay_configure(void *kopts, struct iok_core_opts *core, int (*given)(const cha
     return IOK_OK;
 }
 
+/* The traced path's flat name under --dir (rp_map_path), at parse time:
+ * a name no file system takes fails here, not at a library's create. */
+static int
+map_path(const struct replay_opts *o, const char *traced, const char *ext, char *out, size_t len)
+{
+    int why = rp_map_path(o->dir, traced, ext, out, len);
+    if (why == RP_MAP_NO_NAME)
+        return iok_error(IOK_EUSAGE, "%s: the traced path '%s' has no name to map under %s",
+                         o->input, iok_quote(traced), o->dir);
+    if (why == RP_MAP_TOO_LONG)
+        return iok_error(IOK_EUSAGE,
+                         "%s: the traced path '%s' under --dir %s makes a path longer than the "
+                         "%zu characters a path holds here: a shorter --dir",
+                         o->input, iok_quote(traced), o->dir, len - 1);
+    if (why == RP_MAP_NAME_MAX)
+        return iok_error(IOK_EUSAGE,
+                         "%s: the traced path '%s' flattens to the name %s of %zu bytes, more "
+                         "than NAME_MAX (%d) a file name may have: shorten the path in the "
+                         "replay file",
+                         o->input, iok_quote(traced), out + strlen(o->dir) + 1,
+                         strlen(out) - strlen(o->dir) - 1, NAME_MAX);
+    return IOK_OK;
+}
+
 static int
 replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
 {
@@ -141,10 +166,9 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
         st->file_traced[f] = rf->traced;
         int w = (rf->nfill > 0) + rf->w.nsteps, r = rf->r.nsteps + st->verify;
         fp->nsteps = w > r ? w : r;
-        if (rc == IOK_OK && rp_map_path(o->dir, st->trace.files[rf->traced].path, run->backend->ext,
-                                        fp->path, sizeof fp->path))
-            rc = iok_error(IOK_EUSAGE, "%s: the traced path '%s' has no name to map under %s",
-                           o->input, iok_quote(st->trace.files[rf->traced].path), o->dir);
+        if (rc == IOK_OK)
+            rc = map_path(o, st->trace.files[rf->traced].path, run->backend->ext, fp->path,
+                          sizeof fp->path);
         for (int g = 0; rc == IOK_OK && g < f; g++)
             if (!strcmp(plan->files[g].path, fp->path))
                 rc = iok_error(IOK_EUSAGE,
