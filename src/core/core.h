@@ -125,12 +125,20 @@ int iok_check_input_kind(const char *path, const char *backend, const struct iok
 int iok_check_output_room(const char *path, const char *backend, const struct iok_schema *s,
                           int nfiles, int overwrite);
 
+/* The suite's IOK_* variables (env.c): iok_env_check validates them once,
+ * before anything else (a usage error naming the variable); then
+ * IOK_AGREE_SECONDS in seconds (default 10) and IOK_PROGRESS (-1 unset, 0,
+ * 1). */
+int iok_env_check(void);
+int iok_env_agree_seconds(void);
+int iok_env_progress(void);
+
 /* Debug fault injection (fault.c): IOK_FAULT=PHASE:RANK. iok_fault_init
  * parses it once (a usage error when malformed); IOK_FAULTED(p, path) is 1
  * when this rank's backend call of phase p is to fail instead of being
  * made, its message recorded. A branch on a static flag when disarmed. */
 extern int iok_fault_armed;
-int iok_fault_init(int rank);
+int iok_fault_init(int rank, int nprocs);
 int iok_fault_hit(enum iok_phase p, const char *path);
 #define IOK_FAULTED(p, path) (iok_fault_armed && iok_fault_hit((p), (path)))
 

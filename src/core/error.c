@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+/* env.c: IOK_AGREE_SECONDS, checked at start-up */
+int iok_env_agree_seconds(void);
 /* signals.c: the SIGTERM that follows an abort is the abort's (core.h) */
 void iok_signals_job_failing(void);
 /* declared in core.h, defined below */
@@ -106,14 +108,12 @@ iok_error_clear(void)
 }
 
 /* How long a failing rank waits for the others to agree (IOK_AGREE_SECONDS,
- * default 10): a rank whose call failed may have left the others inside a
- * collective call of the library that never completes. */
+ * default 10, env.c): a rank whose call failed may have left the others
+ * inside a collective call of the library that never completes. */
 static int
 agree_seconds(void)
 {
-    const char *e = getenv("IOK_AGREE_SECONDS");
-    int s = e ? atoi(e) : 0;
-    return s > 0 ? s : 10;
+    return iok_env_agree_seconds();
 }
 
 static int

@@ -375,7 +375,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     if (rc == IOK_OK)
         rc = settle_core(&cf, &run);
     if (rc == IOK_OK)
-        rc = iok_fault_init(run.rank);
+        rc = iok_fault_init(run.rank, run.nprocs);
     if (rc == IOK_OK) /* outside every timed region: once per run */
         rc =
             iok_hints_build(&run.core, run.original_hints, run.backend->name, run.comm, &run.hints);
@@ -507,11 +507,13 @@ main(int argc, char **argv)
             usage(stdout);
             list_backends(stdout);
         }
-    } else if (!strcmp(what, "ceiling")) {
-        rc = iok_ceiling_main(argc - 2, argv + 2);
     } else if (!strcmp(what, "--version")) {
         if (rank == 0)
             printf("iokernels %s (%s)\n", IOK_VERSION, iok_commit);
+    } else if ((rc = iok_agree(MPI_COMM_WORLD, iok_env_check()))) {
+        /* a bad IOK_* value: its line is printed, nothing has run */
+    } else if (!strcmp(what, "ceiling")) {
+        rc = iok_ceiling_main(argc - 2, argv + 2);
     } else {
         const struct iok_kernel *k = iok_kernel_find(what);
         if (!k) {
