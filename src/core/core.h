@@ -125,6 +125,23 @@ int iok_check_input_kind(const char *path, const char *backend, const struct iok
 int iok_check_output_room(const char *path, const char *backend, const struct iok_schema *s,
                           int nfiles, int overwrite);
 
+/* Resource limits (limits.c): iok_limits_init before MPI_Init ignores
+ * SIGXFSZ, so that a write past ulimit -f fails with EFBIG instead of
+ * killing the process. */
+void iok_limits_init(void);
+/* On the rank whose call failed (status not OK): when the process met its
+ * descriptor limit or its file size limit, appends that to the error's
+ * message; returns the status to agree on (IOK_EIO for a full descriptor
+ * table that a caller took for a bad input). */
+int iok_limits_note(int status);
+/* A usage error when a file of `bytes` of data cannot be written under the
+ * process's file size limit; checked before the file is created. */
+int iok_limits_check_size(const char *path, int64_t bytes);
+/* Under an address-space limit (ulimit -v), an out-of-memory error before
+ * any file is created when one step's buffers of a planned file cannot be
+ * reserved. */
+int iok_limits_check_memory(const struct iok_run *run, const struct iok_plan *plan);
+
 /* The suite's IOK_* variables (env.c): iok_env_check validates them once,
  * before anything else (a usage error naming the variable); then
  * IOK_AGREE_SECONDS in seconds (default 10) and IOK_PROGRESS (-1 unset, 0,
@@ -252,6 +269,8 @@ char *iok_json_terminated_prefix(const struct iok_json_input *in);
 void iok_signals_install(int rank, int keep);
 void iok_signals_doing(const char *what, const char *path);
 void iok_signals_partial(const char *path);
+/* The file of the write pass under way; NULL outside a write pass. */
+const char *iok_signals_writing(void);
 /* After a failure was reported: a signal (mpiexec ending the job) only
  * ends the process. */
 void iok_signals_quiet(void);

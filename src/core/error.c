@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+/* limits.c: the limit a failed call met, in its message */
+int iok_limits_note(int status);
 /* env.c: IOK_AGREE_SECONDS, checked at start-up */
 int iok_env_agree_seconds(void);
 /* signals.c: the SIGTERM that follows an abort is the abort's (core.h) */
@@ -171,6 +173,7 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
     int buf[2 * (2 + IOK_AGREE_MAX_VALUES)], *mine = buf, *all = buf + 2 + IOK_AGREE_MAX_VALUES;
     if (n > IOK_AGREE_MAX_VALUES)
         n = IOK_AGREE_MAX_VALUES;
+    status = iok_limits_note(status); /* a limit the process met, named (limits.c) */
     mine[0] = status;
     mine[1] = status != IOK_OK ? nprocs - rank : 0;
     for (int i = 0; i < n; i++)

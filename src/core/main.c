@@ -396,6 +396,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     rc = k->plan(kopts, &run, &plan);
     if (rc == IOK_OK && run.rank == 0)
         rc = iok_check_plan_paths(&run, &plan);
+    if (rc == IOK_OK)
+        rc = iok_limits_check_memory(&run, &plan);
     if ((rc = iok_agree(run.comm, rc)))
         goto out;
     if (plan.original_hints) { /* what plan() found: the same on every rank */
@@ -491,6 +493,7 @@ int
 main(int argc, char **argv)
 {
     iok_mpiio_layer_defaults(); /* read by MPI_Init */
+    iok_limits_init();
     MPI_Init(&argc, &argv);
     start_wtime = MPI_Wtime();
     int rank, rc = IOK_OK, printed_help = 0;
