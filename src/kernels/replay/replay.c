@@ -24,6 +24,7 @@
 struct replay_opts {
     char dir[IOK_OPT_STRLEN];
     char pace[IOK_OPT_STRLEN];
+    double max_gap;
     char fold[IOK_OPT_STRLEN];
     struct rp_trace *trace; /* not an option: what read_input parsed */
     char input[IOK_OPT_STRLEN];
@@ -36,6 +37,9 @@ static const struct iok_option replay_options[] = {
      "fast: each rank's operations back to back; traced: keep the traced gaps (a rank sleeps "
      "before an operation until its traced start, outside the timed I/O calls)",
      "fast|traced"},
+    {"max-gap", 0, IOK_OPT_DOUBLE, offsetof(struct replay_opts, max_gap), "60",
+     "--pace traced: the longest sleep before an operation, in seconds; a longer traced gap is "
+     "cut to it (one line says so) and the later operations keep their gaps after it"},
     {"ranks-from-trace", 0, IOK_OPT_CHOICE, offsetof(struct replay_opts, fold), "exact",
      "exact: the job's rank count must be the trace's; fold: trace rank r runs on job rank "
      "r % P, the trace ranks of one job rank one after the other",
@@ -46,6 +50,9 @@ struct replay_state {
     struct rp_trace trace;
     struct rp_plan rp;
     int verify, pace;
+    double max_gap; /* --max-gap */
+    int cuts;       /* traced gaps this rank cut to it */
+    int rank;
     int clock_set;
     double t0; /* --pace traced: the job's time of the trace's start, per rank */
     int file_traced[IOK_MAX_FILES];
@@ -100,6 +107,9 @@ replay_configure(void *kopts, struct iok_core_opts *core, int (*given)(const cha
     if (!o->trace)
         return iok_error(IOK_EUSAGE, "replay needs a replay file: iokernels replay FILE "
                                      "(docs/kernels/replay.md says how to make one)");
+    if (!(o->max_gap > 0) || o->max_gap > 86400)
+        return iok_error(IOK_EUSAGE, "--max-gap must be above 0 and at most 86400 seconds, not %g",
+                         o->max_gap);
     if (!given("backend"))
         strcpy(core->backend, "mpiio");
     if (!given("mode"))
@@ -156,6 +166,8 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     plan->free_priv = free_state;
     st->verify = run->core.verify;
     st->pace = !strcmp(o->pace, "traced");
+    st->max_gap = o->max_gap;
+    st->rank = run->rank;
     int rc =
         rp_plan_build(&st->trace, run->nprocs, fold, o->input, &st->rp, schemas, IOK_MAX_FILES);
     plan->nfiles = rc == IOK_OK ? st->rp.nfiles : 0;
@@ -194,6 +206,15 @@ pace(struct replay_state *st, const struct rp_op *op)
         st->clock_set = 1;
     }
     double wait = st->t0 + op->start - now;
+    if (wait > st->max_gap) { /* a trace's idle hour (or a bad start) is no I/O pattern */
+        if (st->cuts++ == 0)
+            fprintf(stderr,
+                    "iokernels: note: replay: rank %d: a traced gap of %.6g s before an operation "
+                    "is cut to %g s (--max-gap); later cuts on this rank are not told\n",
+                    st->rank, wait, st->max_gap);
+        st->t0 -= wait - st->max_gap; /* the later operations keep their gaps after it */
+        wait = st->max_gap;
+    }
     if (wait > 0) {
         struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
         nanosleep(&ts, NULL);
