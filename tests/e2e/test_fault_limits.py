@@ -89,6 +89,22 @@ def test_a_long_output_path_runs(kernel, backend, np_, tmp_path, built_backends)
     assert written and all(len(str(p)) > 245 for p in written), written
 
 
+@pytest.mark.parametrize("backend", ["mpiio", "netcdf4"])
+def test_a_replay_and_its_record_under_a_long_path(backend, tmp_path, built_backends):
+    """A replay's flattened names, its --json record and its --export-replay
+    file, all under a folder of about 300 characters."""
+    need(backend, built_backends)
+    d = deep(tmp_path, 300)
+    small = SHIPPED / "replay" / "small.replay"
+    args = ["replay", str(small), "--dir", str(d), "--backend", backend, "--verify"]
+    r = launch(4, [*args, "--json", str(d / "r.jsonl"), "--export-replay", str(d / "x.replay")], d)
+    if backend != "mpiio":  # --export-replay is the mpiio backend's
+        r = launch(4, [*args, "--json", str(d / "r.jsonl")], d)
+    assert r.rc == 0 and not r.lines(), r.err[-2000:]
+    names = sorted(p.name for p in d.iterdir())
+    assert f"scratch_app_out.dat{EXT[backend]}" in names and "r.jsonl" in names, names
+
+
 @pytest.mark.parametrize("length", [1100, 4000])
 def test_a_path_past_the_option_limit_is_refused_naming_it(length, tmp_path, built_backends):
     d = deep(tmp_path, length)
