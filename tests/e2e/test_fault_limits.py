@@ -248,9 +248,10 @@ def test_out_of_memory_creates_and_truncates_nothing(backend, tmp_path, built_ba
     crashed on a failed allocation) counts that copy."""
     need(backend, built_backends)
     good = tmp_path / f"btio{EXT[backend]}"
-    args = ["btio", "--grid", "256,256,256", "--dumps", "1", "--backend", backend]
-    # a 640 MiB step: more than 600,000 KiB leave; twice it (ADIOS2) more than 1,000,000
-    kib = 1000000 if backend == "adios2" else 600000
+    # a step of 5 GiB: far more than 2,000,000 KiB leave, with room for
+    # any MPI library's start-up
+    args = ["btio", "--grid", "512,512,512", "--dumps", "1", "--backend", backend]
+    kib = 2000000
     r = launch(1, args, tmp_path, limit=f"-v {kib}")
     assert r.rc == 1, r.err[-2000:]
     line = r.one_line()
@@ -258,7 +259,7 @@ def test_out_of_memory_creates_and_truncates_nothing(backend, tmp_path, built_ba
     assert not good.exists()
     if backend == "mpiio":
         good.write_text("a good file\n")
-        r = launch(1, [*args, "--overwrite"], tmp_path, limit="-v 600000")
+        r = launch(1, [*args, "--overwrite"], tmp_path, limit=f"-v {kib}")
         assert r.rc == 1 and good.read_text() == "a good file\n", r.err[-2000:]
 
 
