@@ -112,14 +112,17 @@ iok_params_info(const struct iok_backend_params *p)
 /* The registry, generated at configure time from the backends built.
  * Backends other than null and mpiio are modules loaded on first use
  * (iokernels/module.h): iok_backend_find and iok_backend_at load them and
- * return NULL, the reason recorded by iok_error, when the load fails;
- * iok_backend_known, iok_backend_name_at and iok_backend_loaded_at never
- * load anything. */
+ * return NULL when the load fails, its reason kept for iok_backend_error_at
+ * (not left in iok_error: a backend the run does not choose is no error of
+ * the run); iok_backend_known, iok_backend_name_at and
+ * iok_backend_loaded_at never load anything. */
 const struct iok_backend *iok_backend_find(const char *name);
 int iok_backend_known(const char *name);
 int iok_backend_count(void);
 const char *iok_backend_name_at(int i);
 const struct iok_backend *iok_backend_at(int i);
 const struct iok_backend *iok_backend_loaded_at(int i);
+/* Why backend i's module did not load; NULL when it loaded or was not tried. */
+const char *iok_backend_error_at(int i);
 
 #endif

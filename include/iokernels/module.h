@@ -11,6 +11,10 @@
  * symbol is missing; then iok_error has recorded the reason (IOK_EUSAGE:
  * the path tried and the loader's message). */
 void *iok_module_symbol(const char *name, const char *symbol);
+/* The message of the last failure of iok_module_symbol (the module's own
+ * path and the loader's reason), kept even when iok_error held an earlier
+ * message. */
+const char *iok_module_error(void);
 
 /* The directory the modules are loaded from: $IOKERNELS_MODULES, else
  * PREFIX/lib/iokernels beside an installed binary, else the build tree's. */

@@ -6,18 +6,19 @@
 VARIABLES = (
     (
         "IOK_FAULT",
-        "PHASE:RANK (PHASE one of open, create, define, put, get, wait, close): fails that "
-        "backend call on that rank, to test the failure paths; unset for a normal run.",
+        "PHASE:RANK (PHASE one of open, create, define, put, get, wait, close; RANK one of the "
+        "job's ranks): fails that backend call on that rank, to test the failure paths; unset "
+        "for a normal run. Any other value is refused (exit 2).",
     ),
     (
         "IOK_AGREE_SECONDS",
-        "how long a failing rank waits for the others to agree before it aborts the job "
-        "(default 10).",
+        "how long a failing rank waits for the others to agree before it aborts the job: whole "
+        "seconds from 1 to 86400, as 30 or 30s (default 10); any other value is refused (exit 2).",
     ),
     (
         "IOK_PROGRESS",
         "1: a progress line per record on rank 0's standard error even when it is not a "
-        "terminal; 0: never.",
+        "terminal; 0: never; unset: on a terminal only. Any other value is refused (exit 2).",
     ),
     (
         "IOKERNELS_DATA",
@@ -43,6 +44,12 @@ VARIABLES = (
         "OMPI_MCA_io",
         "OpenMPI's MPI-IO component (ompio, romio321); it and the other OMPI_MCA_* settings of "
         "the io, fcoll, fbtl, fs and sharedfp frameworks are recorded as the run's MPI-IO layer.",
+    ),
+    (
+        "OMPI_MCA_sharedfp",
+        "OpenMPI's shared-file-pointer components; unless the user sets it (here or in a "
+        "parameter file), iokernels sets ^lockedfile,individual before MPI_Init (docs/backends.md: "
+        "lockedfile aborts on a path of 245 characters or more).",
     ),
     (
         "SLURM_NNODES",

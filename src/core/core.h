@@ -92,6 +92,17 @@ struct iok_mpiio_layer {
 };
 /* 0 when the MPI library is neither OpenMPI nor MPICH-derived. */
 int iok_mpiio_layer(struct iok_mpiio_layer *l);
+/* Before MPI_Init: OpenMPI's OMPIO without the shared-file-pointer
+ * components that crash on long paths (mpiio_layer.c), unless the user set
+ * the selection. Nothing with other MPI libraries. */
+void iok_mpiio_layer_defaults(void);
+/* A usage error when `path` (`what`: "output file", ...) is too long for
+ * the shared-file-pointer component the user's own OpenMPI setting allows
+ * (lockedfile, which aborts the job on it); IOK_OK otherwise. */
+int iok_mpiio_path_check(const char *path, int nprocs, const char *what);
+/* Every planned file's name against NAME_MAX, and iok_mpiio_path_check
+ * for the backends that open through MPI-IO (path_check.c). */
+int iok_check_plan_paths(const struct iok_run *run, const struct iok_plan *plan);
 /* The report's "MPI-IO layer" line; nothing when the library tells none. */
 void iok_mpiio_layer_report(FILE *out);
 
@@ -130,12 +141,37 @@ int iok_check_written_kind(const char *path, const char *backend, const struct i
 int iok_check_output_room(const char *path, const char *backend, const struct iok_schema *s,
                           int nfiles, int overwrite);
 
+/* Resource limits (limits.c): iok_limits_init before MPI_Init ignores
+ * SIGXFSZ, so that a write past ulimit -f fails with EFBIG instead of
+ * killing the process. */
+void iok_limits_init(void);
+/* On the rank whose call failed (status not OK): when the process met its
+ * descriptor limit or its file size limit, appends that to the error's
+ * message; returns the status to agree on (IOK_EIO for a full descriptor
+ * table that a caller took for a bad input). */
+int iok_limits_note(int status);
+/* A usage error when a file of `bytes` of data cannot be written under the
+ * process's file size limit; checked before the file is created. */
+int iok_limits_check_size(const char *path, int64_t bytes);
+/* Under an address-space limit (ulimit -v), an out-of-memory error before
+ * any file is created when one step's buffers of a planned file cannot be
+ * reserved. */
+int iok_limits_check_memory(const struct iok_run *run, const struct iok_plan *plan);
+
+/* The suite's IOK_* variables (env.c): iok_env_check validates them once,
+ * before anything else (a usage error naming the variable); then
+ * IOK_AGREE_SECONDS in seconds (default 10) and IOK_PROGRESS (-1 unset, 0,
+ * 1). */
+int iok_env_check(void);
+int iok_env_agree_seconds(void);
+int iok_env_progress(void);
+
 /* Debug fault injection (fault.c): IOK_FAULT=PHASE:RANK. iok_fault_init
  * parses it once (a usage error when malformed); IOK_FAULTED(p, path) is 1
  * when this rank's backend call of phase p is to fail instead of being
  * made, its message recorded. A branch on a static flag when disarmed. */
 extern int iok_fault_armed;
-int iok_fault_init(int rank);
+int iok_fault_init(int rank, int nprocs);
 int iok_fault_hit(enum iok_phase p, const char *path);
 /* IOK_FAULT=written:RANK: after a write pass closed its file, that rank
  * overwrites the file's bytes with NUL (a file holding none of what was
@@ -257,6 +293,8 @@ char *iok_json_terminated_prefix(const struct iok_json_input *in);
 void iok_signals_install(int rank, int keep);
 void iok_signals_doing(const char *what, const char *path);
 void iok_signals_partial(const char *path);
+/* The file of the write pass under way; NULL outside a write pass. */
+const char *iok_signals_writing(void);
 /* After a failure was reported: a signal (mpiexec ending the job) only
  * ends the process. */
 void iok_signals_quiet(void);

@@ -64,7 +64,7 @@ iok_describe_list(FILE *out)
         const struct iok_backend *b = iok_backend_at(i);
         if (!b) { /* its module did not load */
             json_array_append_new(backends, json_pack("{s:s, s:s}", "name", iok_backend_name_at(i),
-                                                      "error", iok_errmsg()));
+                                                      "error", iok_backend_error_at(i)));
             continue;
         }
         json_t *caps = json_array();

@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* limits.c: the limit a failed call met, in its message */
+int iok_limits_note(int status);
+/* env.c: IOK_AGREE_SECONDS, checked at start-up */
+int iok_env_agree_seconds(void);
 /* signals.c: the SIGTERM that follows an abort is the abort's (core.h) */
 void iok_signals_job_failing(void);
 /* declared in core.h, defined below */
@@ -109,14 +113,12 @@ iok_error_clear(void)
 }
 
 /* How long a failing rank waits for the others to agree (IOK_AGREE_SECONDS,
- * default 10): a rank whose call failed may have left the others inside a
- * collective call of the library that never completes. */
+ * default 10, env.c): a rank whose call failed may have left the others
+ * inside a collective call of the library that never completes. */
 static int
 agree_seconds(void)
 {
-    const char *e = getenv("IOK_AGREE_SECONDS");
-    int s = e ? atoi(e) : 0;
-    return s > 0 ? s : 10;
+    return iok_env_agree_seconds();
 }
 
 static int
@@ -197,6 +199,7 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
     int buf[2 * (2 + IOK_AGREE_MAX_VALUES)], *mine = buf, *all = buf + 2 + IOK_AGREE_MAX_VALUES;
     if (n > IOK_AGREE_MAX_VALUES)
         n = IOK_AGREE_MAX_VALUES;
+    status = iok_limits_note(status); /* a limit the process met, named (limits.c) */
     mine[0] = status;
     mine[1] = status != IOK_OK ? nprocs - rank : 0;
     for (int i = 0; i < n; i++)

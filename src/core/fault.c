@@ -32,7 +32,7 @@ static const struct {
                    {"close", IOK_PH_CLOSE}, {"written", IOK_PH_CHECK}};
 
 int
-iok_fault_init(int rank)
+iok_fault_init(int rank, int nprocs)
 {
     const char *e = getenv("IOK_FAULT");
     if (!e || !*e)
@@ -50,6 +50,11 @@ iok_fault_init(int rank)
                          "IOK_FAULT=%s: expected PHASE:RANK, PHASE one of open, define, put, "
                          "wait, close, written (unset it for a normal run)",
                          iok_quote(e));
+    if (r >= nprocs) /* a fault nobody injects would let the test pass untested */
+        return iok_error(IOK_EUSAGE,
+                         "IOK_FAULT=%s: rank %ld, but the job has %d rank%s (0 to %d): name one "
+                         "of them",
+                         iok_quote(e), r, nprocs, nprocs == 1 ? "" : "s", nprocs - 1);
     snprintf(fault_spec, sizeof fault_spec, "%s", e);
     fault_phase = fault_names[found].phase;
     snprintf(fault_name, sizeof fault_name, "%s", fault_names[found].name);

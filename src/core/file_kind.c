@@ -289,6 +289,8 @@ iok_check_output_room(const char *path, const char *backend, const struct iok_sc
                          "%s cannot be written: its data exceed %lld bytes (a 64-bit size): "
                          "choose smaller sizes",
                          path, (long long)INT64_MAX);
+    if (!adios) /* ADIOS2 spreads them over subfiles of sizes unknown here */
+        IOK_TRY(iok_limits_check_size(path, one));
     char dir[PATH_MAX];
     iok_dirname(path, dir, sizeof dir);
     struct statvfs v;

@@ -58,7 +58,8 @@ list_backends(FILE *out)
         if (b)
             fprintf(out, "  %-10s %s [%s]\n", b->name, b->summary, b->version());
         else
-            fprintf(out, "  %-10s not loaded: %s\n", iok_backend_name_at(i), iok_errmsg());
+            fprintf(out, "  %-10s not loaded: %s\n", iok_backend_name_at(i),
+                    iok_backend_error_at(i));
     }
     /* the capability flags of backend.h, for tools that check a sweep first */
     fprintf(out, "capabilities:\n");
@@ -115,8 +116,9 @@ settle_core(struct core_flags *cf, struct iok_run *run)
     if (!o->io[0])
         strcpy(o->io, cf->independent ? "indep" : "coll");
     run->backend = iok_backend_find(o->backend);
-    if (!run->backend && iok_backend_known(o->backend))
-        return IOK_EUSAGE; /* its module did not load: the reason is recorded */
+    for (int i = 0; !run->backend && i < iok_backend_count(); i++)
+        if (!strcmp(iok_backend_name_at(i), o->backend)) /* its module did not load */
+            return iok_error(IOK_EUSAGE, "backend %s: %s", o->backend, iok_backend_error_at(i));
     if (!run->backend) {
         char names[512] = "";
         for (int i = 0; i < iok_backend_count(); i++)
@@ -312,16 +314,24 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     sets[nsets++] = (struct iok_optset){k->name, k->options, kopts};
     /* A backend's options (--NAME-...) are known once its module is loaded:
      * those of the backends the command line names, or all for the help. */
-    int all_backends = wants_help(argc, argv);
-    for (int i = 0; i < iok_backend_count() && nsets < MAX_SETS; i++)
-        if (all_backends || names_backend_option(iok_backend_name_at(i), argc, argv))
-            add_backend_options(iok_backend_at(i), bopts);
+    int all_backends = wants_help(argc, argv), load_rc = IOK_OK;
+    for (int i = 0; i < iok_backend_count() && nsets < MAX_SETS; i++) {
+        const char *name = iok_backend_name_at(i);
+        int named = names_backend_option(name, argc, argv);
+        if (!all_backends && !named)
+            continue;
+        const struct iok_backend *b = iok_backend_at(i);
+        if (!b && named && !load_rc) /* its options are unknown: say why, not "unknown" */
+            load_rc = iok_error(IOK_EUSAGE, "the --%s-... options: backend %s: %s", name, name,
+                                iok_backend_error_at(i));
+        add_backend_options(b, bopts);
+    }
     for (int i = 0; i < nsets; i++)
         iok_opts_defaults(&sets[i]);
 
     double t0 = MPI_Wtime();
     int json_help = iok_help_as_json(&argc, argv);
-    rc = iok_cmdline_split(argc, argv, sets, nsets, &cmdline);
+    rc = load_rc ? load_rc : iok_cmdline_split(argc, argv, sets, nsets, &cmdline);
     if (rc == IOK_OK && cmdline.npos > 1)
         rc = iok_error(IOK_EUSAGE, "expected at most one input file, got '%s' and '%s'",
                        cmdline.pos[0], cmdline.pos[1]);
@@ -346,6 +356,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         run.input_path = cmdline.pos[0];
         if (run.rank == 0 && access(run.input_path, R_OK) != 0)
             rc = iok_error(IOK_EUSAGE, "cannot open input file %s: check the path", run.input_path);
+        if (rc == IOK_OK && run.rank == 0)
+            rc = iok_mpiio_path_check(run.input_path, run.nprocs, "input file");
         if ((rc = iok_agree(run.comm, rc)))
             goto out;
     } else if (k->read_input && !k->input_by_path && (cmdline.npos || k->default_input)) {
@@ -369,7 +381,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     if (rc == IOK_OK)
         rc = settle_core(&cf, &run);
     if (rc == IOK_OK)
-        rc = iok_fault_init(run.rank);
+        rc = iok_fault_init(run.rank, run.nprocs);
     if (rc == IOK_OK) /* outside every timed region: once per run */
         rc =
             iok_hints_build(&run.core, run.original_hints, run.backend->name, run.comm, &run.hints);
@@ -388,6 +400,10 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     }
 
     rc = k->plan(kopts, &run, plan);
+    if (rc == IOK_OK && run.rank == 0)
+        rc = iok_check_plan_paths(&run, plan);
+    if (rc == IOK_OK)
+        rc = iok_limits_check_memory(&run, plan);
     if ((rc = iok_agree(run.comm, rc)))
         goto out;
     if (plan->original_hints) { /* what plan() found: the same on every rank */
@@ -484,6 +500,8 @@ out:
 int
 main(int argc, char **argv)
 {
+    iok_mpiio_layer_defaults(); /* read by MPI_Init */
+    iok_limits_init();
     MPI_Init(&argc, &argv);
     start_wtime = MPI_Wtime();
     iok_agree_init();
@@ -501,11 +519,13 @@ main(int argc, char **argv)
             usage(stdout);
             list_backends(stdout);
         }
-    } else if (!strcmp(what, "ceiling")) {
-        rc = iok_ceiling_main(argc - 2, argv + 2);
     } else if (!strcmp(what, "--version")) {
         if (rank == 0)
             printf("iokernels %s (%s)\n", IOK_VERSION, iok_commit);
+    } else if ((rc = iok_agree(MPI_COMM_WORLD, iok_env_check()))) {
+        /* a bad IOK_* value: its line is printed, nothing has run */
+    } else if (!strcmp(what, "ceiling")) {
+        rc = iok_ceiling_main(argc - 2, argv + 2);
     } else {
         const struct iok_kernel *k = iok_kernel_find(what);
         if (!k) {

@@ -31,6 +31,15 @@ iok_module_dir(void)
     return dir;
 }
 
+/* The last failure's message, kept whatever iok_error already holds. */
+static char last_error[1024 + 2 * PATH_MAX];
+
+const char *
+iok_module_error(void)
+{
+    return last_error;
+}
+
 void *
 iok_module_symbol(const char *name, const char *symbol)
 {
@@ -47,15 +56,19 @@ iok_module_symbol(const char *name, const char *symbol)
     void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     if (!h) {
         const char *why = dlerror();
-        iok_error(IOK_EUSAGE,
-                  "cannot load the module %s (%s): reinstall iokernels, or set "
-                  "IOKERNELS_MODULES to the directory holding iok-%s.so",
-                  path, why ? why : "unknown reason", name);
+        snprintf(last_error, sizeof last_error,
+                 "cannot load the module %s (%s): reinstall iokernels, or set "
+                 "IOKERNELS_MODULES to the directory holding iok-%s.so",
+                 path, why ? why : "unknown reason", name);
+        iok_error(IOK_EUSAGE, "%s", last_error);
         return NULL;
     }
     void *sym = dlsym(h, symbol);
-    if (!sym)
-        iok_error(IOK_EUSAGE, "the module %s lacks %s: it comes from another version of iokernels",
-                  path, symbol);
+    if (!sym) {
+        snprintf(last_error, sizeof last_error,
+                 "the module %s lacks %s: it comes from another version of iokernels", path,
+                 symbol);
+        iok_error(IOK_EUSAGE, "%s", last_error);
+    }
     return sym;
 }

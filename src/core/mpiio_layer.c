@@ -17,10 +17,12 @@
  * and 3 MiB of peak memory per process, 0.45 MiB of it kept to the end.
  * The io component is one of those the process has loaded (its
  * mca_io_<name>.so mapped), the allowed one of highest priority. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
+#include "iokernels/error.h"
 #include "json_parts.h"
 
 #ifndef IOK_OMPI_SYSCONFDIR
@@ -82,6 +84,32 @@ mca_param(const char *name, char *out, size_t n)
             return;
 }
 
+/* OpenMPI 4.1's OMPIO asks every shared-file-pointer ("sharedfp")
+ * component whether it can serve each file it opens, though the suite never
+ * uses a shared file pointer. The "lockedfile" component answers by writing
+ * "<path>.locktest.<rank>" into a 256-byte array on the stack: a path of
+ * about 245 characters or more aborts the process ("buffer overflow
+ * detected", SIGABRT) inside MPI_File_open, with every library that opens
+ * through MPI-IO. It also creates and locks that file beside the output on
+ * every rank at every open. "individual" creates two more files per rank
+ * beside the output (".data.<rank>", ".metadata.<rank>") when it is chosen.
+ * Both are left out unless the user's own setting (the variable or a
+ * parameter file) says otherwise: "sm" stays, as OMPIO refuses every open
+ * when the framework has no component at all; it serves ranks on one node
+ * and otherwise declines, which OMPIO accepts (no shared file pointer). */
+static const char sharedfp_default[] = "^lockedfile,individual";
+
+void
+iok_mpiio_layer_defaults(void)
+{
+#ifdef OPEN_MPI
+    char v[256];
+    mca_param("sharedfp", v, sizeof v);
+    if (!v[0])
+        setenv("OMPI_MCA_sharedfp", sharedfp_default, 0);
+#endif
+}
+
 /* Whether component `c` is in the selection list `sel` (OpenMPI's syntax:
  * "a,b" allows only those, "^a,b" excludes them, "" allows all). */
 static int
@@ -93,6 +121,32 @@ allowed(const char *sel, const char *c)
         listed |= !strcmp(t, c);
     free(copy);
     return !*sel || (negate ? !listed : listed);
+}
+
+int
+iok_mpiio_path_check(const char *path, int nprocs, const char *what)
+{
+#ifdef OPEN_MPI
+    char io[256], sel[256];
+    mca_param("io", io, sizeof io);
+    mca_param("sharedfp", sel, sizeof sel);
+    if (!allowed(io, "ompio") || !allowed(sel, "lockedfile"))
+        return IOK_OK;
+    /* "<path>.locktest.<rank>" and its '\0' in 256 bytes, for the highest rank */
+    int digits = snprintf(NULL, 0, "%d", nprocs > 1 ? nprocs - 1 : 0);
+    size_t len = strlen(path), most = 256 - sizeof ".locktest." - (size_t)digits;
+    if (len > most)
+        return iok_error(IOK_EUSAGE,
+                         "%s %s is %zu characters: OpenMPI's OMPIO component sharedfp lockedfile, "
+                         "which the sharedfp setting '%s' allows, aborts the job on a path of "
+                         "more than %zu at %d rank%s; shorten the path, or leave OMPI_MCA_sharedfp "
+                         "unset (the suite excludes it: %s)",
+                         what, path, len, iok_quote(sel), most, nprocs, nprocs == 1 ? "" : "s",
+                         sharedfp_default);
+#else
+    (void)path, (void)nprocs, (void)what;
+#endif
+    return IOK_OK;
 }
 
 /* io_<c>_priority as set, else OpenMPI's default (ompio 30, ROMIO 10). */

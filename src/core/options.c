@@ -130,7 +130,10 @@ iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const cha
         /* fall through */
     case IOK_OPT_STRING:
         if (strlen(value) >= IOK_OPT_STRLEN)
-            return iok_error(IOK_EUSAGE, "%s: value of --%s is too long", where, o->name);
+            return iok_error(IOK_EUSAGE,
+                             "%s: value of --%s is %zu characters, more than the %d an option "
+                             "holds: shorten it (a path relative to the working directory)",
+                             where, o->name, strlen(value), IOK_OPT_STRLEN - 1);
         strcpy((char *)f, value);
         return IOK_OK;
     case IOK_OPT_INT3: {

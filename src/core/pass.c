@@ -65,8 +65,8 @@ check_output_path(const char *path, int overwrite, int folder, int *claimed)
 static int
 show_progress(void)
 {
-    const char *e = getenv("IOK_PROGRESS");
-    return e ? strcmp(e, "0") != 0 : isatty(STDERR_FILENO);
+    int e = iok_env_progress(); /* IOK_PROGRESS, checked at start-up */
+    return e >= 0 ? e : isatty(STDERR_FILENO);
 }
 
 static void

@@ -215,9 +215,19 @@ json_escape(char *out, size_t cap, const char *s)
     out[o] = '\0';
 }
 
+/* the file of the write pass under way, for messages outside the handler */
+static char writing[TEXT];
+
+const char *
+iok_signals_writing(void)
+{
+    return writing[0] ? writing : NULL;
+}
+
 void
 iok_signals_doing(const char *what, const char *path)
 {
+    snprintf(writing, sizeof writing, "%s", path && !strcmp(what, "the write") ? path : "");
     int next = !cur;
     snprintf(doing[next], sizeof doing[next], "%s%s%s", what, path ? " of " : "", path ? path : "");
     json_escape(doing_json[next], sizeof doing_json[next], doing[next]);

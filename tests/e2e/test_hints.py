@@ -255,10 +255,13 @@ def test_mpiio_layer_is_named(tmp_path, built_backends, how, io, fcoll):
     assert layer["io_component"] == io
     assert layer["settings"]["fcoll"] == fcoll
     assert layer["settings"]["io"] == ("" if how != "param file" else io)
+    # the suite's default, set before MPI_Init when the user sets none (docs/backends.md)
+    assert layer["settings"]["sharedfp"] == "^lockedfile,individual", layer
     line = next(x for x in r.out.splitlines() if x.startswith("MPI-IO layer"))
     if io == "ompio":
         assert line.startswith("MPI-IO layer             : OpenMPI io ompio"), line
-        assert (f", fcoll {fcoll};" in line) if fcoll else ("; fcoll, fbtl" in line), line
+        assert (f", fcoll {fcoll}," in line) if fcoll else ("; fcoll, fbtl" in line), line
+        assert ", sharedfp ^lockedfile,individual" in line, line
     else:
         assert line == f"MPI-IO layer             : OpenMPI io {io}", line
     assert ratio > 2 if io == "romio321" else ratio < 1.5, (ratio, w["os_bytes"], w["bytes"])

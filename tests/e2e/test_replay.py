@@ -386,3 +386,23 @@ def test_no_read_the_trace_lacks(tmp_path, kernel):
     # the case built to be wrong: --verify reads every written byte back, and strace sees it
     _, reads = calls(["--verify"])
     assert reads, "strace saw no read of the read-back"
+def test_pace_traced_cuts_a_gap_past_max_gap(tmp_path):
+    """A traced gap of 1e7 s (115 days) is cut to --max-gap with one line;
+    the gaps after it are kept; 0 is refused."""
+    f = tmp_path / "gap.replay"
+    f.write_text(
+        "iokernels-replay 1\nranks 1\nfile 0 0 /scratch/out.dat\n"
+        "op 0 0 write indep 0.0 0.1 1 0 4096\n"
+        "op 0 0 write indep 10000000 10000000.1 1 4096 4096\n"
+        "op 0 0 write indep 10000001 10000001.1 1 8192 4096\n"
+    )
+    t0 = time.monotonic()
+    r = run(1, ["replay", str(f), "--pace", "traced", "--max-gap", "1"], tmp_path, timeout=30)
+    took = time.monotonic() - t0
+    assert r.rc == 0, r.err
+    notes = [x for x in r.err.splitlines() if x.startswith("iokernels: note:")]
+    assert len(notes) == 1 and "a traced gap of 1e+07 s" in notes[0], r.err
+    assert "cut to 1 s (--max-gap)" in notes[0], notes
+    assert took < 20  # the cut gap's 1 s and the kept gap's 1 s, not 115 days
+    r = run(1, ["replay", str(f), "--pace", "traced", "--max-gap", "0"], tmp_path)
+    assert r.rc == 2 and "--max-gap must be above 0" in r.err, r.err

@@ -111,6 +111,14 @@ test_malformed(void)
     bad_file("overlap", t,
              "bad.abr line 12: box (4,0,0)(7,7,7) of level 0 overlaps box (0,0,0)(4,7,7) of "
              "line 11");
+    /* level 0 covers x 0-3 only: level 1's box over x 4 does not nest */
+    snprintf(t, sizeof t,
+             "%sNumber of Boxes on Level 0: 1\n(0,0,0)(3,7,7)[0]\n"
+             "Number of Boxes on Level 1: 2\n(0,0,0)(5,3,3)[0]\n(6,0,0)(9,1,1)[0]\n",
+             header);
+    bad_file("not nested", t,
+             "bad.abr line 14: box (6,0,0)(9,1,1) of level 1 does not nest in level 0: "
+             "coarsened by 2 it is (3,0,0)(4,0,0), of whose 2 cells level 0's boxes hold 1");
     snprintf(t, sizeof t, "%s%sNumber of Boxes on Level 1: 1\n(8,8,8)(16,15,15)[0]\n", header, l0);
     bad_file("outside", t, "bad.abr line 13: box (8,8,8)(16,15,15) is empty or outside level 1's");
     snprintf(t, sizeof t, "%sNumber of Boxes on Level 0: 2\n(0,0,0)(3,7)[0] (4,0,0)(7,7,7)[1]\n",

@@ -229,7 +229,23 @@ test_plan(void)
           "mapped '%s'", out);
     CHECK(rp_map_path("d", "/x/out.nc", ".nc", out, sizeof out) == 0 && !strcmp(out, "d/x_out.nc"),
           "mapped '%s'", out);
-    CHECK(rp_map_path("d", "/../..", ".nc", out, sizeof out) == -1, "no name: refused");
+    CHECK(rp_map_path("d", "/../..", ".nc", out, sizeof out) == RP_MAP_NO_NAME, "no name: refused");
+    /* a path that does not fit is refused, never cut to another name */
+    CHECK(rp_map_path("d", "/abcdefgh/abcdefgh/abcdefgh/abcdefgh/abcdefgh/abcdefgh/abcdefgh/x",
+                      ".nc", out, sizeof out) == RP_MAP_TOO_LONG,
+          "a name past the buffer: refused, got '%s'", out);
+    CHECK(rp_map_path("d", "/abcdefgh/abcdefgh/abcdefgh/abcdefgh/abcdefgh/abcdefgh/abcdef", ".nc",
+                      out, sizeof out) == RP_MAP_TOO_LONG,
+          "the extension past the buffer: refused");
+    /* 16 components of 15 characters: 255 with their 15 '_' and ".nc" is 258 */
+    char traced[512] = "", big[1024];
+    for (int i = 0; i < 16; i++)
+        strcat(traced, "/abcdefghijklmno");
+    CHECK(rp_map_path("d", traced, ".nc", big, sizeof big) == RP_MAP_NAME_MAX,
+          "a name of %zu bytes: refused", strlen(big) - 2);
+    traced[strlen(traced) - 3] = '\0'; /* 255 bytes with ".nc": a file system takes it */
+    CHECK(rp_map_path("d", traced, ".nc", big, sizeof big) == 0 && strlen(big) - 2 == 255,
+          "a name of %zu bytes: taken", strlen(big) - 2);
 }
 
 /* The score by sequence: a log built from a trace's ops, then changed in

@@ -269,6 +269,52 @@ check_overlaps(const struct reader *r, const struct amr_boxlist *bl, const int *
     return rc;
 }
 
+/* Cells of a within b. */
+static int64_t
+common_cells(const struct amr_box *a, const struct amr_box *b)
+{
+    int64_t n = 1;
+    for (int k = 0; k < 3; k++) {
+        int lo = a->lo[k] > b->lo[k] ? a->lo[k] : b->lo[k];
+        int hi = a->hi[k] < b->hi[k] ? a->hi[k] : b->hi[k];
+        if (hi < lo)
+            return 0;
+        n *= hi - lo + 1;
+    }
+    return n;
+}
+
+/* Levels nest (Chombo's AMR hierarchy): every box of level l, coarsened by
+ * the ratio below it, lies over boxes of level l - 1 (which do not
+ * overlap, so the cells they hold of it add up to its own). */
+static int
+check_nesting(const struct reader *r, const struct abr_grid *g, const int *lines, int l)
+{
+    const struct amr_boxlist *fine = &g->boxes[l], *coarse = &g->boxes[l - 1];
+    int ratio = g->ratio[l - 1];
+    for (int i = 0; i < fine->n; i++) {
+        const struct amr_box *b = &fine->b[i];
+        struct amr_box c = *b;
+        for (int k = 0; k < 3; k++) { /* boxes lie in the domain: indices are not negative */
+            c.lo[k] = b->lo[k] / ratio;
+            c.hi[k] = b->hi[k] / ratio;
+        }
+        int64_t held = 0, want = amr_box_cells(&c);
+        for (int j = 0; j < coarse->n && held < want; j++)
+            held += common_cells(&c, &coarse->b[j]);
+        if (held < want)
+            return iok_error(IOK_EUSAGE,
+                             "%s line %d: box (%d,%d,%d)(%d,%d,%d) of level %d does not nest in "
+                             "level %d: coarsened by %d it is (%d,%d,%d)(%d,%d,%d), of whose %lld "
+                             "cells level %d's boxes hold %lld (a finer level lies over the "
+                             "coarser one's boxes)",
+                             r->path, lines[i], b->lo[0], b->lo[1], b->lo[2], b->hi[0], b->hi[1],
+                             b->hi[2], l, l - 1, ratio, c.lo[0], c.lo[1], c.lo[2], c.hi[0], c.hi[1],
+                             c.hi[2], (long long)want, l - 1, (long long)held);
+    }
+    return IOK_OK;
+}
+
 static int
 parse_level(struct reader *r, struct abr_grid *g, int l)
 {
@@ -321,6 +367,8 @@ parse_level(struct reader *r, struct abr_grid *g, int l)
     }
     if (rc == IOK_OK)
         rc = check_overlaps(r, bl, lines, l);
+    if (rc == IOK_OK && l > 0)
+        rc = check_nesting(r, g, lines, l);
     free(lines);
     return rc;
 }

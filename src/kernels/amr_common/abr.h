@@ -16,7 +16,9 @@
  *   Number of Boxes on Level 1: ...
  *
  * Each header key appears once, before TimeStep. Boxes must lie inside their
- * level's domain (level 0's refined by the ratios) and must not overlap. */
+ * level's domain (level 0's refined by the ratios), must not overlap, and
+ * each level nests in the one below it (a box coarsened by the ratio lies
+ * over that level's boxes). */
 #ifndef IOK_ABR_H
 #define IOK_ABR_H
 

@@ -177,7 +177,10 @@ btio_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
                          o->grid[0], o->grid[1], o->grid[2], run->nprocs, (long long)smallest);
     struct iok_file_plan *fp = &plan->files[0];
     plan->nfiles = 1;
-    snprintf(fp->path, sizeof fp->path, "%s/btio%s", o->dir, run->backend->ext);
+    if (snprintf(fp->path, sizeof fp->path, "%s/btio%s", o->dir, run->backend->ext) >=
+        (int)sizeof fp->path)
+        return iok_error(IOK_EUSAGE, "--dir %s is too long for its file btio%s (%d characters)",
+                         o->dir, run->backend->ext, (int)sizeof fp->path - 1);
     fp->nsteps = o->dumps;
     struct iok_schema *s = &fp->schema;
     iok_schema_init(s);

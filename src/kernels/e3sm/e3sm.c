@@ -468,6 +468,17 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
         if (rc == IOK_OK && st->blob && !(run->backend->caps & IOK_CAP_EMPTY_DIMS))
             rc = e3sm_blob_refuse_empty(&st->dec, &st->bl, run->nprocs, run->backend->name);
     }
+    for (int h = 0; h < nhist && rc == IOK_OK; h++) { /* a name cut short would be another file */
+        char name[IOK_OPT_STRLEN + 64];
+        history_path(base, hist[h].tag, name, sizeof name);
+        size_t len = strlen(name) + (st->blob ? 5 : 0); /* ".NNNN" */
+        if (len >= IOK_OPT_STRLEN)
+            rc = iok_error(IOK_EUSAGE,
+                           "%s: its history file %s%s is %zu characters, more than the %d a "
+                           "path holds: shorten it",
+                           o->out[0] ? "-o" : "-i", name, st->blob ? ".NNNN" : "", len,
+                           IOK_OPT_STRLEN - 1);
+    }
     for (int h = 0; h < nhist && rc == IOK_OK; h++) {
         if (nhist == 2 && o->hx != -1 && o->hx != h)
             continue;

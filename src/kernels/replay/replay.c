@@ -7,6 +7,7 @@
  * run in its order, one step each, collective or independent as traced
  * where the backend can switch per call. The fidelity score compares what
  * the core handed the backend (its request log) with the trace. */
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 struct replay_opts {
     char dir[IOK_OPT_STRLEN];
     char pace[IOK_OPT_STRLEN];
+    double max_gap;
     char fold[IOK_OPT_STRLEN];
     struct rp_trace *trace; /* not an option: what read_input parsed */
     char input[IOK_OPT_STRLEN];
@@ -35,6 +37,9 @@ static const struct iok_option replay_options[] = {
      "fast: each rank's operations back to back; traced: keep the traced gaps (a rank sleeps "
      "before an operation until its traced start, outside the timed I/O calls)",
      "fast|traced"},
+    {"max-gap", 0, IOK_OPT_DOUBLE, offsetof(struct replay_opts, max_gap), "60",
+     "--pace traced: the longest sleep before an operation, in seconds; a longer traced gap is "
+     "cut to it (one line says so) and the later operations keep their gaps after it"},
     {"ranks-from-trace", 0, IOK_OPT_CHOICE, offsetof(struct replay_opts, fold), "exact",
      "exact: the job's rank count must be the trace's; fold: trace rank r runs on job rank "
      "r % P, the trace ranks of one job rank one after the other",
@@ -45,6 +50,9 @@ struct replay_state {
     struct rp_trace trace;
     struct rp_plan rp;
     int verify, pace;
+    double max_gap; /* --max-gap */
+    int cuts;       /* traced gaps this rank cut to it */
+    int rank;
     int clock_set;
     double t0; /* --pace traced: the job's time of the trace's start, per rank */
     int file_traced[IOK_MAX_FILES];
@@ -99,10 +107,37 @@ replay_configure(void *kopts, struct iok_core_opts *core, int (*given)(const cha
     if (!o->trace)
         return iok_error(IOK_EUSAGE, "replay needs a replay file: iokernels replay FILE "
                                      "(docs/kernels/replay.md says how to make one)");
+    if (!(o->max_gap > 0) || o->max_gap > 86400)
+        return iok_error(IOK_EUSAGE, "--max-gap must be above 0 and at most 86400 seconds, not %g",
+                         o->max_gap);
     if (!given("backend"))
         strcpy(core->backend, "mpiio");
     if (!given("mode"))
         strcpy(core->mode, has_reads(o->trace) ? "both" : "write");
+    return IOK_OK;
+}
+
+/* The traced path's flat name under --dir (rp_map_path), at parse time:
+ * a name no file system takes fails here, not at a library's create. */
+static int
+map_path(const struct replay_opts *o, const char *traced, const char *ext, char *out, size_t len)
+{
+    int why = rp_map_path(o->dir, traced, ext, out, len);
+    if (why == RP_MAP_NO_NAME)
+        return iok_error(IOK_EUSAGE, "%s: the traced path '%s' has no name to map under %s",
+                         o->input, iok_quote(traced), o->dir);
+    if (why == RP_MAP_TOO_LONG)
+        return iok_error(IOK_EUSAGE,
+                         "%s: the traced path '%s' under --dir %s makes a path longer than the "
+                         "%zu characters a path holds here: a shorter --dir",
+                         o->input, iok_quote(traced), o->dir, len - 1);
+    if (why == RP_MAP_NAME_MAX)
+        return iok_error(IOK_EUSAGE,
+                         "%s: the traced path '%s' flattens to the name %s of %zu bytes, more "
+                         "than NAME_MAX (%d) a file name may have: shorten the path in the "
+                         "replay file",
+                         o->input, iok_quote(traced), out + strlen(o->dir) + 1,
+                         strlen(out) - strlen(o->dir) - 1, NAME_MAX);
     return IOK_OK;
 }
 
@@ -131,6 +166,8 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     plan->free_priv = free_state;
     st->verify = run->core.verify;
     st->pace = !strcmp(o->pace, "traced");
+    st->max_gap = o->max_gap;
+    st->rank = run->rank;
     int rc =
         rp_plan_build(&st->trace, run->nprocs, fold, o->input, &st->rp, schemas, IOK_MAX_FILES);
     plan->nfiles = rc == IOK_OK ? st->rp.nfiles : 0;
@@ -145,10 +182,9 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
         fp->nsteps_write = (rf->nfill > 0) + rf->w.nsteps;
         fp->nsteps_read = (run->do_read ? rf->r.nsteps : 0) + st->verify;
         fp->nsteps = fp->nsteps_write > fp->nsteps_read ? fp->nsteps_write : fp->nsteps_read;
-        if (rc == IOK_OK && rp_map_path(o->dir, st->trace.files[rf->traced].path, run->backend->ext,
-                                        fp->path, sizeof fp->path))
-            rc = iok_error(IOK_EUSAGE, "%s: the traced path '%s' has no name to map under %s",
-                           o->input, iok_quote(st->trace.files[rf->traced].path), o->dir);
+        if (rc == IOK_OK)
+            rc = map_path(o, st->trace.files[rf->traced].path, run->backend->ext, fp->path,
+                          sizeof fp->path);
         for (int g = 0; rc == IOK_OK && g < f; g++)
             if (!strcmp(plan->files[g].path, fp->path))
                 rc = iok_error(IOK_EUSAGE,
@@ -174,6 +210,15 @@ pace(struct replay_state *st, const struct rp_op *op)
         st->clock_set = 1;
     }
     double wait = st->t0 + op->start - now;
+    if (wait > st->max_gap) { /* a trace's idle hour (or a bad start) is no I/O pattern */
+        if (st->cuts++ == 0)
+            fprintf(stderr,
+                    "iokernels: note: replay: rank %d: a traced gap of %.6g s before an operation "
+                    "is cut to %g s (--max-gap); later cuts on this rank are not told\n",
+                    st->rank, wait, st->max_gap);
+        st->t0 -= wait - st->max_gap; /* the later operations keep their gaps after it */
+        wait = st->max_gap;
+    }
     if (wait > 0) {
         struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
         nanosleep(&ts, NULL);

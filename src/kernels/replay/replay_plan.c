@@ -8,6 +8,7 @@
  * collective call of each rank on a file meets the k-th of the others. */
 #include "replay_plan.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,30 +323,35 @@ rp_plan_free(struct rp_plan *p)
 int
 rp_map_path(const char *dir, const char *traced, const char *ext, char *out, size_t len)
 {
-    size_t n = (size_t)snprintf(out, len, "%s/", dir);
+    size_t n = (size_t)snprintf(out, len, "%s/", dir), name = n;
+    if (n >= len)
+        return RP_MAP_TOO_LONG;
     int first = 1;
-    for (const char *c = traced; *c && n < len;) {
+    for (const char *c = traced; *c;) {
         size_t k = strcspn(c, "/");
         int skip = k == 0 || (k == 1 && c[0] == '.') || (k == 2 && c[0] == '.' && c[1] == '.');
-        for (size_t i = 0; !skip && i <= k && n + 1 < len; i++) {
-            if (i == 0 && !first)
+        if (!skip) {
+            if (n + !first + k >= len)
+                return RP_MAP_TOO_LONG;
+            if (!first)
                 out[n++] = '_';
-            if (i < k)
+            for (size_t i = 0; i < k; i++)
                 out[n++] = (unsigned char)c[i] < 0x20 || c[i] == 0x7f ? '_' : c[i];
             first = 0;
         }
         c += k + (c[k] == '/');
     }
-    if (first || n >= len)
-        return -1;
+    if (first)
+        return RP_MAP_NO_NAME;
     out[n] = '\0';
     size_t el = strlen(ext);
     if (n < el || strcmp(out + n - el, ext)) {
         if (n + el >= len)
-            return -1;
+            return RP_MAP_TOO_LONG;
         memcpy(out + n, ext, el + 1);
+        n += el;
     }
-    return 0;
+    return n - name > NAME_MAX ? RP_MAP_NAME_MAX : 0;
 }
 
 /* Calls fn for each subarray of segment [off, off + len) in the regions:

@@ -56,7 +56,10 @@ void rp_plan_free(struct rp_plan *p);
 
 /* The flat name of a traced path under dir: its components other than
  * "", "." and ".." joined by '_', control characters as '_', ext appended
- * unless it ends the name already. Returns 0, or -1 when it does not fit. */
+ * unless it ends the name already. Returns 0, or why it cannot be made:
+ * no component names anything, the path does not fit in len, or the name
+ * is longer than NAME_MAX (no file system creates it). */
+enum { RP_MAP_NO_NAME = -1, RP_MAP_TOO_LONG = -2, RP_MAP_NAME_MAX = -3 };
 int rp_map_path(const char *dir, const char *traced, const char *ext, char *out, size_t len);
 
 /* Adds to `out` one access per variable of file fp (the collective
