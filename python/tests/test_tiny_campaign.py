@@ -142,6 +142,8 @@ def test_report_is_one_self_contained_page(tiny, tmp_path):
     layer = rec["environment"]["mpiio_layer"]
     want = "ROMIO" if layer is None else layer["io_component"]
     assert "<th>MPI-IO</th>" in page and f"<td>{want}" in page, want
+    # the sharedfp components the binary leaves out by default are no choice of the run
+    assert "sharedfp=" not in page
     assert "<td>0/1</td>" in page  # the failed cases, no figure
     # a report next to a file it did not write is refused
     mine = tmp_path / "mine.html"
