@@ -163,9 +163,9 @@ MARKS = {"higher": "better", "lower": "worse", "tied": "same", "untested": "unte
 
 def compare(runs_a, runs_b):
     """Cases present in both lists (frame.case_key): medians, ratio b/a and
-    a mark called by verdict.py: better or worse only where the bootstrap
-    interval of the ratio of medians excludes 1 (3 or more runs on each
-    side), same where it does not, untested with fewer runs. Bandwidth:
+    a mark called by verdict.py: better or worse only where the exact
+    Mann-Whitney test gives p <= 0.05 (4 or more runs on each side), same
+    where it does not, untested with fewer runs. Bandwidth:
     higher is better. Returns (frame, cases only in a, only in b)."""
 
     def groups(runs):
