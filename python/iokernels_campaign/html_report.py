@@ -371,7 +371,7 @@ def _tune_sections(answers):
             return ", ".join(f"{x:.3f}" for x in xs) or "-"
 
         compare = _table(
-            ["", "settings", "search s", "ABAB runs s"],
+            ["", "settings", "search s", "ABBA runs s"],
             [
                 ["defaults", "-", f"{d['seconds']:.3f}", runs(c["defaults"])],
                 [f"best (trial {b['number']})", settings, f"{b['seconds']:.3f}", runs(c["best"])],
@@ -396,12 +396,14 @@ def _tune_sections(answers):
             row_class=classes,
         )
         what = f"{a['label']} on {a['ranks']} ranks, {len(a['trials'])} trials ({a['sampler']})"
+        timed = a.get("objective_text") or "I/O time (write + read)"
         out.append(
             {
                 "name": a["name"],
                 "what": what,
                 "call": c["call"],
                 "answer": c["text"],
+                "objective": timed,
                 "compare": compare,
                 "ready": a["ready"],
                 "method": a["importance"]["method"],
