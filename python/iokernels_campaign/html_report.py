@@ -238,6 +238,27 @@ def _cell(st, key, best, what):
     return {"text": text, "range": rng, "cls": " ".join(cls), "title": title}
 
 
+def _fraction_cell(st, label, ranks):
+    """The fraction of the case's one ceiling, with the two figures it is
+    the ratio of in the tooltip (and data-* attributes a test reads)."""
+    if st is None or st["fraction"] is None or st["fraction"] != st["fraction"]:
+        return {"text": "-", "range": "", "cls": "", "title": "no ceiling measured"}
+    above = st["above"] if isinstance(st["above"], str) else None
+    probe = "contiguous MPI-IO write" if st["op"] == "write" else f"MPI-IO read ({st['kind']})"
+    title = (
+        f"{st['op']} {_mib(st['median'])} MiB/s / ceiling {st['ceiling']:.1f} MiB/s: the best "
+        f"{probe} probe sample of {st['ceiling_runs']} runs of {label} on {ranks} ranks "
+        f"({st['kind']}), every backend's"
+    )
+    return {
+        "text": fraction_text(st["fraction"], above),
+        "range": "",
+        "cls": "",
+        "title": (above + "; " if above else "") + title,
+        "data": {"median": _mib(st["median"]), "ceiling": f"{st['ceiling']:.1f}"},
+    }
+
+
 def _answer(op, top, win, st):
     """The answer line of one operation at the largest rank count: the
     fastest series only where the runs' spread tells it apart."""
@@ -284,19 +305,9 @@ def _kernel_sections(stats, pdir, bw=None):
             for nr in ranks:
                 w, r = idx.get((series, nr, "write")), idx.get((series, nr, "read"))
                 cells.append(_cell(w, (label, nr, "write"), best, "write"))
-                frac = w["fraction"] if w else None
-                above = w["above"] if w and isinstance(w["above"], str) else None
-                cells.append(
-                    {"text": fraction_text(frac, above), "range": "", "cls": ""}
-                    | {"title": above or "write bandwidth / ceiling (best of the probe's samples)"}
-                )
+                cells.append(_fraction_cell(w, label, nr))
                 cells.append(_cell(r, (label, nr, "read"), best, "read"))
-                frac = r["fraction"] if r else None
-                above = r["above"] if r and isinstance(r["above"], str) else None
-                cells.append(
-                    {"text": fraction_text(frac, above), "range": "", "cls": ""}
-                    | {"title": above or "read bandwidth / ceiling (best read of its kind)"}
-                )
+                cells.append(_fraction_cell(r, label, nr))
             rows.append({"series": series, "cells": cells})
         top = ranks[-1]
         answers = []
