@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import frame, palette, plots, rules
+from . import frame, palette, plots, rules, verdict
 from .aggregate import fraction_text, mislabelled_phases, summarize
 from .tables import MIB, fmt, source
 
@@ -227,7 +227,7 @@ def _cell(st, key, best, what):
         title += "; served from the page cache, not storage"
     win = best.get(key)
     if win and win.ratio is not None and not win.ratio.tested:
-        pass  # fewer than 3 runs: no verdict, no colour
+        pass  # too few runs for the exact test: no verdict, no colour
     elif win and win.series == st["series"] and win.clear:
         cls.append("best")
         title += "; fastest at this rank count, beyond the runs' spread"
@@ -269,8 +269,8 @@ def _answer(op, top, win, st):
         n = win.ratio.n_a if win.ratio else 0
         text = (
             f"{op.capitalize()} at {ranks}: highest median <b>{html.escape(win.series)}</b>, "
-            f"{_mib(st['median'])} MiB/s; no winner called: {n} run(s) per case, and a "
-            f"difference is called only beyond the spread of 3 or more"
+            f"{_mib(st['median'])} MiB/s; no winner called: {n} run(s) per case, and the "
+            f"exact test ({verdict.RULE_SHORT}) needs at least {verdict.MIN_RUNS} runs a side"
         )
     elif win.against and win.clear:
         text += f", {html.escape(win.series)} / {html.escape(win.against)} = {win.ratio.text()}"
@@ -476,7 +476,7 @@ def write_compare(runs_a, runs_b, html_path, name_a, name_b):
         "better": "\u25b2 better",
         "worse": "\u25bc worse",
         "same": "= same",
-        "untested": "? fewer than 3 runs",
+        "untested": "? fewer than 4 runs a side",
         "na": "-",
     }
     rows = [
