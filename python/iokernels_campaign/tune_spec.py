@@ -117,11 +117,11 @@ def load(path, inventory):
         chk.fail("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}", "tune")
     case = cases[0]
     if objective == "durable":  # the time to storage, not to the page cache
-        args = dict(case.args)
+        args = dict(case.args)  # the objective wins over an option's false
         if "write" in case.modes:
-            args.setdefault("fsync", True)
+            args["fsync"] = True
         if "read" in case.modes:
-            args.setdefault("drop-caches", True)
+            args["drop-caches"] = True
         case = dataclasses.replace(case, args=tuple(args.items()))
     if len(backends) > 1:
         space = {"backend": backends, **space}
