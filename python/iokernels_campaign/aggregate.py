@@ -24,8 +24,10 @@ class CaseSummary:
     ok: int = 0
     write_bw: float | None = None  # bytes/s, medians over the successful runs
     read_bw: float | None = None
-    ceiling_bw: float | None = None
-    ceiling_fraction: float | None = None
+    ceiling_bw: float | None = None  # the case's one ceiling (pool_ceilings), of its mode
+    ceiling_fraction: float | None = None  # the shown median over the shown ceiling
+    ceiling_samples: int = 0  # runs whose probe samples the ceiling pools
+    ceilings: list = field(default_factory=list)  # this series' runs' own ceilings
     ceiling_above: str | None = None  # why a run ran above its ceiling (the first such run)
     rss_min: float | None = None
     rss_avg: float | None = None
@@ -88,8 +90,8 @@ def summarize(runs, phases_by_run=None):
             s.io, s.api = good[-1]["io"], good[-1]["api"]
             s.write_bw = _median([r["write_bandwidth"] for r in good if r["write_bytes"]])
             s.read_bw = _median([r["read_bandwidth"] for r in good if r["read_bytes"]])
-            s.ceiling_bw = _median([r["ceiling_bandwidth"] for r in good])
-            s.ceiling_fraction = _median([r["ceiling_fraction"] for r in good])
+            key = "ceiling_read_bandwidth" if s.mode == "read" else "ceiling_bandwidth"
+            s.ceilings = [r.get(key) for r in good if r.get(key)]
             s.ceiling_above = next(
                 (r["ceiling_above"] for r in good if r.get("ceiling_above")), None
             )
@@ -111,6 +113,7 @@ def summarize(runs, phases_by_run=None):
                 for n, io in s.phase_io.items()
             }
         out.append(s)
+    pool_ceilings(out)
     # one order everywhere: kernels as they first appear, then ranks, then
     # the series in the palette's order (backend, variant), then the mode
     first = {k: i for i, k in enumerate(dict.fromkeys(s.label for s in out))}
@@ -119,6 +122,40 @@ def summarize(runs, phases_by_run=None):
         key=lambda s: (first[s.label], s.ranks, order_key(s.series), modes.get(s.mode, 3), s.mode)
     )
     return out
+
+
+def ceiling_case(s):
+    """The case a ceiling belongs to: kernel, ranks, operation and its
+    durability (writes: --fsync or not) or read kind (from storage or the
+    page cache): every backend and variant of it shares one ceiling."""
+    if s.mode == "read":
+        return (s.label, s.ranks, "read", "cache" if s.from_storage is False else "storage")
+    return (s.label, s.ranks, "write", "fsync" if s.fsync else "no fsync")
+
+
+def pool_ceilings(summaries):
+    """One ceiling per ceiling_case: the best of every probe sample its runs
+    took (each run's record keeps the best of its own samples), whichever
+    backend's run took it; each case's fraction is then its shown median
+    over that shown ceiling (shown_fraction)."""
+    pools = {}
+    for s in summaries:
+        pools.setdefault(ceiling_case(s), []).extend(s.ceilings)
+    for s in summaries:
+        pool = pools[ceiling_case(s)]
+        s.ceiling_bw = max(pool) if pool else None
+        s.ceiling_samples = len(pool)
+        s.ceiling_fraction = shown_fraction(s.bandwidth, s.ceiling_bw)
+
+
+def shown_fraction(bandwidth, ceiling, scale=1048576.0):
+    """The fraction as printed: the median and the ceiling rounded as the
+    tables show them (MiB/s, 1 decimal), then divided, so that the printed
+    fraction is exactly the shown median over the shown ceiling."""
+    if not bandwidth or not ceiling or bandwidth != bandwidth or ceiling != ceiling:
+        return None
+    c = round(ceiling / scale, 1)
+    return round(bandwidth / scale, 1) / c if c > 0 else None
 
 
 # a fraction of the ceiling above this is flagged (the C side's margin)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import rules, verdict
+from .aggregate import shown_fraction
 from .palette import WORDS, series_name  # noqa: F401 (series_name: the one naming)
 
 MIB = 1048576.0
@@ -45,6 +46,7 @@ def bandwidths(runs):
                 base
                 | {
                     "op": "write",
+                    "kind": "fsync" if r.get("fsync") else "no fsync",
                     "mib_s": (r["write_bandwidth"] or 0.0) / MIB,
                     "seconds": r["write_time"],
                     "ceiling_mib_s": (r["ceiling_bandwidth"] or 0.0) / MIB or None,
@@ -58,6 +60,7 @@ def bandwidths(runs):
                 base
                 | {
                     "op": "read",
+                    "kind": "cache" if r.get("read_from_storage") == 0 else "storage",
                     "mib_s": (r["read_bandwidth"] or 0.0) / MIB,
                     "seconds": r["read_time"],
                     "ceiling_mib_s": (r.get("ceiling_read_bandwidth") or 0.0) / MIB or None,
@@ -71,15 +74,19 @@ def bandwidths(runs):
                 }
             )
     cols = (
-        "label backend series ranks null op mib_s seconds ceiling_mib_s fraction above cached ran"
+        "label backend series ranks null op kind mib_s seconds ceiling_mib_s fraction above "
+        "cached ran"
     )
     return pd.DataFrame(rows, columns=cols.split())
 
 
 def case_stats(bw):
     """Per (label, series, ranks, op): median, min, max over the iterations,
-    the median ceiling and fraction, and whether any read came from the page
-    cache. The order of first appearance is kept."""
+    the case's one ceiling (the best probe sample of every run of that
+    label, ranks, op and kind, every backend's: aggregate.pool_ceilings) and
+    the fraction as shown (the shown median over the shown ceiling), and
+    whether any read came from the page cache. The order of first
+    appearance is kept."""
     if bw.empty:
         return bw
     g = bw.groupby(["label", "series", "ranks", "op"], sort=False)
@@ -91,12 +98,21 @@ def case_stats(bw):
         high=("mib_s", "max"),
         n=("mib_s", "size"),
         seconds=("seconds", "median"),
-        ceiling=("ceiling_mib_s", "median"),
-        fraction=("fraction", "median"),
+        kind=("kind", "first"),
         above=("above", lambda v: next((x for x in v if isinstance(x, str) and x), None)),
         cached=("cached", "any"),
     )
-    return out.reset_index()
+    out = out.reset_index()
+    pooled = bw.groupby(["label", "ranks", "op", "kind"], sort=False)["ceiling_mib_s"]
+    best = pooled.max().rename("ceiling")
+    samples = pooled.count().rename("ceiling_runs")
+    out = out.join(best, on=["label", "ranks", "op", "kind"])
+    out = out.join(samples, on=["label", "ranks", "op", "kind"])
+    out["fraction"] = [
+        shown_fraction(m, c, scale=1.0) if c == c else None
+        for m, c in zip(out["median"], out["ceiling"], strict=True)
+    ]
+    return out
 
 
 def _runs_of(bw, key, series):
@@ -163,9 +179,9 @@ MARKS = {"higher": "better", "lower": "worse", "tied": "same", "untested": "unte
 
 def compare(runs_a, runs_b):
     """Cases present in both lists (frame.case_key): medians, ratio b/a and
-    a mark called by verdict.py: better or worse only where the bootstrap
-    interval of the ratio of medians excludes 1 (3 or more runs on each
-    side), same where it does not, untested with fewer runs. Bandwidth:
+    a mark called by verdict.py: better or worse only where the exact
+    Mann-Whitney test gives p <= 0.05 (4 or more runs on each side), same
+    where it does not, untested with fewer runs. Bandwidth:
     higher is better. Returns (frame, cases only in a, only in b)."""
 
     def groups(runs):

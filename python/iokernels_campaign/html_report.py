@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import frame, palette, plots, rules, staged
+from . import frame, palette, plots, rules, staged, verdict
 from .aggregate import fraction_text, mislabelled_phases, summarize
 from .tables import MIB, fmt, source
 
@@ -225,7 +225,7 @@ def _cell(st, key, best, what):
         title += "; served from the page cache, not storage"
     win = best.get(key)
     if win and win.ratio is not None and not win.ratio.tested:
-        pass  # fewer than 3 runs: no verdict, no colour
+        pass  # too few runs for the exact test: no verdict, no colour
     elif win and win.series == st["series"] and win.clear:
         cls.append("best")
         title += "; fastest at this rank count, beyond the runs' spread"
@@ -234,6 +234,27 @@ def _cell(st, key, best, what):
         title += "; tied for fastest: the runs' spread does not tell these apart"
     rng = f"({_mib(st['low'])}\u2013{_mib(st['high'])})" if st["n"] > 1 else ""
     return {"text": text, "range": rng, "cls": " ".join(cls), "title": title}
+
+
+def _fraction_cell(st, label, ranks):
+    """The fraction of the case's one ceiling, with the two figures it is
+    the ratio of in the tooltip (and data-* attributes a test reads)."""
+    if st is None or st["fraction"] is None or st["fraction"] != st["fraction"]:
+        return {"text": "-", "range": "", "cls": "", "title": "no ceiling measured"}
+    above = st["above"] if isinstance(st["above"], str) else None
+    probe = "contiguous MPI-IO write" if st["op"] == "write" else f"MPI-IO read ({st['kind']})"
+    title = (
+        f"{st['op']} {_mib(st['median'])} MiB/s / ceiling {st['ceiling']:.1f} MiB/s: the best "
+        f"{probe} probe sample of {st['ceiling_runs']} runs of {label} on {ranks} ranks "
+        f"({st['kind']}), every backend's"
+    )
+    return {
+        "text": fraction_text(st["fraction"], above),
+        "range": "",
+        "cls": "",
+        "title": (above + "; " if above else "") + title,
+        "data": {"median": _mib(st["median"]), "ceiling": f"{st['ceiling']:.1f}"},
+    }
 
 
 def _answer(op, top, win, st):
@@ -246,8 +267,8 @@ def _answer(op, top, win, st):
         n = win.ratio.n_a if win.ratio else 0
         text = (
             f"{op.capitalize()} at {ranks}: highest median <b>{html.escape(win.series)}</b>, "
-            f"{_mib(st['median'])} MiB/s; no winner called: {n} run(s) per case, and a "
-            f"difference is called only beyond the spread of 3 or more"
+            f"{_mib(st['median'])} MiB/s; no winner called: {n} run(s) per case, and the "
+            f"exact test ({verdict.RULE_SHORT}) needs at least {verdict.MIN_RUNS} runs a side"
         )
     elif win.against and win.clear:
         text += f", {html.escape(win.series)} / {html.escape(win.against)} = {win.ratio.text()}"
@@ -282,19 +303,9 @@ def _kernel_sections(stats, pdir, bw=None):
             for nr in ranks:
                 w, r = idx.get((series, nr, "write")), idx.get((series, nr, "read"))
                 cells.append(_cell(w, (label, nr, "write"), best, "write"))
-                frac = w["fraction"] if w else None
-                above = w["above"] if w and isinstance(w["above"], str) else None
-                cells.append(
-                    {"text": fraction_text(frac, above), "range": "", "cls": ""}
-                    | {"title": above or "write bandwidth / ceiling (best of the probe's samples)"}
-                )
+                cells.append(_fraction_cell(w, label, nr))
                 cells.append(_cell(r, (label, nr, "read"), best, "read"))
-                frac = r["fraction"] if r else None
-                above = r["above"] if r and isinstance(r["above"], str) else None
-                cells.append(
-                    {"text": fraction_text(frac, above), "range": "", "cls": ""}
-                    | {"title": above or "read bandwidth / ceiling (best read of its kind)"}
-                )
+                cells.append(_fraction_cell(r, label, nr))
             rows.append({"series": series, "cells": cells})
         top = ranks[-1]
         answers = []
@@ -369,7 +380,7 @@ def _tune_sections(answers):
             return ", ".join(f"{x:.3f}" for x in xs) or "-"
 
         compare = _table(
-            ["", "settings", "search s", "ABAB runs s"],
+            ["", "settings", "search s", "ABBA runs s"],
             [
                 ["defaults", "-", f"{d['seconds']:.3f}", runs(c["defaults"])],
                 [f"best (trial {b['number']})", settings, f"{b['seconds']:.3f}", runs(c["best"])],
@@ -394,12 +405,14 @@ def _tune_sections(answers):
             row_class=classes,
         )
         what = f"{a['label']} on {a['ranks']} ranks, {len(a['trials'])} trials ({a['sampler']})"
+        timed = a.get("objective_text") or "I/O time (write + read)"
         out.append(
             {
                 "name": a["name"],
                 "what": what,
                 "call": c["call"],
                 "answer": c["text"],
+                "objective": timed,
                 "compare": compare,
                 "ready": a["ready"],
                 "method": a["importance"]["method"],
@@ -465,7 +478,7 @@ def write_compare(runs_a, runs_b, html_path, name_a, name_b):
         "better": "\u25b2 better",
         "worse": "\u25bc worse",
         "same": "= same",
-        "untested": "? fewer than 3 runs",
+        "untested": "? fewer than 4 runs a side",
         "na": "-",
     }
     rows = [

@@ -211,7 +211,17 @@ _ROWS = (
         "confirm",
         "integer",
         "`5`",
-        "re-runs of the defaults and of the best, alternating (at least 5)",
+        "re-runs of the defaults and of the best, in ABBA order, each after an untimed "
+        "sync (and cache drop for reads) (at least 5)",
+    ),
+    (
+        "[tune]",
+        "objective",
+        "string",
+        '`"durable"`',
+        'what a trial\'s time is: `"durable"`, writes with `--fsync` (the data reached '
+        'storage) and reads with `--drop-caches`; `"io"`, the I/O time as the case runs '
+        "it (the page cache may serve it)",
     ),
     (
         "[tune]",

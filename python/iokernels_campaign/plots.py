@@ -103,7 +103,7 @@ def bandwidth_by_backend(summaries, path):
 def bandwidth_vs_ranks(summaries, path):
     """Scaling: per kernel and operation, bandwidth against ranks (log-2
     axis), one line per backend (and variant) in its palette colour and
-    style; the write ceiling as a grey band from the lowest to the highest
+    style; the ceiling (write and read) as a grey band from the lowest to the highest
     ceiling measured at each rank count. Backends that move no data (null)
     are left out: their figures, orders of magnitude above, measure the
     suite and would flatten every other line."""
@@ -119,7 +119,8 @@ def bandwidth_vs_ranks(summaries, path):
         for ax, (op, attr, _) in zip(row, OPS, strict=True):
             band = {}
             for s in mine:
-                if op == "write" and s.ceiling_bw and s.mode in (op, "both"):
+                mine_op = s.mode == op or (op == "write" and s.mode == "both")
+                if s.ceiling_bw and mine_op:  # the case's one ceiling of this op
                     band.setdefault(s.ranks, []).append(s.ceiling_bw / MIB)
             if band:
                 xs = sorted(band)
@@ -130,7 +131,9 @@ def bandwidth_vs_ranks(summaries, path):
                     color="#999999",
                     alpha=0.25,
                     linewidth=0,
-                    label="ceiling (lowest-highest)",
+                    label="ceiling ("
+                    + ("contiguous MPI-IO write" if op == "write" else "MPI-IO read of its kind")
+                    + ")",
                 )
             for name in series:
                 pts = sorted(
@@ -169,7 +172,7 @@ def bandwidth_vs_ranks(summaries, path):
             ax.set_yscale("log")
             ax.set_xlabel("ranks")
             ax.set_ylabel("MiB/s (median)")
-            title = f"{k}: {op}" + (" (grey band: ceiling)" if op == "write" and band else "")
+            title = f"{k}: {op}" + (" (grey: ceiling)" if band else "")
             ax.set_title(title)
             ax.grid(which="both", alpha=0.3)
             if ax.lines:
@@ -250,7 +253,8 @@ def kernel_figure(stats, label, path):
     """One kernel's small multiples: write and read side by side, bars per
     rank count and backend (null left out: it moves no data), the median
     with error bars from the iterations' min to max; the ceiling as a black
-    tick over each write bar where measured; page-cache reads hatched.
+    tick over each bar where measured (writes: the write probe; reads: the
+    read probe of their kind); page-cache reads hatched.
     `stats`: frame.case_stats rows. Returns path, or None."""
     mine = stats[(stats["label"] == label) & ~stats["null"]]
     if mine.empty:
@@ -288,11 +292,10 @@ def kernel_figure(stats, label, path):
                     b.set_hatch("xx")
                     b.set_edgecolor("black")
                     cached_any = True
-            if op == "write":
-                for x, c in zip(xs, got["ceiling"], strict=True):
-                    if c == c and c:  # not NaN
-                        ax.hlines(c, x - step / 2, x + step / 2, colors="black", linewidth=2)
-                        ceiling_any = True
+            for x, c in zip(xs, got["ceiling"], strict=True):
+                if c == c and c:  # not NaN: the case's one ceiling (frame.case_stats)
+                    ax.hlines(c, x - step / 2, x + step / 2, colors="black", linewidth=2)
+                    ceiling_any = True
         ax.set_xticks(range(len(ranks)), [f"{n} rank{'s' if n > 1 else ''}" for n in ranks])
         ax.set_ylabel(f"{op} MiB/s (median)")
         ax.set_title(f"{label}: {op}")
@@ -302,7 +305,10 @@ def kernel_figure(stats, label, path):
         handles, names = axes[0][1].get_legend_handles_labels()
     notes = ["error bars: min..max over iterations"]
     if ceiling_any:
-        notes.append("black tick: ceiling (contiguous MPI-IO write)")
+        notes.append(
+            "black tick: the case's ceiling (write: contiguous MPI-IO write; "
+            "read: MPI-IO read of its kind)"
+        )
     if cached_any:
         notes.append("hatched: read served from the page cache")
     ncol = min(len(series), max(2, int(width_in / 1.9)))

@@ -106,8 +106,9 @@ def _read_ceiling(r):
     return max(bws) if bws else None
 
 
-# options of a run that say where and how it stored, not what ran
-_WHERE = {"--backend", "--json", "--dir", "--mode", "-f"}
+# options of a run that say where and how it stored, not what ran; and
+# --iterations, how many samples of it (each iteration is one)
+_WHERE = {"--backend", "--json", "--dir", "--mode", "-f", "--iterations"}
 _WHERE_FLAGS = {"--overwrite", "--quiet"}
 
 
@@ -156,7 +157,9 @@ def runs_from_jsonl(path):
     """The records of a --json file (JSON Lines: one run per line) as run
     rows like a store's, so that compare takes them as it takes a store:
     every figure of run_columns, with the case told by what ran (what_ran),
-    its backend, ranks and mode. A line that is not a record of this
+    its backend, ranks and mode; a record of --iterations N gives N rows,
+    one per iteration (iteration_figures), since each iteration is one
+    sample of the case. A line that is not a record of this
     schema is a RecordError naming the file and line."""
     runs = []
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -168,31 +171,53 @@ def runs_from_jsonl(path):
                 if r.get("kernel") == "ceiling":
                     continue  # `iokernels ceiling`'s own record: no case
                 cols = run_columns(r)
-            except (ValueError, AttributeError) as e:
+                ok = r.get("exit_code") == 0
+                samples = iteration_figures(r) if ok else [{}]
+            except (ValueError, AttributeError, KeyError, TypeError) as e:
                 raise RecordError(f"{path}:{n}: not a JSON record of iokernels ({e})") from None
             except RecordError as e:
                 raise RecordError(f"{path}:{n}: {e}") from None
-            ok = r.get("exit_code") == 0
-            runs.append(
-                cols
-                | {
-                    "id": len(runs) + 1,
-                    "case_hash": "",
-                    "kernel": r["kernel"],
-                    "label": r["kernel"],
-                    "backend": r["backend"],
-                    "ranks": r["nprocs"],
-                    "variant": "",
-                    "mode": r["mode"],
-                    "status": "ok" if ok else "failed",
-                    "exit_code": r.get("exit_code"),
-                    "error": None,
-                    "ran": what_ran(line),
-                    "ceiling_above": ceiling_above(line),
-                    "read_ceiling_above": ceiling_above(line, ("read",)),
-                }
-            )
+            for it, figures in enumerate(samples, 1):
+                runs.append(
+                    cols
+                    | figures
+                    | {
+                        "id": len(runs) + 1,
+                        "iteration": it,
+                        "case_hash": "",
+                        "kernel": r["kernel"],
+                        "label": r["kernel"],
+                        "backend": r["backend"],
+                        "ranks": r["nprocs"],
+                        "variant": "",
+                        "mode": r["mode"],
+                        "status": "ok" if ok else "failed",
+                        "exit_code": r.get("exit_code"),
+                        "error": None,
+                        "ran": what_ran(line),
+                        "ceiling_above": ceiling_above(line),
+                        "read_ceiling_above": ceiling_above(line, ("read",)),
+                    }
+                )
     return runs
+
+
+def iteration_figures(r):
+    """Each iteration of a record (--iterations N) as its own sample: per
+    iteration and operation, its passes' bytes over their I/O time (the
+    record's own definition of an iteration's bandwidth), as the store's
+    write/read bandwidth and time columns. One dict per iteration."""
+    out = []
+    for it in range(r["iterations"]["count"]):
+        row = {}
+        for op in ("write", "read"):
+            ps = [p for p in r["passes"] if p["op"] == op and p["iteration"] == it]
+            t = sum(p["io_seconds"] for p in ps)
+            if ps and t > 0:
+                row[f"{op}_time"] = t
+                row[f"{op}_bandwidth"] = sum(p["bytes"] for p in ps) / t
+        out.append(row)
+    return out
 
 
 def ceiling_above(record_text, ops=("write",)):

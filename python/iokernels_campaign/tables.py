@@ -2,6 +2,7 @@
 """Plain-text tables for the terminal: runs (list), cases (the short table
 after a campaign), and two stores side by side (compare)."""
 
+from . import verdict
 from .aggregate import fraction_text
 
 MIB = 1048576.0
@@ -206,7 +207,7 @@ def compare_table(runs_a, runs_b, name_a="A", name_b="B"):
     text = render(headers, rows, right=set(headers[2:6]))
     text += (
         f"\n{len(rows)} cases in both; {only_a} only in {name_a}, {only_b} only in {name_b}; "
-        "better/worse only where the 95% bootstrap interval of the ratio of medians excludes 1 "
-        "(3 or more runs each), untested with fewer"
+        f"better/worse only where the {verdict.RULE_SHORT} (every iteration a run; "
+        f"at least {verdict.MIN_RUNS} runs a side), same otherwise, untested with fewer"
     )
     return text, len(rows)

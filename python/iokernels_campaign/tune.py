@@ -5,7 +5,9 @@ Every run is a normal run of the campaign store (its settings in the case's
 argv, env and variant), so `report`, `list` and `compare` see each trial.
 
 - Trial 1 is the defaults (the case as the file gives it); the budget counts it.
-- A trial's value is its I/O time: the records' write_seconds + read_seconds.
+- A trial's value is its I/O time: the records' write_seconds + read_seconds,
+  durable by default ([tune] objective = "durable": writes with --fsync,
+  reads with --drop-caches; "io": as the case runs; tune_spec.OBJECTIVES).
 - Noise: the best's band is [fastest, slowest] of its runs, widened to at
   least +-noise of its median. A trial whose first run is below the band's
   top is re-run until it has `repeats` runs; its value is their median. When
@@ -17,15 +19,23 @@ argv, env and variant), so `report`, `list` and `compare` see each trial.
   the importance see how slow it was, where a pruned trial would count for
   nothing in either). Neither
   ends the tune.
-- A trial whose settings come out the same as an earlier one (a backend's
-  setting on another backend, OMPIO's fcoll under another io component) is
-  not run again: it takes the earlier value.
-- The answer: the best and the defaults re-run `confirm` times each,
-  alternating (ABAB), speedup = median(defaults) / median(best) with its
-  bootstrap interval (verdict.py)."""
+- A trial is its effective configuration (Tuner.identity): the settings
+  that differ from what the defaults' run had in effect (its record's
+  transfer mode, api, backend, MPI-IO layer, hints in effect and options),
+  "default" and "n/a" left out. A trial that comes out the same as an
+  earlier one (the defaults included: transfer=collective where the
+  defaults are collective, a backend's setting on another backend, OMPIO's
+  fcoll under another io component) is not run again: it is that trial.
+- The answer: the best and the defaults re-run `confirm` times each in ABBA
+  order (defaults, best, best, defaults, ...), each run after an untimed
+  sync (and a cache drop before reads), speedup = median(defaults) /
+  median(best), called by verdict.py's exact test with the Hodges-Lehmann
+  interval. The ready line lists only the settings that differ from the
+  defaults."""
 
 import dataclasses
 import json
+import os
 import shutil
 import socket
 import statistics
@@ -55,7 +65,8 @@ class Trial:
     state: str = "ok"  # ok, refused, cut
     cut_at: float | None = None  # the limit (wall seconds) a cut trial was stopped at
     error: str | None = None
-    params: dict = dataclasses.field(default_factory=dict)  # Optuna's values (tune_resume)
+    params: dict = dataclasses.field(default_factory=dict)  # the sampler's values (tune_resume)
+    record: dict | None = None  # the first ok run's first record: what was in effect
 
     @property
     def value(self):
@@ -147,6 +158,8 @@ class Tuner:
             trial.run_ids.append(self.store.add_run(self.session.id, case, mode, it, res, extra))
             if res.record:
                 records.append(res.record)
+                if trial.record is None and res.status == "ok":
+                    trial.record = res.record
             if res.status == "ok":
                 seconds += io_seconds(res.record)
                 wall += res.elapsed or 0.0
@@ -189,10 +202,14 @@ class Tuner:
         """The trials of the session resumed, as they were (tune_resume.py)."""
         for e in entries:
             case, _ = tune_space.apply(self.t.case, e["params"], self.inv.caps)
-            fields = {k: e[k] for k in tune_resume.FIELDS if k not in ("number", "settings")}
+            fields = {
+                k: e[k] for k in tune_resume.FIELDS if k in e and k not in ("number", "settings")
+            }
             trial = Trial(e["number"], e["settings"], case, **fields)
             self.trials.append(trial)
-            self.seen[case.case_hash(case.modes[0])] = trial
+            if trial.number == 1:  # the defaults: what every identity is taken against
+                self.defaults = trial
+            self.seen[() if trial.number == 1 else self.identity(trial.settings)] = trial
             if trial.state == "ok" and (self.best is None or trial.value < self.best.value):
                 self.best = trial
 
@@ -218,10 +235,44 @@ class Tuner:
     def budget_left(self):
         return self.t.trials is None or len(self.trials) < self.t.trials
 
+    def in_effect(self):
+        """{setting: value} the defaults' run had in effect, from its record:
+        what a trial's setting is compared with (identity)."""
+        rec = self.defaults.record or {}
+        out = {
+            "transfer": {"coll": "collective", "indep": "independent"}.get(rec.get("io")),
+            "api": rec.get("api"),
+            "backend": rec.get("backend"),
+        }
+        layer = (rec.get("environment") or {}).get("mpiio_layer") or {}
+        out["io"] = layer.get("io_component")
+        out |= {k: v for k, v in (layer.get("settings") or {}).items() if k != "io"}
+        opts = rec.get("options") or {}
+        for group in ("kernel", "backend"):
+            out |= {k: _text(v) for k, v in (opts.get(group) or {}).items()}
+        passes = rec.get("passes") or [{}]
+        out |= {k: str(v) for k, v in (passes[0].get("hints_in_effect") or {}).items()}
+        return {k: v for k, v in out.items() if v is not None}
+
+    def identity(self, shown):
+        """The trial's effective configuration: its settings that differ from
+        the defaults' (in_effect), as a sorted tuple; () is the defaults."""
+        base = Tuner.in_effect(self)
+        backend = shown.get("backend", base.get("backend"))
+        same_backend = backend == base.get("backend")
+        differ = []
+        for name, v in shown.items():
+            if v in (tune_space.DEFAULT, "n/a"):
+                continue
+            if same_backend and base.get(name) == v:
+                continue  # what the defaults had anyway
+            differ.append((name, v))
+        return tuple(sorted(differ))
+
     def objective(self, otrial):
         params = {k: otrial.suggest_categorical(k, v) for k, v in self.t.space.items()}
         case, shown = tune_space.apply(self.t.case, params, self.inv.caps)
-        key = case.case_hash(case.modes[0])
+        key = self.identity(shown)
         done = self.seen.get(key)
         if done is None:
             self.same = 0
@@ -261,13 +312,39 @@ class Tuner:
             )
 
     def confirm(self):
-        """ABAB: the defaults and the best, confirm times each, alternating."""
+        """ABBA: the defaults and the best, confirm times each, in pairs
+        whose order alternates (defaults first in odd pairs, the best first
+        in even ones), so that neither always follows the other's writeback;
+        before every run an untimed sync, and a cache drop before reads."""
         a = Trial(0, {}, self.defaults.case)
         b = Trial(0, self.best.settings, self.best.case)
+        self.settle_note = None
         for i in range(self.t.confirm):
-            got = [_shown(self.run_once(side, limited=False)) for side in (a, b)]
-            self.echo(f"confirm {i + 1}/{self.t.confirm}: defaults {got[0]}, best {got[1]}")
+            order = (a, b) if i % 2 == 0 else (b, a)
+            got = {}
+            for side in order:
+                self.settle(side.case)
+                got[id(side)] = _shown(self.run_once(side, limited=False))
+            first = "defaults" if order[0] is a else "best"
+            self.echo(
+                f"confirm {i + 1}/{self.t.confirm} ({first} first): "
+                f"defaults {got[id(a)]}, best {got[id(b)]}"
+            )
         return a, b, verdict.ratio(a.runs, b.runs)
+
+    def settle(self, case):
+        """Untimed, before a confirmation run: sync (the previous run's dirty
+        pages reach storage now, not inside this run), and for a case that
+        reads, drop the page cache (root; otherwise the runs' own
+        --drop-caches fadvise is all there is, and the answer says so)."""
+        os.sync()
+        if "read" not in case.modes:
+            return
+        try:
+            with open("/proc/sys/vm/drop_caches", "w") as f:
+                f.write("3\n")
+        except OSError as e:
+            self.settle_note = f"page cache not dropped before reads ({e.strerror})"
 
     def run(self):
         """The whole tune; returns the answer (a dict, also stored)."""
@@ -297,7 +374,7 @@ class Tuner:
         )
         restored = self.trials[0] if self.trials else None
         self.defaults = restored or self.evaluate(Trial(1, {}, case))
-        self.seen[case.case_hash(case.modes[0])] = self.defaults
+        self.seen[()] = self.defaults
         if self.defaults.state != "ok":
             self.store.finish_campaign(self.session.id, runner.now_iso())
             raise runner.RunFailed(
@@ -333,6 +410,13 @@ def _remove_outputs(idir, records):
                 shutil.rmtree(path, ignore_errors=True)
             elif path.exists() or path.is_symlink():
                 path.unlink(missing_ok=True)
+
+
+def _text(v):
+    """A record's option value as a setting's value is shown."""
+    if isinstance(v, list):
+        return ",".join(str(x) for x in v)
+    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 def _shown(seconds):

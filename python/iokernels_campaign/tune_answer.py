@@ -11,7 +11,7 @@ import time
 
 import optuna
 
-from . import launch, tune_space, verdict
+from . import launch, tune_space, tune_spec, verdict
 
 MIN_FANOVA = 4  # completed trials with different times before fANOVA says anything
 
@@ -67,10 +67,16 @@ def _call(ratio):
         "lower": "slower than the defaults",
         "untested": "untested",
     }
-    low = f"{verdict.LEVEL:.0%} interval {ratio.low:.2f}-{ratio.high:.2f}, " if ratio.tested else ""
+    if ratio.tested:
+        low = (
+            f"Hodges-Lehmann {ratio.hl:.2f}x, {verdict.LEVEL:.0%} interval "
+            f"{ratio.low:.2f}-{ratio.high:.2f}, exact Mann-Whitney p={ratio.p:.3f}, "
+        )
+    else:
+        low = f"too few runs for the exact test (at least {verdict.MIN_RUNS} a side), "
     text = (
         f"speedup {ratio.ratio:.2f}x ({low}{ratio.n_a} runs of the defaults and "
-        f"{ratio.n_b} of the best, alternating)"
+        f"{ratio.n_b} of the best, in ABBA order)"
     )
     return words[ratio.call], text
 
@@ -79,7 +85,10 @@ def build(tuner, searched, a, b, ratio):
     t, best = tuner.t, tuner.best
     method, shares = _importance(tuner.study)
     call, text = _call(ratio)
-    case = best.case
+    # the best as the settings that differ from the defaults' (tune.identity)
+    differ = dict(tuner.identity(best.settings))
+    params = {k: v for k, v in best.params.items() if k in differ}
+    case = tune_space.apply(t.case, params, tuner.inv.caps)[0] if params else t.case
     hints = dict(case.args).get("hints", "")
     return {
         "name": t.campaign.name,
@@ -88,6 +97,8 @@ def build(tuner, searched, a, b, ratio):
         "ranks": t.case.ranks,
         "backend": t.case.backend,
         "sampler": tuner.sampler_name,
+        "objective": t.objective,
+        "objective_text": tune_spec.OBJECTIVES[t.objective],
         "space": {k: [str(v) for v in vals] for k, vals in t.space.items()},
         "budget": {"trials": t.trials, "minutes": t.minutes},
         "search_seconds": round(searched, 1),
@@ -109,8 +120,8 @@ def build(tuner, searched, a, b, ratio):
         "defaults": {"seconds": tuner.defaults.value, "runs": tuner.defaults.runs},
         "best": {
             "number": best.number,
-            "settings": {k: v for k, v in best.settings.items() if v not in ("n/a", "default")},
-            "variant": case.variant,
+            "settings": differ,
+            "variant": best.case.variant,
             "seconds": best.value,
             "runs": best.runs,
             "hints": hints,
@@ -124,6 +135,9 @@ def build(tuner, searched, a, b, ratio):
             "high": ratio.high if ratio else None,
             "call": call,
             "text": text,
+            "order": "ABBA" if a else "",
+            "settle": getattr(tuner, "settle_note", None)
+            or ("untimed sync before every run" if a else ""),
         },
         "importance": {"method": method, "shares": shares},
         "ready": ready_lines(tuner, case),
@@ -143,6 +157,7 @@ def text(ans):
         f"{states.count('refused')} refused, {states.count('cut')} cut, {repeated} repeated) "
         f"in {ans['search_seconds'] / 60:.1f} min, {ans['total_seconds'] / 60:.1f} min with "
         "the confirmation",
+        f"objective: {ans.get('objective_text') or 'I/O time'}",
         f"defaults: {ans['defaults']['seconds']:.3f} s",
         f"best:     trial {best['number']}: {settings}: {best['seconds']:.3f} s "
         f"(median of {len(best['runs'])})",

@@ -15,7 +15,10 @@ from pathlib import Path
 import optuna
 
 JOURNAL = "trials.jsonl"
-FIELDS = ("number", "params", "settings", "state", "runs", "walls", "run_ids", "cut_at", "error")
+FIELDS = (
+    "number", "params", "settings", "state", "runs", "walls", "run_ids", "cut_at", "error",
+    "record",  # the defaults' is what a resumed tune's identities are taken against
+)  # fmt: skip
 
 
 def write(directory, trial):

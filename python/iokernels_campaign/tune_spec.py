@@ -7,7 +7,8 @@ count, one backend or several) and a [tune] table:
     minutes = 10         # and/or: no new trial after this many minutes
     repeats = 3          # runs of a trial that lands within the noise of the best
     noise = 0.10         # the best's band: its runs' spread, at least +-10% of its median
-    confirm = 5          # ABAB re-runs of the defaults and the best (at least 5)
+    confirm = 5          # ABBA re-runs of the defaults and the best (at least 5)
+    objective = "durable"  # writes --fsync, reads --drop-caches; "io": as the case runs
     cut = 5              # stop a trial past 5x the best's wall time (0: never)
     seed = 1             # the sampler's seed
     sampler = "auto"     # auto: grid when the space has <= trials - 1 points, else tpe
@@ -19,6 +20,7 @@ count, one backend or several) and a [tune] table:
 Everything is checked before anything runs: one line naming the file, the
 line and the key."""
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +29,12 @@ from . import keys, spec, tune_space
 
 KEYS = keys.names("[tune]")
 SAMPLERS = ("auto", "tpe", "grid")
+# what a trial's time is: its name -> what the answer says it timed
+OBJECTIVES = {
+    "durable": "durable I/O time (writes with --fsync: the data reached storage; "
+    "reads with --drop-caches: from storage)",
+    "io": "I/O time as the case runs it (no --fsync added: the page cache may absorb writes)",
+}
 MIN_CONFIRM = 5
 
 
@@ -43,6 +51,7 @@ class TuneSpec:
     cut: float
     seed: int
     sampler: str
+    objective: str = "durable"
 
     @property
     def size(self):
@@ -103,11 +112,22 @@ def load(path, inventory):
     if "space" not in tune:
         chk.fail("space", "is missing: give [tune.space] with settings and values", table="tune")
     space = tune_space.check_space(chk, tune["space"])
+    objective = tune.get("objective", "durable")
+    if objective not in OBJECTIVES:
+        chk.fail("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}", "tune")
+    case = cases[0]
+    if objective == "durable":  # the time to storage, not to the page cache
+        args = dict(case.args)  # the objective wins over an option's false
+        if "write" in case.modes:
+            args["fsync"] = True
+        if "read" in case.modes:
+            args["drop-caches"] = True
+        case = dataclasses.replace(case, args=tuple(args.items()))
     if len(backends) > 1:
         space = {"backend": backends, **space}
     out = TuneSpec(
         campaign=campaign,
-        case=cases[0],
+        case=case,
         space=space,
         trials=trials,
         minutes=minutes,
@@ -117,6 +137,7 @@ def load(path, inventory):
         cut=_number(chk, "cut", tune.get("cut"), 0, False, 5.0),
         seed=_number(chk, "seed", tune.get("seed"), 0, True, 1),
         sampler=sampler,
+        objective=objective,
     )
     if out.noise >= 1:
         chk.fail(

@@ -1,28 +1,39 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """compare on a large store (issue #44: 50,000 runs took 73 s and 925 MB;
-bench/compare-store measures it): the bootstrap draws its resamples a block
-at a time, and must give the interval one whole matrix gives; a stored
+bench/compare-store measures it): past verdict.EXACT_PAIRS pairs of runs the
+test takes the normal approximation and a fixed sample of pairs, in memory
+that does not grow with the runs, and keeps its false-winner rate; a stored
 record is parsed once for what the run list shows of it."""
 
 import json
+import resource
 
 import numpy as np
 from iokernels_campaign import record, verdict
 
 
-def test_blockwise_bootstrap_is_the_whole_matrix(monkeypatch):
+def test_a_large_series_is_compared_in_bounded_memory():
     rng = np.random.default_rng(1)
-    a, b = rng.lognormal(size=101), rng.lognormal(size=57)
-    whole = verdict.ratio(a, b)
-    monkeypatch.setattr(verdict, "CHUNK", 500)  # blocks of 4 and of 8 rows
-    blocks = verdict.ratio(a, b)
-    assert (blocks.low, blocks.high) == (whole.low, whole.high)
-    # and the draws are the matrix's: one REPS x n matrix drawn at once
-    rng = np.random.default_rng(verdict.SEED)
-    ma = np.median(a[rng.integers(0, len(a), (verdict.REPS, len(a)))], axis=1)
-    mb = np.median(b[rng.integers(0, len(b), (verdict.REPS, len(b)))], axis=1)
-    low, _ = np.quantile(ma / mb, [(1 - verdict.LEVEL) / 2, 1 - (1 - verdict.LEVEL) / 2])
-    assert blocks.low == float(low)
+    a, b = rng.lognormal(0, 0.2, 12_500), rng.lognormal(0, 0.2, 12_500)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    same = verdict.ratio(a, b)
+    slower = verdict.ratio(a, b * 1.05)
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mib < 200, grown_mib  # the whole a_i / b_j matrix would be 1.2 GB
+    assert not same.exact and "normal approximation" in same.text()
+    assert same.call == "tied" and slower.call == "lower", (same.text(), slower.text())
+    assert slower.low < 1 / 1.05 < slower.high, slower.text()
+    assert verdict.ratio(a, b).text() == same.text()  # the sample of pairs is fixed
+
+
+def test_the_large_sample_method_keeps_its_false_winner_rate():
+    rng = np.random.default_rng(7)
+    trials = 400
+    wrong = sum(
+        verdict.ratio(rng.lognormal(0, 0.3, 501), rng.lognormal(0, 0.3, 501)).call != "tied"
+        for _ in range(trials)
+    )
+    assert wrong / trials <= 0.08, wrong / trials  # 5% expected; 0.08 is 2.5 sd above
 
 
 def test_record_readers_take_the_parsed_record():

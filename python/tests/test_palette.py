@@ -118,25 +118,31 @@ def test_the_same_series_words_in_terminal_html_and_csv():
 
 
 def test_a_winner_only_beyond_the_runs_spread():
-    # 3 runs each, 500 vs 450 with a 20% spread: tied; without spread: called
-    noisy = frame.bandwidths(runs(3, jitter=0.2))
+    # 4 runs each, 500 vs 450 with a 20% spread: tied; without spread: called
+    noisy = frame.bandwidths(runs(4, jitter=0.2))
     best = frame.best(frame.case_stats(noisy), noisy)
     w = best[("btio", 4, "write")]
     assert w.series == "mpiio coll" and not w.clear and w.ties == ["mpiio indep"]
     assert w.ratio.call == "tied" and w.ratio.low < 1 < w.ratio.high
-    steady = frame.bandwidths(runs(3))
+    steady = frame.bandwidths(runs(4))
     w = frame.best(frame.case_stats(steady), steady)[("btio", 4, "write")]
     assert w.clear and w.ratio.call == "higher" and w.ratio.low > 1
+    # 3 runs each cannot reach p <= 0.05 however steady: untested, and says so
+    three = frame.bandwidths(runs(3))
+    w = frame.best(frame.case_stats(three), three)[("btio", 4, "write")]
+    assert not w.clear and w.ratio.call == "untested" and "at least 4 runs" in w.ratio.text()
     # one run each is never a verdict
     one = frame.bandwidths(runs(1))
     w = frame.best(frame.case_stats(one), one)[("btio", 4, "write")]
     assert not w.clear and w.ratio.call == "untested"
 
 
-def test_bootstrap_interval():
-    r = verdict.ratio([10, 11, 12], [5, 6, 7])
-    assert r.call == "higher" and 1 < r.low <= r.ratio <= r.high
-    assert verdict.ratio([10, 11, 12], [10, 11, 12]).call == "tied"
+def test_exact_test_interval():
+    r = verdict.ratio([10, 11, 12, 13], [5, 6, 7, 8])
+    assert r.call == "higher" and 1 < r.low <= r.hl <= r.high
+    assert verdict.ratio([10, 11, 12, 13], [10, 11, 12, 13]).call == "tied"
+    assert verdict.ratio([10, 11, 12], [5, 6, 7]).call == "untested"
     assert verdict.ratio([10], [5]).call == "untested"
     assert verdict.ratio([], [5]) is None
-    assert "95% interval" in verdict.ratio([10, 11, 12], [5, 6, 7]).text()
+    assert "95% interval" in verdict.ratio([10, 11, 12, 13], [5, 6, 7, 8]).text()
+    assert "Mann-Whitney" in verdict.ratio([10, 11, 12, 13], [5, 6, 7, 8]).text()

@@ -29,12 +29,26 @@ def _answer(db):
     return json.loads(row["answer"])
 
 
+def _effective(run):
+    """What a stored run had in effect, from its record: transfer mode, api,
+    backend, the kernel's and backend's options and the hints requested."""
+    r = json.loads(run["record"])
+    o = r["options"]
+    return json.dumps(
+        [r["backend"], r["io"], r["api"], o["kernel"], o["backend"], r["hints"]["requested"]],
+        sort_keys=True,
+    )
+
+
 def test_small_example_stores_every_trial_with_its_settings(small):
     d, p = small
     assert p.returncode == 0, p.stderr
     ans = _answer(d / "t.sqlite")
     trials = ans["trials"]
-    assert 2 <= len(trials) <= 6 and trials[0]["settings"] == {}
+    # transfer=collective, cb_nodes=default is the defaults (BTIO is collective
+    # unless told): one configuration, run once, so 3 trials after the defaults
+    assert len(trials) == 4 and trials[0]["settings"] == {}, trials
+    assert ans["objective"] == "durable" and "objective: durable I/O time" in p.stdout
     assert ans["sampler"] == "grid"  # 4 points, 6 trials: a grid
     runs = {r["id"]: r for r in rows(d / "t.sqlite", "SELECT * FROM runs")}
     for t in trials:
@@ -43,6 +57,7 @@ def test_small_example_stores_every_trial_with_its_settings(small):
             r = runs[rid]
             argv = json.loads(r["argv"])
             assert r["variant"] == t["variant"] and r["status"] == "ok"
+            assert "--fsync" in argv  # the durable objective
             # the data file is removed once measured, the run's own files stay
             rundir = Path(r["case_dir"])
             assert (rundir / "write.jsonl").is_file() and (rundir / "write.stdout").is_file()
@@ -50,9 +65,17 @@ def test_small_example_stores_every_trial_with_its_settings(small):
             assert ("--independent" in argv) == (t["settings"].get("transfer") == "independent")
             cb = t["settings"].get("cb_nodes", "default")
             assert (f"cb_nodes={cb}" in " ".join(argv)) == (cb != "default")
-    # every point of the grid was tried once
+    # every point of the grid was tried once, the defaults' point as the defaults
     points = {(t["settings"]["transfer"], t["settings"]["cb_nodes"]) for t in trials[1:]}
-    assert points == {(a, b) for a in ("collective", "independent") for b in ("default", "2")}
+    want = {(a, b) for a in ("collective", "independent") for b in ("default", "2")}
+    assert points == want - {("collective", "default")}
+    # one effective configuration per trial: the store never ran one twice
+    first = [runs[t["run_ids"][0]] for t in trials]
+    assert len({_effective(r) for r in first}) == len(trials)
+    # every run of the store is a trial's or the confirmation's, counted exactly
+    confirm = len(ans["confirm"]["defaults"]) + len(ans["confirm"]["best"])
+    assert len(runs) == sum(len(t["run_ids"]) for t in trials) + confirm
+    assert ans["best"]["number"] == 1 or ans["best"]["settings"], ans["best"]
     # each line of progress names a trial; repeated trials are medians of their runs
     for t in trials:
         if t["seconds"] is not None:
@@ -64,16 +87,20 @@ def test_small_example_answers_with_an_interval_and_a_ready_line(small):
     ans = _answer(d / "t.sqlite")
     c, best = ans["confirm"], ans["best"]
     out = p.stdout
-    if best["number"] == 1:  # the defaults won: nothing to confirm
+    (ready,) = ans["ready"]
+    if best["number"] == 1:  # the defaults won: nothing to confirm, nothing added
         assert "answer:   no significant gain: no setting beat the defaults" in out
+        assert best["settings"] == {} and c["defaults"] == c["best"] == []
+        assert "--collective" not in ready and "--independent" not in ready
+        assert "--hints" not in ready
         return
-    assert len(c["defaults"]) == len(c["best"]) == 5  # ABAB, 5 each
-    assert c["low"] <= c["speedup"] <= c["high"]
+    assert len(c["defaults"]) == len(c["best"]) == 5  # ABBA, 5 each
+    assert c["low"] <= c["speedup"] * 2 and c["low"] <= c["high"]
     word = "no significant gain" if c["low"] <= 1 <= c["high"] else None
     assert c["call"] == (word or ("gain" if c["low"] > 1 else "slower than the defaults"))
-    assert f"answer:   {c['call']}: speedup {c['speedup']:.2f}x (95% interval" in out
-    (ready,) = ans["ready"]
+    assert f"answer:   {c['call']}: speedup {c['speedup']:.2f}x (Hodges-Lehmann" in out
     assert f"ready:    {ready}" in out and " btio --backend mpiio " in ready
+    assert "--collective" not in ready  # the defaults' transfer mode: not a setting
     assert ("--independent" in ready) == (best["settings"].get("transfer") == "independent")
     cb = best["settings"].get("cb_nodes")
     assert ("--hints cb_nodes=2" in ready) == (cb == "2")
@@ -113,7 +140,10 @@ options = {{ grid = "{grid}", dumps = 1 }}
 """
 
 
-REFUSED = _tiny("tune-refused", "mpiio", "trials = 3", 'api = ["varn", "blocking"]')
+# mpiio has only the blocking api (its default): varn is refused
+REFUSED = _tiny(
+    "tune-refused", "mpiio", "trials = 3", 'api = ["varn", "blocking"]\ntransfer = ["independent"]'
+)
 
 
 def test_a_refused_trial_is_stored_and_the_tune_goes_on(tmp_path):
@@ -167,6 +197,7 @@ def _ompi():
         ("[tune]\ntrials = 3\n[tune.space]\nhints = ['a=b']\n", 11, "give hints as settings"),
         ("[tune]\ntrials = 3\n[tune.space]\nstriping_factor = [4]\n", 11, "no striping"),
         ("[tune]\ntrials = 3\n[tune.space]\nfcoll = ['nosuch']\n", 11, "no such fcoll component"),
+        ("[tune]\ntrials = 3\nobjective = 'fast'\n[tune.space]\ncb_nodes = [2]\n", 10, "objective"),
     ],
 )
 def test_a_bad_tune_file_is_refused_before_anything_runs(tmp_path, tune, line, words):
@@ -218,6 +249,32 @@ def test_ompio_parts_are_left_out_under_another_io_component():
     assert dict(trial.args)["hints"] == "cb_nodes=2" and trial.variant == "fcoll=vulcan cb_nodes=2"
 
 
+# the defaults write a large grid (slow, durable), the one other setting a
+# small one: the answer is known, so the confirmation's call can be checked
+SLOW = _tiny("tune-slow", "mpiio", "trials = 2", 'grid = ["8,8,8"]', "96,96,96").replace(
+    "timeout = 60", 'timeout = 60\nmodes = ["write"]'
+)
+
+
+def test_the_confirmation_alternates_abba_and_finds_the_known_gain(tmp_path):
+    (tmp_path / "t.toml").write_text(SLOW)
+    p = cli("tune", "t.toml", "--db", "t.sqlite", "--out", "out", "--no-report", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    ans = _answer(tmp_path / "t.sqlite")
+    c, best = ans["confirm"], ans["best"]
+    assert best["number"] == 2 and best["settings"] == {"grid": "8,8,8"}
+    assert len(c["defaults"]) == len(c["best"]) == 5 and c["order"] == "ABBA"
+    assert c["call"] == "gain" and c["low"] > 1, c  # 5 a side: exact p = 2/252
+    order = [x.split("(")[1].split(" first")[0] for x in p.stdout.splitlines() if "confirm " in x]
+    assert order == ["defaults", "best", "defaults", "best", "defaults"], p.stdout
+    runs = rows(tmp_path / "t.sqlite", "SELECT argv FROM runs")
+    trial_runs = sum(len(t["run_ids"]) for t in ans["trials"])
+    assert len(runs) == trial_runs + 10  # every run counted: trials and 5 + 5
+    assert all("--fsync" in json.loads(r["argv"]) for r in runs)
+    (ready,) = ans["ready"]
+    assert "--grid 8,8,8" in ready and "--fsync" in ready
+
+
 def test_a_minutes_budget_spent_by_the_defaults_leaves_them_the_answer(tmp_path):
     spec = REFUSED.replace("trials = 3", "minutes = 0.001").replace('"varn", ', "")
     (tmp_path / "t.toml").write_text(spec)
@@ -253,3 +310,25 @@ def test_a_trial_past_the_cut_is_stopped_stored_and_the_tune_ends_normally(tmp_p
     assert run["status"] == "failed" and run["error"] == slow["error"]
     assert 10 <= run["elapsed"] < 60
     assert "answer:   no significant gain: no setting beat the defaults" in p.stdout
+
+
+def test_identity_is_what_differs_from_the_defaults_in_effect():
+    """A setting equal to what the defaults' run had in effect is no setting;
+    the same setting where the defaults differ is one (the case built wrong
+    for the rule: an independent default makes transfer=collective count)."""
+    from types import SimpleNamespace
+
+    from iokernels_campaign import tune
+
+    def tuner(io):
+        rec = {"io": io, "api": "blocking", "backend": "mpiio", "options": {"kernel": {}}}
+        rec["passes"] = [{"hints_in_effect": {"cb_nodes": "4"}}]
+        return SimpleNamespace(defaults=SimpleNamespace(record=rec))
+
+    shown = {"transfer": "collective", "cb_nodes": "default", "api": "blocking"}
+    coll, indep = tuner("coll"), tuner("indep")
+    assert tune.Tuner.identity(coll, shown) == ()
+    assert tune.Tuner.identity(indep, shown) == (("transfer", "collective"),)
+    # a hint set to the value in effect anyway is the defaults; another is not
+    assert tune.Tuner.identity(coll, {"cb_nodes": "4"}) == ()
+    assert tune.Tuner.identity(coll, {"cb_nodes": "2"}) == (("cb_nodes", "2"),)

@@ -12,7 +12,11 @@
  * writeback of the pass before it or of the sample before it (one buffered
  * sample right after a kernel's buffered write ran at 266 MiB/s against
  * 2,900 for the next ones: the kernel's dirty pages throttled it). The best
- * of the samples is the ceiling; all are recorded.
+ * of the samples is the ceiling; all are recorded. The bytes are
+ * incompressible (a pseudo-random stream per rank, made untimed): constant
+ * bytes would let a compressing or deduplicating file system store almost
+ * nothing and inflate the ceiling. (A rank writing more than 1 GiB repeats
+ * its buffer every GiB.)
  *
  * Reads are of the pass's kind, on the last sample's file: through the page
  * cache (it was just written), or from storage: through the page cache
@@ -32,8 +36,24 @@
 #include "iokernels/error.h"
 
 #define CHUNK (1 << 30)
+#define NOISE_SEED 0x9E3779B97F4A7C15ULL
 #define ALIGN (1 << 20)
 #define DIRECT_IO (4 << 20)
+
+/* Fills buf with splitmix64's stream from seed: bytes no compressor or
+ * deduplicator can shrink, made outside every timed region. */
+static void
+fill_incompressible(char *buf, size_t n, uint64_t seed)
+{
+    uint64_t x = seed;
+    for (size_t i = 0; i < n; i += sizeof x) {
+        uint64_t z = (x += NOISE_SEED);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        z ^= z >> 31;
+        memcpy(buf + i, &z, n - i < sizeof z ? n - i : sizeof z);
+    }
+}
 
 static double
 job_span(MPI_Comm comm, double t0, double t1)
@@ -58,7 +78,7 @@ direct_io(const char *path, int64_t off, int64_t bytes, int writing)
         close(fd);
         return ENOMEM;
     }
-    memset(buf, 0x5A, DIRECT_IO);
+    fill_incompressible(buf, DIRECT_IO, (uint64_t)off + 1);
     int rc = 0;
     for (int64_t done = 0; done < bytes && rc == 0;) {
         size_t n = (size_t)(bytes - done < DIRECT_IO ? bytes - done : DIRECT_IO);
@@ -250,7 +270,7 @@ iok_ceiling_probe(MPI_Comm comm, const char *near_path, int64_t bytes, int fsync
         free(buf);
         return rc;
     }
-    memset(buf, 0xA5, blen); /* outside the timed region */
+    fill_incompressible(buf, blen, (uint64_t)rank + 1); /* outside the timed region */
     MPI_Comm node;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
 

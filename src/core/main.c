@@ -202,9 +202,40 @@ next_pass(struct iok_result *res)
     return &res->pass[res->npasses];
 }
 
+/* With --ceiling, after the last pass: the probe for each pass of the first
+ * iteration, later iterations carrying its figures; then every pass judged
+ * against its ceiling. After the last pass, never between a write and its
+ * read: the probe's writes would change the page cache (and the dirty
+ * pages) the read finds. */
+static int
+probe_ceilings(const struct iok_run *run, struct iok_result *res)
+{
+    for (int i = 0; run->core.ceiling && i < res->npasses; i++) {
+        struct iok_pass_result *p = &res->pass[i];
+        if (p->iteration != 0) { /* same file and op, first iteration */
+            for (int j = 0; j < res->npasses; j++)
+                if (res->pass[j].iteration == 0 && res->pass[j].file == p->file &&
+                    res->pass[j].op == p->op)
+                    p->ceiling = res->pass[j].ceiling;
+            continue;
+        }
+        /* reads against a probe of their kind: past the page cache when
+         * theirs was dropped, else through it */
+        enum iok_ceiling_read kind = p->op == IOK_OP_WRITE ? IOK_CEIL_READ_NONE
+                                     : p->cache[0]         ? IOK_CEIL_READ_STORAGE
+                                                           : IOK_CEIL_READ_CACHED;
+        int rc = iok_ceiling_probe(run->comm, p->path, p->own_bytes, run->core.fsync, kind,
+                                   run->core.ceiling_samples, &p->ceiling);
+        if (rc)
+            return rc;
+    }
+    for (int i = 0; i < res->npasses; i++)
+        iok_ceiling_judge(run, &res->pass[i]); /* above its ceiling: flagged, with a reason */
+    return IOK_OK;
+}
+
 /* --iterations times: the write passes (one per file), then the read passes
- * (or the read-back of --verify). With --ceiling, the probe follows each
- * pass of the first iteration; later iterations carry its figures. */
+ * (or the read-back of --verify); then the ceiling probes (probe_ceilings). */
 static int
 run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
            const struct iok_plan *plan, struct iok_result *res, int *verify_rc)
@@ -236,29 +267,12 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
                 }
                 if (rc)
                     return rc;
-                if (run->core.ceiling && it == 0) {
-                    /* reads against a probe of their kind: past the page
-                     * cache when theirs was dropped, else through it */
-                    enum iok_ceiling_read kind = op == IOK_OP_WRITE ? IOK_CEIL_READ_NONE
-                                                 : p->cache[0]      ? IOK_CEIL_READ_STORAGE
-                                                                    : IOK_CEIL_READ_CACHED;
-                    rc = iok_ceiling_probe(run->comm, p->path, p->own_bytes, run->core.fsync, kind,
-                                           run->core.ceiling_samples, &p->ceiling);
-                    if (rc)
-                        return rc;
-                } else if (run->core.ceiling) { /* same file and op, first iteration */
-                    for (int j = 0; j < res->npasses; j++)
-                        if (res->pass[j].iteration == 0 && res->pass[j].file == f &&
-                            res->pass[j].op == op)
-                            p->ceiling = res->pass[j].ceiling;
-                }
-                iok_ceiling_judge(run, p); /* above its ceiling: flagged, with a reason */
                 iok_read_source(run, p);
                 res->npasses++;
             }
         }
     }
-    return rc;
+    return rc ? rc : probe_ceilings(run, res);
 }
 
 static int

@@ -276,6 +276,16 @@ def test_parser_output_is_csv(tmp_path):
         assert float(x["io_bandwidth_Bps"]) == pytest.approx(ELEMS * 4 / float(x["io_s"]), rel=1e-3)
     assert {x["checked"] for x in rows} == {"", str(ELEMS)}
     assert "Benchtool" not in r.out
+    # never clamped: each rank's I/O time is at least its own I/O calls' time
+    # in the loop, so the least over ranks is at least the sum of the loop
+    # phases' least per-rank times in the record
+    assert {x["io_s_basis"] for x in rows} <= {"loop-less-suite", "own-io-calls"}
+    for p in r.record["passes"]:
+        if p["op"] in ("write", "read"):
+            least = min(float(x["io_s"]) for x in rows if x["benchmark"] == p["op"])
+            loop = ("exchange", "post", "wait", "flush")
+            floor = sum(p["phases"][k]["rank_seconds"]["min"] for k in loop if k in p["phases"])
+            assert least >= floor * (1 - 1e-6) and least > 0, (least, p["phases"])
 
 
 def test_fill_and_deflate_are_in_the_file(tmp_path, built_backends):

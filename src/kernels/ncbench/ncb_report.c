@@ -18,33 +18,56 @@
  * with the core's marks: each rank's own clock after the pass's start
  * barrier (open), after the ranks' agreement that open succeeded (the
  * loop), after their agreement at the loop's end (close), and after their
- * agreement on close. The loop less the suite's time inside it (request
- * lists, data, checks: per step the least any rank spent, as the core's
- * span), which the original does not have. (A rank's own suite time alone
- * would leave in its figure its waits for ranks slower at generating data,
- * on more ranks than cores.) The bandwidths are the pass's bytes (all
- * ranks) over this rank's time. */
+ * agreement on close. The I/O time is the loop less the suite's time
+ * inside it (request lists, data, checks: per step the least any rank
+ * spent, as the core's span), which the original does not have. (A rank's
+ * own suite time alone would leave in its figure its waits for ranks
+ * slower at generating data, on more ranks than cores.) It is never less
+ * than the time the rank's own I/O calls took (its exchange, post, wait and
+ * flush phases): where the subtraction comes out below that (on more ranks
+ * than cores the suite's work and the I/O cannot be told apart), the figure
+ * is the I/O calls' own time and `own_calls` says so, instead of a clamp.
+ * The bandwidths are the pass's bytes (all ranks) over this rank's time. */
 struct ncb_rank {
     double open, io, close, bw_io, bw;
+    double loop_less_suite; /* the subtraction, as it came out */
+    int own_calls;          /* 1: io is the own I/O calls' time (see above) */
 };
+
+/* The loop's I/O phases (as the job-phase fallback below): not open,
+ * define or close, which the original times apart. */
+static const enum iok_phase loop_io[] = {IOK_PH_EXCHANGE, IOK_PH_POST, IOK_PH_WAIT, IOK_PH_FLUSH};
+
+static double
+own_io_calls(const struct iok_pass_result *p, int r)
+{
+    double t = 0;
+    for (size_t k = 0; k < sizeof loop_io / sizeof *loop_io; k++)
+        t += p->rank_phase[(size_t)r * IOK_NPHASES + loop_io[k]];
+    return t;
+}
 
 static struct ncb_rank
 rank_figures(const struct iok_pass_result *p, int r, int nprocs)
 {
     (void)nprocs;
-    struct ncb_rank f;
+    struct ncb_rank f = {0};
     if (p->rank_marks) {
         const double *m = p->rank_marks + (size_t)r * IOK_NMARKS;
         f.open = m[IOK_MARK_LOOP] - m[IOK_MARK_OPEN];
-        f.io = m[IOK_MARK_CLOSE] - m[IOK_MARK_LOOP] - m[IOK_MARK_SUITE];
+        f.io = f.loop_less_suite = m[IOK_MARK_CLOSE] - m[IOK_MARK_LOOP] - m[IOK_MARK_SUITE];
         f.close = m[IOK_MARK_DONE] - m[IOK_MARK_CLOSE];
-        if (f.io < 0)
-            f.io = 0;
+        double own = p->rank_phase ? own_io_calls(p, r) : 0;
+        if (f.io < own) {
+            f.io = own;
+            f.own_calls = 1;
+        }
     } else { /* the gather failed: the job's phase times */
         const struct iok_phase_result *ph = p->ph;
         f.open = ph[IOK_PH_OPEN].job + ph[IOK_PH_DEFINE].job;
-        f.io = ph[IOK_PH_EXCHANGE].job + ph[IOK_PH_POST].job + ph[IOK_PH_WAIT].job +
-               ph[IOK_PH_FLUSH].job;
+        f.io = 0;
+        for (size_t k = 0; k < sizeof loop_io / sizeof *loop_io; k++)
+            f.io += ph[loop_io[k]].job;
         f.close = ph[IOK_PH_CLOSE].job;
     }
     double all = f.open + f.io + f.close;
@@ -160,6 +183,28 @@ row(FILE *out, const char *id, const char *label, struct iok_stat s, const char 
             unit);
 }
 
+/* Says which ranks' I/O time is their own I/O calls' time, not the loop
+ * less the suite's work (rank_figures), and what the subtraction gave. */
+static void
+own_calls_note(const struct iok_run *run, const struct iok_pass_result *p, FILE *out)
+{
+    int n = pass_ranks(p, run->nprocs), first = 1;
+    for (int r = 0; r < n; r++) {
+        struct ncb_rank f = rank_figures(p, r, run->nprocs);
+        if (!f.own_calls)
+            continue;
+        if (first)
+            fprintf(out, "I/O time of rank(s)");
+        fprintf(out, " %d (loop less suite work %.6f s, own I/O calls %.6f s)", r,
+                f.loop_less_suite, f.io);
+        first = 0;
+    }
+    if (!first)
+        fprintf(out, ": the suite's own work could not be separated from the I/O (more ranks "
+                     "than cores?), so these figures are the rank's own I/O calls' time, not "
+                     "the loop less the suite's work\n");
+}
+
 static void
 table(const struct iok_run *run, const struct iok_pass_result *p, FILE *out)
 {
@@ -183,6 +228,7 @@ table(const struct iok_run *run, const struct iok_pass_result *p, FILE *out)
     row(out, id, "Close time", s[2], "secs");
     row(out, id, "I/O Performance (w/o open/close)", s[3], "MiB/s");
     row(out, id, "I/O Performance", s[4], "MiB/s");
+    own_calls_note(run, p, out);
 }
 
 static void
@@ -244,7 +290,7 @@ csv(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_run *ru
             "benchmark,rank,nprocs,nn,ppn,backend,file,files,io_access,storage,file_length,fill,"
             "deflate,data_t,data_x,data_y,data_z,block_t,block_x,block_y,block_z,chunk_t,"
             "chunk_x,chunk_y,chunk_z,bytes,open_s,io_s,close_s,io_bandwidth_Bps,"
-            "bandwidth_Bps,checked,mismatches\n");
+            "bandwidth_Bps,checked,mismatches,io_s_basis\n");
     for (int i = 0; i < res->npasses; i++) {
         const struct iok_pass_result *p = &res->pass[i];
         int checked = pass_checked(run, p);
@@ -264,9 +310,15 @@ csv(const struct ncb_opts *o, const struct ncb_geom *g, const struct iok_run *ru
             fprintf(out, ",%" PRId64 ",%.9f,%.9f,%.9f,%.1f,%.1f,", p->bytes, f.open, f.io, f.close,
                     f.bw_io, f.bw);
             if (checked)
-                fprintf(out, "%" PRId64 ",%" PRId64 "\n", p->checked, p->mismatches);
+                fprintf(out, "%" PRId64 ",%" PRId64, p->checked, p->mismatches);
             else
-                fprintf(out, ",\n");
+                fputc(',', out);
+            /* loop-less-suite: the original's way less the suite's work;
+             * own-io-calls: the rank's I/O calls' own time (rank_figures) */
+            fprintf(out, ",%s\n",
+                    !p->rank_marks ? "job-phases"
+                    : f.own_calls  ? "own-io-calls"
+                                   : "loop-less-suite");
         }
     }
 }
