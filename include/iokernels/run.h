@@ -132,6 +132,8 @@ struct iok_pass_result {
      * (see span_suite). io_time == span. */
     double io_time;
     double span;                /* the job's span (= io_time) */
+    double span_open_close;     /* the same before the suite's work is subtracted: raw */
+    double span_unsynced;       /* span from each rank's own clock, uncorrected (clock.c) */
     struct iok_stat span_rank;  /* each rank's own open start -> close end, less its suite work */
     struct iok_stat span_suite; /* per rank: requests, data generation, checks and the core's
                                    per-step agreement inside the span (subtracted above) */
@@ -169,7 +171,8 @@ struct iok_pass_result {
     /* Rank 0 only (NULL elsewhere): each rank's own open->close span, less
      * its suite work, at [rank]. Freed by the core. */
     double *rank_span;
-    /* Rank 0 only (NULL elsewhere): each rank's marks, MPI_Wtime() seconds,
+    /* Rank 0 only (NULL elsewhere): each rank's marks, seconds on the job's
+     * clock (rank 0's MPI_Wtime, clock.c),
      * at [rank * IOK_NMARKS + mark], for reports that time as an original
      * with barriers between open, I/O and close (NetCDF-Bench). Freed by
      * the core. */

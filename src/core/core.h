@@ -36,6 +36,21 @@ double iok_timeline_own(const struct iok_timeline *tl, enum iok_phase p);
 void iok_timeline_reduce(const struct iok_timeline *tl, MPI_Comm comm,
                          struct iok_phase_result out[IOK_NPHASES]);
 
+/* One clock for the job (clock.c): each rank's MPI_Wtime offset against
+ * rank 0's, estimated once per run. */
+struct iok_clock {
+    double offset;                 /* this rank's MPI_Wtime minus rank 0's at the same instant */
+    double error;                  /* this rank's bound on that estimate: half its round trip */
+    double offset_min, offset_max; /* over the ranks (rank 0's 0 included) */
+    double error_max;              /* the worst rank's bound */
+    int rounds, synced;
+};
+extern struct iok_clock iok_clock;
+/* Collective, once per run before anything is timed. */
+void iok_clock_sync(MPI_Comm comm);
+/* MPI_Wtime() on rank 0's clock: every timestamp compared across ranks. */
+double iok_now(void);
+
 /* Collective: min/avg/max of one value per rank. */
 struct iok_stat iok_stat_reduce(double v, MPI_Comm comm);
 

@@ -61,6 +61,20 @@ ceiling_json(const struct iok_pass_result *p)
     return cj;
 }
 
+/* One clock for the job (clock.c): how far the ranks' clocks were apart
+ * and how well that is known. */
+static json_t *
+clock_json(void)
+{
+    const struct iok_clock *c = &iok_clock;
+    return json_pack("{s:b, s:s, s:i, s:f, s:f, s:f, s:f}", "corrected", c->synced, "method",
+                     "ping-pong with rank 0 once per run, the round with the smallest round trip "
+                     "kept per rank",
+                     "rounds", c->rounds, "offset_min_seconds", c->offset_min, "offset_max_seconds",
+                     c->offset_max, "offset_spread_seconds", c->offset_max - c->offset_min,
+                     "error_bound_seconds", c->error_max);
+}
+
 static json_t *
 pass_json(const struct iok_run *run, const struct iok_pass_result *p)
 {
@@ -86,6 +100,8 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
     json_object_set_new(j, "hints_in_effect", iok_pass_hints_json(p));
     /* io_seconds is the span; the barrier-separated phases' sum beside it */
     json_object_set_new(j, "span_seconds", json_real(p->span));
+    json_object_set_new(j, "span_open_close_seconds", json_real(p->span_open_close));
+    json_object_set_new(j, "span_unsynced_seconds", json_real(p->span_unsynced));
     json_object_set_new(j, "span_rank_seconds", stat_json(p->span_rank));
     json_object_set_new(j, "span_suite_rank_seconds", stat_json(p->span_suite));
     json_object_set_new(j, "io_phase_sum_seconds", json_real(p->phase_sum));
@@ -243,6 +259,7 @@ build(const struct iok_json_input *in, const char *hosts)
     json_object_set_new(j, "time_convention",
                         iok_json_text("open-close span: earliest open start to latest close end, "
                                       "less the suite's own work inside it"));
+    json_object_set_new(j, "clock", clock_json());
     if (run->core.deadline > 0)
         json_object_set_new(j, "deadline_seconds", json_real(run->core.deadline));
     json_object_set_new(j, "nprocs", json_integer(run->nprocs));

@@ -408,6 +408,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     iok_signals_record(run.core.json, prefix);
     iok_signals_install(run.rank, run.core.keep_partial);
 
+    iok_clock_sync(run.comm); /* one clock for the job's timestamps, untimed */
     /* the request log, for --export-replay or the kernel (untimed) */
     if (run.core.export_replay[0] || (k->flags & IOK_KERNEL_REQLOG)) {
         rc = run.core.export_replay[0] ? iok_reqlog_export_check(&run, &plan) : IOK_OK;

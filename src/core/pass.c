@@ -99,13 +99,13 @@ start(struct pass_state *ps, enum iok_phase p)
 {
     if (ps->phase_barriers && iok_phase_is_io(p))
         MPI_Barrier(ps->run->comm);
-    ps->t0 = MPI_Wtime();
+    ps->t0 = iok_now();
 }
 
 static void
 stop(struct pass_state *ps, enum iok_phase p)
 {
-    double t1 = MPI_Wtime();
+    double t1 = iok_now();
     iok_timeline_add(&ps->tl, p, ps->t0, t1);
     if (!iok_phase_is_io(p))
         suite_add(ps, t1 - ps->t0, 0);
@@ -116,13 +116,13 @@ stop(struct pass_state *ps, enum iok_phase p)
 static double
 suite_begin(void)
 {
-    return MPI_Wtime();
+    return iok_now();
 }
 
 static void
 suite_end(struct pass_state *ps, double t)
 {
-    suite_add(ps, MPI_Wtime() - t, 0);
+    suite_add(ps, iok_now() - t, 0);
 }
 
 /* An agreement inside the span: the suite's coordination, which no
@@ -134,7 +134,7 @@ agree(struct pass_state *ps, int rc)
     if (rc && ps->wpath)
         iok_note_full(ps->wpath);
     rc = iok_agree(ps->run->comm, rc);
-    suite_add(ps, MPI_Wtime() - t, 1);
+    suite_add(ps, iok_now() - t, 1);
     return rc;
 }
 
@@ -253,7 +253,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
          : writing                      ? be->create(&h, path, s, &params)
                                         : be->open(&h, path, s, &params);
     stop(&ps, IOK_PH_OPEN);
-    opened = MPI_Wtime();
+    opened = iok_now();
     /* what follows the last "opened" mark is the steps' segments' */
     ps.cur = writing ? 0 : 1;
     if ((rc = agree(&ps, rc)))
@@ -262,12 +262,12 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         start(&ps, IOK_PH_DEFINE);
         rc = IOK_FAULTED(IOK_PH_DEFINE, path) ? IOK_EIO : be->define(h);
         stop(&ps, IOK_PH_DEFINE);
-        opened = MPI_Wtime();
+        opened = iok_now();
         ps.cur = 1;
         if ((rc = agree(&ps, rc)))
             goto close;
     }
-    loop = MPI_Wtime(); /* after the agreement: each rank's exit of it */
+    loop = iok_now(); /* after the agreement: each rank's exit of it */
     double th = suite_begin();
     iok_pass_take_hints(run, h, out); /* what the library made of the hints: not I/O */
     suite_end(&ps, th);
@@ -314,12 +314,12 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         }
         /* one agreement per step, untimed: the lists, the call counts, the deadline */
         int stop_now =
-            run->core.deadline > 0 && step > 0 && MPI_Wtime() - open_start >= run->core.deadline;
+            run->core.deadline > 0 && step > 0 && iok_now() - open_start >= run->core.deadline;
         double t = suite_begin();
         if (rc && writing)
             iok_note_full(path);
         rc = iok_step_agree(run, run->comm, h, !fp->per_rank, rc, target, &stop_now);
-        suite_add(&ps, MPI_Wtime() - t, 1);
+        suite_add(&ps, iok_now() - t, 1);
         if (rc)
             goto close;
         if (stop_now) { /* stonewalled: no rank posts this step */
@@ -342,7 +342,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             start(&ps, IOK_PH_WAIT);
         }
         int wrc = IOK_FAULTED(IOK_PH_WAIT, path) ? IOK_EIO : be->wait(h);
-        double waited = MPI_Wtime();
+        double waited = iok_now();
         if (untimed)
             suite_end(&ps, posted);
         else
@@ -427,11 +427,11 @@ close:
         close_start = ps.t0;
         crc = IOK_FAULTED(IOK_PH_CLOSE, path) ? IOK_EIO : be->close(h);
         stop(&ps, IOK_PH_CLOSE);
-        close_end = MPI_Wtime();
+        close_end = iok_now();
         if (crc && writing)
             iok_note_full(path);
         crc = iok_agree(run->comm, crc);
-        done = MPI_Wtime(); /* each rank's exit of the agreement after close */
+        done = iok_now(); /* each rank's exit of the agreement after close */
         if (rc == IOK_OK)
             rc = crc;
     }
@@ -461,15 +461,21 @@ close:
      * the suite's work every rank did in each segment (see pass_state);
      * each rank's own span less all of its own suite work */
     double own_span = close_end - open_start - suite;
-    double ends[2] = {-open_start, close_end}, ende[2];
-    MPI_Allreduce(ends, ende, 2, MPI_DOUBLE, MPI_MAX, run->comm);
+    /* on the job's clock (clock.c), and on each rank's own clock as it
+     * reads it: what the span would be without the correction */
+    double ends[4] = {-open_start, close_end, -(open_start + iok_clock.offset),
+                      close_end + iok_clock.offset},
+           ende[4];
+    MPI_Allreduce(ends, ende, 4, MPI_DOUBLE, MPI_MAX, run->comm);
     double common = 0, steps_common = 0;
     MPI_Allreduce(MPI_IN_PLACE, ps.seg, ps.nseg, MPI_DOUBLE, MPI_MIN, run->comm);
     for (int i = 0; i < ps.nseg; i++) {
         common += ps.seg[i];
         steps_common += i > 0 ? ps.seg[i] : 0;
     }
-    out->span = ende[1] + ende[0] - common;
+    out->span_open_close = ende[1] + ende[0];
+    out->span = out->span_open_close - common;
+    out->span_unsynced = ende[3] + ende[2] - common;
     out->span_rank = iok_stat_reduce(own_span, run->comm);
     out->span_suite = iok_stat_reduce(suite, run->comm);
     out->io_time = out->span;
