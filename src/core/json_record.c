@@ -257,8 +257,10 @@ build(const struct iok_json_input *in, const char *hosts)
     json_object_set_new(j, "api", iok_json_text(run->core.api));
     json_object_set_new(j, "barriers", iok_json_text(run->core.barriers));
     json_object_set_new(j, "time_convention",
-                        iok_json_text("open-close span: earliest open start to latest close end, "
-                                      "less the suite's own work inside it"));
+                        iok_json_text("adjusted open-close span: earliest open start to latest "
+                                      "close end on the job's clock, less the suite's own work "
+                                      "inside it (each pass's span_open_close_seconds keeps the "
+                                      "raw span)"));
     json_object_set_new(j, "clock", clock_json());
     if (run->core.deadline > 0)
         json_object_set_new(j, "deadline_seconds", json_real(run->core.deadline));
