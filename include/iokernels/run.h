@@ -117,6 +117,19 @@ struct iok_hint {
     char value[MPI_MAX_INFO_VAL + 1];
 };
 
+/* A read pass's nodes (cache.c): the cache verdict holds only where every
+ * node's file system counts its reads at the block layer, and every node
+ * read at least half from storage. */
+struct iok_read_nodes {
+    int nodes;             /* nodes (one rank each) that reported */
+    int counted;           /* 1: every node's file system counts reads at the block layer */
+    int uncounted;         /* the first node whose file system does not */
+    char fs[32];           /* its file system */
+    int unreadable;        /* some rank could not read /proc/self/io */
+    int worst;             /* the node with the least read from storage, -1: none read */
+    double worst_fraction; /* its OS read_bytes over its bytes read */
+};
+
 /* One pass over one file: a write, a read, or the read-back of --verify. */
 struct iok_pass_result {
     enum iok_op op;
@@ -151,6 +164,9 @@ struct iok_pass_result {
     int iteration;                 /* 0 .. iterations-1 */
     struct iok_osbytes os;         /* -1 fields when /proc/self/io is unreadable */
     char cache[64];                /* read passes: how the page cache was dropped, "" if not */
+    int created;                   /* write passes: the run created the file (it did not exist) */
+    char start_state[96];          /* write passes: the file's state before the pass */
+    int synced_before;             /* the node's file system flushed before the pass, untimed */
     int cache_suspect;             /* read faster than the device ceiling */
     /* Rank 0 only (NULL elsewhere): each rank's own total per phase, in
      * seconds, at [rank * IOK_NPHASES + phase], for reports that show
@@ -167,7 +183,9 @@ struct iok_pass_result {
      * read came from storage), 0 when it came from the page cache or the
      * OS counts are unknown; `source` says which and why. */
     int from_storage;
-    char source[160];
+    int source_known; /* 0: "unknown" (the counts cannot tell), see source */
+    char source[224];
+    struct iok_read_nodes nodes_read;
     /* Rank 0 only (NULL elsewhere): each rank's own open->close span, less
      * its suite work, at [rank]. Freed by the core. */
     double *rank_span;

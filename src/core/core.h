@@ -51,6 +51,15 @@ void iok_clock_sync(MPI_Comm comm);
 /* MPI_Wtime() on rank 0's clock: every timestamp compared across ranks. */
 double iok_now(void);
 
+/* Collective, before write pass `iteration` of `file` (iteration_reset.c):
+ * removes the previous iteration's file when the run created it; `state`
+ * says what the pass starts from ("" for the first iteration). */
+int iok_iteration_reset(const struct iok_run *run, const struct iok_plan *plan, int file,
+                        int iteration, const struct iok_result *res, char *state, size_t len);
+/* Collective: one rank per node flushes the file system holding `path`
+ * (syncfs; sync where it cannot), untimed, before every pass (cache.c). */
+void iok_sync_node(MPI_Comm comm, const char *path);
+
 /* Collective: min/avg/max of one value per rank. */
 struct iok_stat iok_stat_reduce(double v, MPI_Comm comm);
 
@@ -113,6 +122,10 @@ void iok_mpiio_layer_report(FILE *out);
 /* Read and verify passes: from storage or from the page cache, by the OS
  * read_bytes against the bytes read (cache.c). */
 void iok_read_source(const struct iok_run *run, struct iok_pass_result *p);
+/* Collective, after a read pass: per node (one rank each) its bytes read,
+ * OS read_bytes and file system type, into p->nodes_read (cache.c). */
+void iok_read_nodes(MPI_Comm comm, const char *path, int64_t bytes, int64_t read_bytes,
+                    struct iok_pass_result *p);
 
 /* Full disks (write_check.c): a failed write names a full file system in
  * its message; after a write pass, the rank(s) that hold `path` (`mine`)

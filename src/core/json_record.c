@@ -119,11 +119,18 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
                                       (json_int_t)p->os.write_bytes));
     if (p->cache[0])
         json_object_set_new(j, "cache_drop_method", iok_json_text(p->cache));
+    json_object_set_new(j, "synced_before", json_boolean(p->synced_before));
+    if (p->start_state[0])
+        json_object_set_new(j, "start_state", iok_json_text(p->start_state));
     if (p->op != IOK_OP_WRITE) {
         json_object_set_new(j, "page_cache_suspect", json_boolean(p->cache_suspect));
         if (p->source[0]) {
             json_object_set_new(j, "from_storage", json_boolean(p->from_storage));
             json_object_set_new(j, "from_storage_reason", iok_json_text(p->source));
+            json_object_set_new(j, "read_source",
+                                iok_json_text(!p->source_known  ? "unknown"
+                                              : p->from_storage ? "storage"
+                                                                : "page cache"));
         }
         json_object_set_new(j, "values_checked", json_integer(p->checked));
         json_object_set_new(j, "values_mismatched", json_integer(p->mismatches));
@@ -217,7 +224,7 @@ build(const struct iok_json_input *in, const char *hosts)
     json_t *passes = json_array(), *files = json_array(), *argv = json_array();
     int64_t wbytes = 0, rbytes = 0, mism = 0, checked = 0;
     double wtime = 0, rtime = 0, mem_max = 0;
-    int reads = 0, stored = 0;
+    int reads = 0, stored = 0, unknown = 0;
     const char *first_bad = NULL;
     for (int i = 0; i < res->npasses; i++) {
         const struct iok_pass_result *p = &res->pass[i];
@@ -231,6 +238,7 @@ build(const struct iok_json_input *in, const char *hosts)
             if (p->source[0]) {
                 reads++;
                 stored += p->from_storage;
+                unknown += !p->source_known;
             }
         }
         mism += p->mismatches;
@@ -278,7 +286,7 @@ build(const struct iok_json_input *in, const char *hosts)
                             rtime > 0 ? rbytes / rtime / MiB : 0.0, "peak_rss_max_bytes", mem_max);
     /* every read pass came from storage (null: no read pass that moved data) */
     json_object_set_new(sum, "read_from_storage",
-                        reads ? json_boolean(stored == reads) : json_null());
+                        reads && !unknown ? json_boolean(stored == reads) : json_null());
     json_object_set_new(j, "summary", sum);
     json_object_set_new(j, "iterations", iterations_json(res, run->core.iterations));
     json_object_set_new(j, "passes", passes);

@@ -223,7 +223,13 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
                     if (res->pass[j].iteration == it && res->pass[j].file == f &&
                         res->pass[j].op == IOK_OP_WRITE && res->pass[j].stonewalled)
                         max_steps = res->pass[j].steps_done;
+                char state[sizeof p->start_state] = "";
+                if (op == IOK_OP_WRITE &&
+                    (rc = iok_iteration_reset(run, plan, f, it, res, state, sizeof state)))
+                    return rc;
                 rc = iok_run_pass(k, kopts, run, plan, f, op, it, max_steps, p);
+                if (state[0])
+                    snprintf(p->start_state, sizeof p->start_state, "%s", state);
                 if (rc == IOK_EVERIFY) { /* keep going: the report shows it */
                     *verify_rc = rc;
                     rc = IOK_OK;

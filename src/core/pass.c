@@ -209,7 +209,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
      * --overwrite a later iteration's file is the first one's) */
     int partial = writing && !(be->caps & IOK_CAP_NOIO) && (run->rank == 0 || fp->per_rank) &&
                   (access(path, F_OK) != 0 || (iteration > 0 && !run->core.overwrite));
-    /* a later iteration rewrites the file the first one created */
+    /* a later iteration's file is the run's (removed before it: iteration_reset.c) */
     if ((run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
         rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0)
                      : iok_check_input_kind(path, be->name, s);
@@ -225,6 +225,17 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         goto done;
     if (!fp->per_rank)
         partial = created[0];
+    out->created = writing && partial;
+    if (writing && !(be->caps & IOK_CAP_NOIO))
+        snprintf(out->start_state, sizeof out->start_state, "%s",
+                 out->created
+                     ? "new file"
+                     : "existing file: not the run's, truncated by the create (--overwrite)");
+    /* no pass pays for the writeback of the one before it (iteration_reset.c) */
+    if (!(be->caps & IOK_CAP_NOIO)) {
+        iok_sync_node(run->comm, path);
+        out->synced_before = 1;
+    }
     if (!writing && run->core.drop_caches && !(be->caps & IOK_CAP_NOIO))
         iok_drop_caches(run->comm, path, fp->per_rank, out->cache, sizeof out->cache);
 
@@ -447,6 +458,8 @@ close:
     MPI_Allreduce(&os0.rchar, osmin, 1, MPI_INT64_T, MPI_MIN, run->comm);
     out->os = osmin[0] < 0 ? (struct iok_osbytes){-1, -1, -1, -1}
                            : (struct iok_osbytes){oss[0], oss[1], oss[2], oss[3]};
+    if (!writing && !(be->caps & IOK_CAP_NOIO)) /* each node's counts, for the verdict */
+        iok_read_nodes(run->comm, path, bytes, os0.read_bytes < 0 ? -1 : osd[2], out);
     iok_timeline_reduce(&ps.tl, run->comm, out->ph);
     double own_io = 0, suite = ps.work + ps.agreed;
     for (int p = 0; p < IOK_NPHASES; p++) {

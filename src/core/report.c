@@ -117,9 +117,10 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
                 "executed%s\n",
                 iok_op_names[p->op], p->path, p->bytes / MiB, p->io_time, p->bandwidth / MiB,
                 (long long)p->requests,
-                !p->source[0]     ? ""
-                : p->from_storage ? " [from storage]"
-                                  : " [PAGE CACHE]");
+                !p->source[0]      ? ""
+                : !p->source_known ? " [source unknown]"
+                : p->from_storage  ? " [from storage]"
+                                   : " [PAGE CACHE]");
         span_lines(run, p, out);
         fprintf(out, "       not I/O: requests %.4f s, data generation %.4f s%s, check %.4f s",
                 p->ph[IOK_PH_REQUESTS].rank.max, p->ph[IOK_PH_DATAGEN].rank.max,
@@ -137,7 +138,7 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
         if (p->cache[0])
             fprintf(out, "       page cache dropped before the read: %s\n", p->cache);
         if (p->source[0])
-            fprintf(out, "       read from %s\n", p->source);
+            fprintf(out, "       read %s %s\n", p->source_known ? "from" : "source", p->source);
         iok_hints_report(run, p, out);
         if (p->op != IOK_OP_WRITE && (run->core.verify || p->op == IOK_OP_VERIFY))
             fprintf(out, "       verify: %lld values checked, %lld mismatches%s%s\n",
