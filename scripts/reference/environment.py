@@ -15,6 +15,16 @@ VARIABLES = (
         "(default 10).",
     ),
     (
+        "IOK_CLOCK_ROUNDS",
+        "ping-pong rounds per rank of the job clock's offset estimate against rank 0 "
+        "(default 10, 1-1000): the round with the smallest round trip is kept.",
+    ),
+    (
+        "IOK_REWRITE_IN_PLACE",
+        "1: a later iteration's write rewrites the previous iteration's file instead of "
+        "removing it first (the state before like-for-like iterations; for comparisons).",
+    ),
+    (
         "IOK_PROGRESS",
         "1: a progress line per record on rank 0's standard error even when it is not a "
         "terminal; 0: never.",
