@@ -37,16 +37,14 @@ clock_rounds(void)
     return n < 1 ? 1 : n > 1000 ? 1000 : n;
 }
 
-void
-iok_clock_sync(MPI_Comm world)
+/* Rank 0's ping-pong with every rank: at[2r] its offset, at[2r + 1] half
+ * its smallest round trip, on rank 0 (rank 0's own: 0, 0). Collective. */
+static void
+estimate(MPI_Comm comm, int rounds, double *at)
 {
-    MPI_Comm comm;
     int rank, np;
-    MPI_Comm_dup(world, &comm); /* no tag of anyone else's can meet ours */
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &np);
-    const int rounds = clock_rounds();
-    double lo = 0, hi = 0, err = 0; /* rank 0: offsets' range, worst half round trip */
     for (int r = 1; r < np; r++) {
         if (rank == 0) {
             double best = DBL_MAX, off = 0, tr;
@@ -60,29 +58,88 @@ iok_clock_sync(MPI_Comm world)
                     off = tr - (t0 + t1) / 2;
                 }
             }
-            double mine[2] = {off, best / 2};
-            MPI_Send(mine, 2, MPI_DOUBLE, r, 1, comm);
-            lo = off < lo ? off : lo;
-            hi = off > hi ? off : hi;
-            err = best / 2 > err ? best / 2 : err;
+            at[2 * r] = off;
+            at[2 * r + 1] = best / 2;
         } else if (rank == r) {
-            double t0, mine[2];
+            double t0;
             for (int i = 0; i < rounds; i++) {
                 MPI_Recv(&t0, 1, MPI_DOUBLE, 0, 0, comm, MPI_STATUS_IGNORE);
                 double tr = MPI_Wtime();
                 MPI_Send(&tr, 1, MPI_DOUBLE, 0, 0, comm);
             }
-            MPI_Recv(mine, 2, MPI_DOUBLE, 0, 1, comm, MPI_STATUS_IGNORE);
-            iok_clock.offset = mine[0];
-            iok_clock.error = mine[1];
         }
     }
-    double s[3] = {lo, hi, err};
+}
+
+void
+iok_clock_sync(MPI_Comm world)
+{
+    MPI_Comm comm;
+    int rank, np;
+    MPI_Comm_dup(world, &comm); /* no tag of anyone else's can meet ours */
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &np);
+    const int rounds = clock_rounds();
+    double *all = rank == 0 ? calloc(2 * (size_t)np, sizeof *all) : NULL, mine[2] = {0, 0};
+    int ok = rank != 0 || all, every;
+    MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, comm);
+    if (every) {
+        estimate(comm, rounds, all);
+        MPI_Scatter(all, 2, MPI_DOUBLE, mine, 2, MPI_DOUBLE, 0, comm);
+    }
+    iok_clock.offset = mine[0];
+    iok_clock.error = mine[1];
+    double s[3] = {0, 0, 0}; /* offsets' range, worst bound (rank 0's own: 0, 0) */
+    for (int r = 0; rank == 0 && every && r < np; r++) {
+        s[0] = all[2 * r] < s[0] ? all[2 * r] : s[0];
+        s[1] = all[2 * r] > s[1] ? all[2 * r] : s[1];
+        s[2] = all[2 * r + 1] > s[2] ? all[2 * r + 1] : s[2];
+    }
     MPI_Bcast(s, 3, MPI_DOUBLE, 0, comm);
     iok_clock.offset_min = s[0];
     iok_clock.offset_max = s[1];
     iok_clock.error_max = s[2];
     iok_clock.rounds = rounds;
-    iok_clock.synced = 1;
+    iok_clock.synced = every;
+    iok_clock.drift_max = -1;
+    free(all);
+    MPI_Comm_free(&comm);
+}
+
+void
+iok_clock_check(MPI_Comm world)
+{
+    MPI_Comm comm;
+    int rank, np;
+    MPI_Comm_dup(world, &comm);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &np);
+    double *all = rank == 0 ? calloc(2 * (size_t)np, sizeof *all) : NULL;
+    int ok = rank != 0 || all, every;
+    MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, comm);
+    if (every && iok_clock.synced) {
+        estimate(comm, iok_clock.rounds, all);
+        /* how far each rank's offset moved since the run's start, beyond
+         * what the two estimates' bounds explain: rank 0 knows the old
+         * offsets only through the ranks, so each sends its own */
+        double old[2] = {iok_clock.offset, iok_clock.error}, *olds = NULL;
+        if (rank == 0)
+            olds = malloc(2 * (size_t)np * sizeof *olds);
+        int gathered = rank != 0 || olds, both;
+        MPI_Allreduce(&gathered, &both, 1, MPI_INT, MPI_MIN, comm);
+        double worst = 0;
+        if (both) {
+            MPI_Gather(old, 2, MPI_DOUBLE, olds, 2, MPI_DOUBLE, 0, comm);
+            for (int r = 1; rank == 0 && r < np; r++) {
+                double d = all[2 * r] - olds[2 * r];
+                d = d < 0 ? -d : d;
+                worst = d > worst ? d : worst;
+            }
+        }
+        free(olds);
+        MPI_Bcast(&worst, 1, MPI_DOUBLE, 0, comm);
+        iok_clock.drift_max = both ? worst : -1;
+    }
+    free(all);
     MPI_Comm_free(&comm);
 }

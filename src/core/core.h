@@ -43,11 +43,15 @@ struct iok_clock {
     double error;                  /* this rank's bound on that estimate: half its round trip */
     double offset_min, offset_max; /* over the ranks (rank 0's 0 included) */
     double error_max;              /* the worst rank's bound */
+    double drift_max; /* the most any rank's offset moved over the run (iok_clock_check), -1 */
     int rounds, synced;
 };
 extern struct iok_clock iok_clock;
 /* Collective, once per run before anything is timed. */
 void iok_clock_sync(MPI_Comm comm);
+/* Collective, once the passes are over: estimates the offsets again and
+ * records how far they moved (drift_max), which the correction missed. */
+void iok_clock_check(MPI_Comm comm);
 /* MPI_Wtime() on rank 0's clock: every timestamp compared across ranks. */
 double iok_now(void);
 

@@ -67,12 +67,16 @@ static json_t *
 clock_json(void)
 {
     const struct iok_clock *c = &iok_clock;
-    return json_pack("{s:b, s:s, s:i, s:f, s:f, s:f, s:f}", "corrected", c->synced, "method",
-                     "ping-pong with rank 0 once per run, the round with the smallest round trip "
-                     "kept per rank",
-                     "rounds", c->rounds, "offset_min_seconds", c->offset_min, "offset_max_seconds",
-                     c->offset_max, "offset_spread_seconds", c->offset_max - c->offset_min,
-                     "error_bound_seconds", c->error_max);
+    json_t *j = json_pack(
+        "{s:b, s:s, s:i, s:f, s:f, s:f, s:f}", "corrected", c->synced, "method",
+        "ping-pong with rank 0 before the passes, the round with the smallest round trip kept "
+        "per rank; estimated again after them for the drift",
+        "rounds", c->rounds, "offset_min_seconds", c->offset_min, "offset_max_seconds",
+        c->offset_max, "offset_spread_seconds", c->offset_max - c->offset_min,
+        "error_bound_seconds", c->error_max);
+    if (c->drift_max >= 0) /* estimated again after the passes */
+        json_object_set_new(j, "drift_max_seconds", json_real(c->drift_max));
+    return j;
 }
 
 static json_t *

@@ -425,6 +425,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     }
     int verify_rc = IOK_OK;
     rc = run_passes(k, kopts, &run, &plan, &res, &verify_rc);
+    if (rc == IOK_OK || rc == IOK_EVERIFY)
+        iok_clock_check(run.comm); /* did the offsets hold over the passes? untimed */
     if (iok_log && (rc == IOK_OK || rc == IOK_EVERIFY)) {
         int grc = iok_reqlog_gather(&mylog, run.comm, &alllog);
         if (grc == IOK_OK && run.rank == 0) {

@@ -13,7 +13,9 @@
  *
  * The rank: IOK_TEST_CLOCK_SHIFT_RANK (world rank, from the launcher's
  * OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or SLURM_PROCID) or
- * IOK_TEST_CLOCK_SHIFT_HOST (every rank on that host: one node's ranks). */
+ * IOK_TEST_CLOCK_SHIFT_HOST (every rank on that host: one node's ranks).
+ * IOK_TEST_CLOCK_DRIFT=R: its CLOCK_MONOTONIC also gains R seconds per
+ * second from then on (a clock that drifts over the run). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
@@ -24,6 +26,9 @@
 #include <unistd.h>
 
 static long long shift_ns; /* 0 until MPI_Init returns on the chosen rank */
+static double rate;        /* IOK_TEST_CLOCK_DRIFT: the clock also runs this much fast */
+static long long armed_ns; /* the real CLOCK_MONOTONIC when the shift started */
+static int armed;
 
 static int
 chosen(void)
@@ -48,9 +53,15 @@ static void
 arm(void)
 {
     (void)PMPI_Wtime(); /* Open MPI's origin: taken at the first call, unshifted */
-    const char *s = getenv("IOK_TEST_CLOCK_SHIFT");
-    if (s && chosen())
-        shift_ns = (long long)(atof(s) * 1e9);
+    const char *s = getenv("IOK_TEST_CLOCK_SHIFT"), *d = getenv("IOK_TEST_CLOCK_DRIFT");
+    if (!s || !chosen())
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    armed_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+    shift_ns = (long long)(atof(s) * 1e9);
+    rate = d ? atof(d) : 0;
+    armed = 1;
 }
 
 int
@@ -76,8 +87,12 @@ clock_gettime(clockid_t id, struct timespec *tp)
     if (!real)
         real = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
     int rc = real(id, tp);
-    if (rc == 0 && shift_ns) {
-        long long ns = (long long)tp->tv_nsec + shift_ns;
+    if (rc == 0 && armed) {
+        long long t = (long long)tp->tv_sec * 1000000000LL + tp->tv_nsec;
+        /* the drift counted on the monotonic clock (a realtime reading's
+         * would need its own origin; the rate is small either way) */
+        long long ns = (long long)tp->tv_nsec + shift_ns +
+                       (id == CLOCK_MONOTONIC ? (long long)(rate * (double)(t - armed_ns)) : 0);
         tp->tv_sec += (time_t)(ns / 1000000000LL);
         tp->tv_nsec = (long)(ns % 1000000000LL);
     }
@@ -91,7 +106,7 @@ gettimeofday(struct timeval *restrict tv, void *restrict tz)
     if (!real)
         real = (int (*)(struct timeval *restrict, void *restrict))dlsym(RTLD_NEXT, "gettimeofday");
     int rc = real(tv, tz);
-    if (rc == 0 && shift_ns) {
+    if (rc == 0 && armed) {
         long long us = (long long)tv->tv_usec + shift_ns / 1000;
         tv->tv_sec += (time_t)(us / 1000000LL);
         tv->tv_usec = (long)(us % 1000000LL);

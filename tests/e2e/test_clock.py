@@ -51,6 +51,23 @@ def test_a_shifted_clock_leaves_spans_alone(tmp_path, built_backends, backend):
     assert p1["bandwidth_mib_s"] * p1["span_seconds"] == pytest.approx(
         p0["bandwidth_mib_s"] * p0["span_seconds"], rel=1e-6
     )
+    # estimated again after the passes: a constant shift does not move
+    for c in (c0, c1):
+        assert c["drift_max_seconds"] < 0.002 + 2 * c["error_bound_seconds"], c
     # each phase's job time (latest end less earliest start) is corrected too
     for name, ph in p1["phases"].items():
         assert ph["job_seconds"] <= p1["span_open_close_seconds"] + 1e-6, (name, ph)
+
+
+def test_a_drifting_clock_is_seen(tmp_path):
+    """The wrong case for the one estimate: rank 1's clock also gains 5% over
+    the run, which no offset taken at the start follows; the second estimate
+    after the passes shows it (5% of the time between the two)."""
+    env = {**shifted_env(), "IOK_TEST_CLOCK_DRIFT": "0.05"}
+    r = run(4, [*ARGS, "--backend", "mpiio"], tmp_path, env=env)
+    assert r.rc == 0, r.err
+    c = r.record["clock"]
+    span = write_pass(r.record)["span_open_close_seconds"]
+    # at least 5% of the pass, which lies between the two estimates
+    assert c["drift_max_seconds"] >= 0.05 * span - 2 * c["error_bound_seconds"], (c, span)
+    assert c["drift_max_seconds"] > 10 * c["error_bound_seconds"], c
