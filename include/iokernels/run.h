@@ -40,6 +40,7 @@ struct iok_core_opts {
     int no_original_hints;            /* --no-original-hints */
     char barriers[IOK_OPT_STRLEN];    /* phase | pass | none; "" = the kernel's default */
     double deadline;                  /* --deadline S: stop posting steps after S s; 0 = none */
+    int agree_every;                  /* --agree-every K: ranks meet every K steps (pass.c) */
     int machine_report;               /* set by a kernel whose report is machine-readable (CSV):
                                          the core then adds no text block after it */
 };
@@ -167,6 +168,7 @@ struct iok_pass_result {
     int created;                   /* write passes: the run created the file (it did not exist) */
     char start_state[96];          /* write passes: the file's state before the pass */
     int synced_before;             /* the node's file system flushed before the pass, untimed */
+    int agree_every;               /* the ranks met every this many steps (--agree-every) */
     int cache_suspect;             /* read faster than the device ceiling */
     /* Rank 0 only (NULL elsewhere): each rank's own total per phase, in
      * seconds, at [rank * IOK_NPHASES + phase], for reports that show

@@ -169,9 +169,10 @@ int iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok
 /* Collective, untimed: the ranks' agreement on one step before its post
  * (see step.c). shared: the file is shared (not one per process); rc is
  * this rank's status so far; *stop in: this rank wants
- * to stop (deadline), out: the job stops. Sets acc[i].calls/calls_max. */
+ * to stop (deadline), out: the job stops. Sets acc[i].calls/calls_max.
+ * meet 0 (--agree-every, a step without a meeting): local only, rc as is. */
 int iok_step_agree(const struct iok_run *run, MPI_Comm comm, void *h, int shared, int rc,
-                   struct iok_reqlist *r, int *stop);
+                   struct iok_reqlist *r, int *stop, int meet);
 
 /* Collective: the ceiling probe over `bytes` (this rank's share) in a file
  * beside near_path, which it creates and removes (see run.h): `samples`

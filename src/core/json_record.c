@@ -124,6 +124,7 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
     if (p->cache[0])
         json_object_set_new(j, "cache_drop_method", iok_json_text(p->cache));
     json_object_set_new(j, "synced_before", json_boolean(p->synced_before));
+    json_object_set_new(j, "agree_every_steps", json_integer(p->agree_every));
     if (p->start_state[0])
         json_object_set_new(j, "start_state", iok_json_text(p->start_state));
     if (p->op != IOK_OP_WRITE) {

@@ -147,6 +147,9 @@ settle_core(struct core_flags *cf, struct iok_run *run)
                          o->deadline);
     if (o->iterations < 1)
         return iok_error(IOK_EUSAGE, "--iterations must be at least 1, not %d", o->iterations);
+    if (o->agree_every < 1)
+        return iok_error(IOK_EUSAGE, "--agree-every must be at least 1 (every step), not %d",
+                         o->agree_every);
     if (o->ceiling_samples < 1 || o->ceiling_samples > IOK_CEILING_SAMPLES_MAX)
         return iok_error(IOK_EUSAGE, "--ceiling-samples must be 1 to %d, not %d",
                          IOK_CEILING_SAMPLES_MAX, o->ceiling_samples);

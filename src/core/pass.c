@@ -284,8 +284,19 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     suite_end(&ps, th);
 
     int io_rc = IOK_OK; /* this rank's last post/wait outcome, not yet agreed on */
+    /* --agree-every K: the ranks meet every K steps, unless every rank must
+     * enter the same library calls each step (collective transfers on a
+     * shared file): there a failure must be known before the next step */
+    const int every = run->core.agree_every > 1 && !(run->collective && !fp->per_rank)
+                          ? run->core.agree_every
+                          : 1;
+    out->agree_every = every;
     for (int step = 0; step < nsteps; step++) {
         ps.cur = 1 + step;
+        const int meet = step % every == 0;
+        /* after the step's I/O, before the suite's CPU work (see below) */
+        const int meet_io = run->nprocs > 1 && step % every == every - 1 &&
+                            (checking || (writing && step + 1 < nsteps));
         start(&ps, IOK_PH_REQUESTS);
         rc = k->requests(kopts, &shifted, plan, file, step, op, &rl);
         if (rc == IOK_OK)
@@ -324,13 +335,22 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             target = &io;
         }
         /* one agreement per step, untimed: the lists, the call counts, the deadline */
-        int stop_now =
-            run->core.deadline > 0 && step > 0 && iok_now() - open_start >= run->core.deadline;
+        int stop_now = meet && run->core.deadline > 0 && step > 0 &&
+                       iok_now() - open_start >= run->core.deadline;
         double t = suite_begin();
         if (rc && writing)
             iok_note_full(path);
-        rc = iok_step_agree(run, run->comm, h, !fp->per_rank, rc, target, &stop_now);
+        rc = iok_step_agree(run, run->comm, h, !fp->per_rank, rc, target, &stop_now, meet);
         suite_add(&ps, iok_now() - t, 1);
+        if (rc && !meet) { /* said at the next meeting; this rank posts nothing till then */
+            io_rc = rc;
+            iok_reqlist_free(&rl);
+            iok_reqlist_free(&io);
+            if (meet_io && (rc = agree(&ps, io_rc))) /* the others meet there */
+                goto close;
+            rc = IOK_OK;
+            continue;
+        }
         if (rc)
             goto close;
         if (stop_now) { /* stonewalled: no rank posts this step */
@@ -387,9 +407,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
          * run beside a slower rank's I/O (an aggregator still writing) and
          * slow it down, a cost no original has. The suite's time; it also
          * ends a failed step at once. */
-        if (run->nprocs > 1 && (checking || (writing && step + 1 < nsteps)))
-            if ((rc = agree(&ps, io_rc)))
-                goto close;
+        if (meet_io && (rc = agree(&ps, io_rc)))
+            goto close;
         if (checking && io_rc == IOK_OK) {
             start(&ps, IOK_PH_CHECK);
             bad += iok_data_check(s, &rl, seed, how, &checked, first_bad, sizeof first_bad);
