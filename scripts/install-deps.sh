@@ -19,6 +19,7 @@ packages=(
   slurm-wlm munge              # scripts/slurm-sandbox.sh: the campaign tests' Slurm
   slurmdbd mariadb-server      # the same with accounting (sacct): SANDBOX_ACCOUNTING=1
   groff-base man-db           # man -l man/iokernels.1, and its test without warnings
+  bindfs                      # a FUSE mount: the cache verdict "unknown" there (tests)
 )
 
 missing=()

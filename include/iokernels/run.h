@@ -40,6 +40,7 @@ struct iok_core_opts {
     int no_original_hints;            /* --no-original-hints */
     char barriers[IOK_OPT_STRLEN];    /* phase | pass | none; "" = the kernel's default */
     double deadline;                  /* --deadline S: stop posting steps after S s; 0 = none */
+    int agree_every;                  /* --agree-every K: ranks meet every K steps (pass.c) */
     int machine_report;               /* set by a kernel whose report is machine-readable (CSV):
                                          the core then adds no text block after it */
 };
@@ -117,6 +118,19 @@ struct iok_hint {
     char value[MPI_MAX_INFO_VAL + 1];
 };
 
+/* A read pass's nodes (cache.c): the cache verdict holds only where every
+ * node's file system counts its reads at the block layer, and every node
+ * read at least half from storage. */
+struct iok_read_nodes {
+    int nodes;             /* nodes (one rank each) that reported */
+    int counted;           /* 1: every node's file system counts reads at the block layer */
+    int uncounted;         /* the first node whose file system does not */
+    char fs[32];           /* its file system */
+    int unreadable;        /* some rank could not read /proc/self/io */
+    int worst;             /* the node with the least read from storage, -1: none read */
+    double worst_fraction; /* its OS read_bytes over its bytes read */
+};
+
 /* One pass over one file: a write, a read, or the read-back of --verify. */
 struct iok_pass_result {
     enum iok_op op;
@@ -132,6 +146,8 @@ struct iok_pass_result {
      * (see span_suite). io_time == span. */
     double io_time;
     double span;                /* the job's span (= io_time) */
+    double span_open_close;     /* the same before the suite's work is subtracted: raw */
+    double span_unsynced;       /* span from each rank's own clock, uncorrected (clock.c) */
     struct iok_stat span_rank;  /* each rank's own open start -> close end, less its suite work */
     struct iok_stat span_suite; /* per rank: requests, data generation, checks and the core's
                                    per-step agreement inside the span (subtracted above) */
@@ -149,6 +165,10 @@ struct iok_pass_result {
     int iteration;                 /* 0 .. iterations-1 */
     struct iok_osbytes os;         /* -1 fields when /proc/self/io is unreadable */
     char cache[64];                /* read passes: how the page cache was dropped, "" if not */
+    int created;                   /* write passes: the run created the file (it did not exist) */
+    char start_state[96];          /* write passes: the file's state before the pass */
+    int synced_before;             /* the node's file system flushed before the pass, untimed */
+    int agree_every;               /* the ranks met every this many steps (--agree-every) */
     int cache_suspect;             /* read faster than the device ceiling */
     /* Rank 0 only (NULL elsewhere): each rank's own total per phase, in
      * seconds, at [rank * IOK_NPHASES + phase], for reports that show
@@ -165,11 +185,14 @@ struct iok_pass_result {
      * read came from storage), 0 when it came from the page cache or the
      * OS counts are unknown; `source` says which and why. */
     int from_storage;
-    char source[160];
+    int source_known; /* 0: "unknown" (the counts cannot tell), see source */
+    char source[224];
+    struct iok_read_nodes nodes_read;
     /* Rank 0 only (NULL elsewhere): each rank's own open->close span, less
      * its suite work, at [rank]. Freed by the core. */
     double *rank_span;
-    /* Rank 0 only (NULL elsewhere): each rank's marks, MPI_Wtime() seconds,
+    /* Rank 0 only (NULL elsewhere): each rank's marks, seconds on the job's
+     * clock (rank 0's MPI_Wtime, clock.c),
      * at [rank * IOK_NMARKS + mark], for reports that time as an original
      * with barriers between open, I/O and close (NetCDF-Bench). Freed by
      * the core. */

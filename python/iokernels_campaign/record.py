@@ -303,8 +303,11 @@ def pass_rows(record):
                 "checked": p.get("values_checked"),
                 "mismatches": p.get("values_mismatched"),
                 "first_bad": p.get("first_mismatch"),
-                # reads only: 1 from storage, 0 page cache (OS read_bytes under half)
-                "from_storage": _flag(p.get("from_storage")),
+                # reads only: 1 from storage, 0 page cache (OS read_bytes under
+                # half), NULL where the counts cannot tell (read_source unknown)
+                "from_storage": _flag(
+                    None if p.get("read_source") == "unknown" else p.get("from_storage")
+                ),
                 "from_storage_reason": p.get("from_storage_reason"),
             }
         )

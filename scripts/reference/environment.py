@@ -16,6 +16,16 @@ VARIABLES = (
         "seconds from 1 to 86400, as 30 or 30s (default 10); any other value is refused (exit 2).",
     ),
     (
+        "IOK_CLOCK_ROUNDS",
+        "ping-pong rounds per rank of the job clock's offset estimate against rank 0 "
+        "(default 10, 1-1000): the round with the smallest round trip is kept.",
+    ),
+    (
+        "IOK_REWRITE_IN_PLACE",
+        "1: a later iteration's write rewrites the previous iteration's file instead of "
+        "removing it first (the state before like-for-like iterations; for comparisons).",
+    ),
+    (
         "IOK_PROGRESS",
         "1: a progress line per record on rank 0's standard error even when it is not a "
         "terminal; 0: never; unset: on a terminal only. Any other value is refused (exit 2).",

@@ -142,7 +142,7 @@ mpiio_sample(MPI_Comm comm, const char *path, int64_t before, int64_t bytes, cha
     MPI_File fh;
     int mode = writing ? MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_EXCL : MPI_MODE_RDONLY;
     MPI_Barrier(comm);
-    double t0 = MPI_Wtime();
+    double t0 = iok_now();
     int err = MPI_File_open(comm, path, mode, MPI_INFO_NULL, &fh);
     int opened = err == MPI_SUCCESS; /* collective: the same on every rank */
     if (created)
@@ -162,7 +162,7 @@ mpiio_sample(MPI_Comm comm, const char *path, int64_t before, int64_t bytes, cha
         if (err == MPI_SUCCESS)
             err = cerr;
     }
-    double t1 = MPI_Wtime();
+    double t1 = iok_now();
     *seconds = job_span(comm, t0, t1);
     int rc = IOK_OK;
     if (err != MPI_SUCCESS) {
@@ -195,9 +195,9 @@ storage_read_sample(MPI_Comm comm, const char *path, int64_t before, int64_t byt
         return cached_read_sample(comm, path, before, bytes, buf, seconds);
     }
     MPI_Barrier(comm);
-    double t0 = MPI_Wtime();
+    double t0 = iok_now();
     int e = direct_io(path, before, bytes, 0);
-    double t1 = MPI_Wtime();
+    double t1 = iok_now();
     *seconds = job_span(comm, t0, t1);
     int rc = IOK_OK;
     if (e)
@@ -321,9 +321,9 @@ iok_ceiling_probe(MPI_Comm comm, const char *near_path, int64_t bytes, int fsync
     if (rc == IOK_OK && out->full) { /* the standalone probe: O_DIRECT write, cached read */
         flush_node(node);
         MPI_Barrier(comm);
-        double t0 = MPI_Wtime();
+        double t0 = iok_now();
         int derr = direct_io(path, before, bytes, 1), worst;
-        double t1 = MPI_Wtime();
+        double t1 = iok_now();
         MPI_Allreduce(&derr, &worst, 1, MPI_INT, MPI_MAX, comm);
         double dt = job_span(comm, t0, t1);
         out->direct_write_bandwidth = worst == 0 && dt > 0 ? (double)total / dt : 0;

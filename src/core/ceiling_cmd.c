@@ -117,6 +117,7 @@ iok_ceiling_main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/iokernels", o.dir);
     int64_t mine = o.size / nprocs + (rank < o.size % nprocs);
     struct iok_ceiling a = {.full = 1}, b = {0};
+    iok_clock_sync(MPI_COMM_WORLD); /* the samples' spans on one clock */
     rc = iok_ceiling_probe(MPI_COMM_WORLD, path, mine, 0, IOK_CEIL_READ_STORAGE, o.samples, &a);
     if (rc == IOK_OK)
         rc = iok_ceiling_probe(MPI_COMM_WORLD, path, mine, 1, IOK_CEIL_READ_NONE, o.samples, &b);

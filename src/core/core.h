@@ -36,6 +36,34 @@ double iok_timeline_own(const struct iok_timeline *tl, enum iok_phase p);
 void iok_timeline_reduce(const struct iok_timeline *tl, MPI_Comm comm,
                          struct iok_phase_result out[IOK_NPHASES]);
 
+/* One clock for the job (clock.c): each rank's MPI_Wtime offset against
+ * rank 0's, estimated once per run. */
+struct iok_clock {
+    double offset;                 /* this rank's MPI_Wtime minus rank 0's at the same instant */
+    double error;                  /* this rank's bound on that estimate: half its round trip */
+    double offset_min, offset_max; /* over the ranks (rank 0's 0 included) */
+    double error_max;              /* the worst rank's bound */
+    double drift_max; /* the most any rank's offset moved over the run (iok_clock_check), -1 */
+    int rounds, synced;
+};
+extern struct iok_clock iok_clock;
+/* Collective, once per run before anything is timed. */
+void iok_clock_sync(MPI_Comm comm);
+/* Collective, once the passes are over: estimates the offsets again and
+ * records how far they moved (drift_max), which the correction missed. */
+void iok_clock_check(MPI_Comm comm);
+/* MPI_Wtime() on rank 0's clock: every timestamp compared across ranks. */
+double iok_now(void);
+
+/* Collective, before write pass `iteration` of `file` (iteration_reset.c):
+ * removes the previous iteration's file when the run created it; `state`
+ * says what the pass starts from ("" for the first iteration). */
+int iok_iteration_reset(const struct iok_run *run, const struct iok_plan *plan, int file,
+                        int iteration, const struct iok_result *res, char *state, size_t len);
+/* Collective: one rank per node flushes the file system holding `path`
+ * (syncfs; sync where it cannot), untimed, before every pass (cache.c). */
+void iok_sync_node(MPI_Comm comm, const char *path);
+
 /* Collective: min/avg/max of one value per rank. */
 struct iok_stat iok_stat_reduce(double v, MPI_Comm comm);
 
@@ -109,6 +137,10 @@ void iok_mpiio_layer_report(FILE *out);
 /* Read and verify passes: from storage or from the page cache, by the OS
  * read_bytes against the bytes read (cache.c). */
 void iok_read_source(const struct iok_run *run, struct iok_pass_result *p);
+/* Collective, after a read pass: per node (one rank each) its bytes read,
+ * OS read_bytes and file system type, into p->nodes_read (cache.c). */
+void iok_read_nodes(MPI_Comm comm, const char *path, int64_t bytes, int64_t read_bytes,
+                    struct iok_pass_result *p);
 
 /* Full disks (write_check.c): a failed write names a full file system in
  * its message; after a write pass, the rank(s) that hold `path` (`mine`)
@@ -197,9 +229,10 @@ int iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok
 /* Collective, untimed: the ranks' agreement on one step before its post
  * (see step.c). shared: the file is shared (not one per process); rc is
  * this rank's status so far; *stop in: this rank wants
- * to stop (deadline), out: the job stops. Sets acc[i].calls/calls_max. */
+ * to stop (deadline), out: the job stops. Sets acc[i].calls/calls_max.
+ * meet 0 (--agree-every, a step without a meeting): local only, rc as is. */
 int iok_step_agree(const struct iok_run *run, MPI_Comm comm, void *h, int shared, int rc,
-                   struct iok_reqlist *r, int *stop);
+                   struct iok_reqlist *r, int *stop, int meet);
 
 /* Collective: the ceiling probe over `bytes` (this rank's share) in a file
  * beside near_path, which it creates and removes (see run.h): `samples`

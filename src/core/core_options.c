@@ -71,5 +71,9 @@ const struct iok_option iok_core_options[] = {
      "phase|pass|none"},
     {"deadline", 0, IOK_OPT_DOUBLE, offsetof(struct core_flags, o.deadline), "0",
      "stonewalling (IOR -D): post no new step X seconds after the open; 0 = none"},
+    {"agree-every", 0, IOK_OPT_INT, offsetof(struct core_flags, o.agree_every), "1",
+     "ranks agree on errors and the deadline every K steps instead of every step, and do not "
+     "meet after each step's I/O (independent transfers or a file per process; collective "
+     "transfers on a shared file agree every step: every rank must enter the same calls)"},
     {"help", 'h', IOK_OPT_BOOL, offsetof(struct core_flags, help), NULL, "this help"},
     {NULL}};

@@ -61,6 +61,24 @@ ceiling_json(const struct iok_pass_result *p)
     return cj;
 }
 
+/* One clock for the job (clock.c): how far the ranks' clocks were apart
+ * and how well that is known. */
+static json_t *
+clock_json(void)
+{
+    const struct iok_clock *c = &iok_clock;
+    json_t *j = json_pack(
+        "{s:b, s:s, s:i, s:f, s:f, s:f, s:f}", "corrected", c->synced, "method",
+        "ping-pong with rank 0 before the passes, the round with the smallest round trip kept "
+        "per rank; estimated again after them for the drift",
+        "rounds", c->rounds, "offset_min_seconds", c->offset_min, "offset_max_seconds",
+        c->offset_max, "offset_spread_seconds", c->offset_max - c->offset_min,
+        "error_bound_seconds", c->error_max);
+    if (c->drift_max >= 0) /* estimated again after the passes */
+        json_object_set_new(j, "drift_max_seconds", json_real(c->drift_max));
+    return j;
+}
+
 static json_t *
 pass_json(const struct iok_run *run, const struct iok_pass_result *p)
 {
@@ -86,6 +104,8 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
     json_object_set_new(j, "hints_in_effect", iok_pass_hints_json(p));
     /* io_seconds is the span; the barrier-separated phases' sum beside it */
     json_object_set_new(j, "span_seconds", json_real(p->span));
+    json_object_set_new(j, "span_open_close_seconds", json_real(p->span_open_close));
+    json_object_set_new(j, "span_unsynced_seconds", json_real(p->span_unsynced));
     json_object_set_new(j, "span_rank_seconds", stat_json(p->span_rank));
     json_object_set_new(j, "span_suite_rank_seconds", stat_json(p->span_suite));
     json_object_set_new(j, "io_phase_sum_seconds", json_real(p->phase_sum));
@@ -103,11 +123,19 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
                                       (json_int_t)p->os.write_bytes));
     if (p->cache[0])
         json_object_set_new(j, "cache_drop_method", iok_json_text(p->cache));
+    json_object_set_new(j, "synced_before", json_boolean(p->synced_before));
+    json_object_set_new(j, "agree_every_steps", json_integer(p->agree_every));
+    if (p->start_state[0])
+        json_object_set_new(j, "start_state", iok_json_text(p->start_state));
     if (p->op != IOK_OP_WRITE) {
         json_object_set_new(j, "page_cache_suspect", json_boolean(p->cache_suspect));
         if (p->source[0]) {
             json_object_set_new(j, "from_storage", json_boolean(p->from_storage));
             json_object_set_new(j, "from_storage_reason", iok_json_text(p->source));
+            json_object_set_new(j, "read_source",
+                                iok_json_text(!p->source_known  ? "unknown"
+                                              : p->from_storage ? "storage"
+                                                                : "page cache"));
         }
         json_object_set_new(j, "values_checked", json_integer(p->checked));
         json_object_set_new(j, "values_mismatched", json_integer(p->mismatches));
@@ -201,7 +229,7 @@ build(const struct iok_json_input *in, const char *hosts)
     json_t *passes = json_array(), *files = json_array(), *argv = json_array();
     int64_t wbytes = 0, rbytes = 0, mism = 0, checked = 0;
     double wtime = 0, rtime = 0, mem_max = 0;
-    int reads = 0, stored = 0;
+    int reads = 0, stored = 0, unknown = 0;
     const char *first_bad = NULL;
     for (int i = 0; i < res->npasses; i++) {
         const struct iok_pass_result *p = &res->pass[i];
@@ -215,6 +243,7 @@ build(const struct iok_json_input *in, const char *hosts)
             if (p->source[0]) {
                 reads++;
                 stored += p->from_storage;
+                unknown += !p->source_known;
             }
         }
         mism += p->mismatches;
@@ -241,8 +270,11 @@ build(const struct iok_json_input *in, const char *hosts)
     json_object_set_new(j, "api", iok_json_text(run->core.api));
     json_object_set_new(j, "barriers", iok_json_text(run->core.barriers));
     json_object_set_new(j, "time_convention",
-                        iok_json_text("open-close span: earliest open start to latest close end, "
-                                      "less the suite's own work inside it"));
+                        iok_json_text("adjusted open-close span: earliest open start to latest "
+                                      "close end on the job's clock, less the suite's own work "
+                                      "inside it (each pass's span_open_close_seconds keeps the "
+                                      "raw span)"));
+    json_object_set_new(j, "clock", clock_json());
     if (run->core.deadline > 0)
         json_object_set_new(j, "deadline_seconds", json_real(run->core.deadline));
     json_object_set_new(j, "nprocs", json_integer(run->nprocs));
@@ -259,7 +291,7 @@ build(const struct iok_json_input *in, const char *hosts)
                             rtime > 0 ? rbytes / rtime / MiB : 0.0, "peak_rss_max_bytes", mem_max);
     /* every read pass came from storage (null: no read pass that moved data) */
     json_object_set_new(sum, "read_from_storage",
-                        reads ? json_boolean(stored == reads) : json_null());
+                        reads && !unknown ? json_boolean(stored == reads) : json_null());
     json_object_set_new(j, "summary", sum);
     json_object_set_new(j, "iterations", iterations_json(res, run->core.iterations));
     json_object_set_new(j, "passes", passes);

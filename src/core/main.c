@@ -149,6 +149,9 @@ settle_core(struct core_flags *cf, struct iok_run *run)
                          o->deadline);
     if (o->iterations < 1)
         return iok_error(IOK_EUSAGE, "--iterations must be at least 1, not %d", o->iterations);
+    if (o->agree_every < 1)
+        return iok_error(IOK_EUSAGE, "--agree-every must be at least 1 (every step), not %d",
+                         o->agree_every);
     if (o->ceiling_samples < 1 || o->ceiling_samples > IOK_CEILING_SAMPLES_MAX)
         return iok_error(IOK_EUSAGE, "--ceiling-samples must be 1 to %d, not %d",
                          IOK_CEILING_SAMPLES_MAX, o->ceiling_samples);
@@ -259,7 +262,13 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
                     if (res->pass[j].iteration == it && res->pass[j].file == f &&
                         res->pass[j].op == IOK_OP_WRITE && res->pass[j].stonewalled)
                         max_steps = res->pass[j].steps_done;
+                char state[sizeof p->start_state] = "";
+                if (op == IOK_OP_WRITE &&
+                    (rc = iok_iteration_reset(run, plan, f, it, res, state, sizeof state)))
+                    return rc;
                 rc = iok_run_pass(k, kopts, run, plan, f, op, it, max_steps, p);
+                if (state[0])
+                    snprintf(p->start_state, sizeof p->start_state, "%s", state);
                 if (rc == IOK_EVERIFY) { /* keep going: the report shows it */
                     *verify_rc = rc;
                     rc = IOK_OK;
@@ -444,6 +453,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     iok_signals_record(run.core.json, prefix);
     iok_signals_install(run.rank, run.core.keep_partial);
 
+    iok_clock_sync(run.comm); /* one clock for the job's timestamps, untimed */
     /* the request log, for --export-replay or the kernel (untimed) */
     if (run.core.export_replay[0] || (k->flags & IOK_KERNEL_REQLOG)) {
         rc = run.core.export_replay[0] ? iok_reqlog_export_check(&run, plan) : IOK_OK;
@@ -454,6 +464,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     }
     int verify_rc = IOK_OK;
     rc = run_passes(k, kopts, &run, plan, &res, &verify_rc);
+    if (rc == IOK_OK || rc == IOK_EVERIFY)
+        iok_clock_check(run.comm); /* did the offsets hold over the passes? untimed */
     if (iok_log && (rc == IOK_OK || rc == IOK_EVERIFY)) {
         int grc = iok_reqlog_gather(&mylog, run.comm, &alllog);
         if (grc == IOK_OK && run.rank == 0) {

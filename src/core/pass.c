@@ -115,13 +115,13 @@ start(struct pass_state *ps, enum iok_phase p)
 {
     if (ps->phase_barriers && iok_phase_is_io(p))
         MPI_Barrier(ps->run->comm);
-    ps->t0 = MPI_Wtime();
+    ps->t0 = iok_now();
 }
 
 static void
 stop(struct pass_state *ps, enum iok_phase p)
 {
-    double t1 = MPI_Wtime();
+    double t1 = iok_now();
     iok_timeline_add(&ps->tl, p, ps->t0, t1);
     if (!iok_phase_is_io(p))
         suite_add(ps, t1 - ps->t0, 0);
@@ -132,13 +132,13 @@ stop(struct pass_state *ps, enum iok_phase p)
 static double
 suite_begin(void)
 {
-    return MPI_Wtime();
+    return iok_now();
 }
 
 static void
 suite_end(struct pass_state *ps, double t)
 {
-    suite_add(ps, MPI_Wtime() - t, 0);
+    suite_add(ps, iok_now() - t, 0);
 }
 
 /* An agreement inside the span: the suite's coordination, which no
@@ -150,7 +150,7 @@ agree(struct pass_state *ps, int rc)
     if (rc && ps->wpath)
         iok_note_full(ps->wpath);
     rc = iok_agree(ps->run->comm, rc);
-    suite_add(ps, MPI_Wtime() - t, 1);
+    suite_add(ps, iok_now() - t, 1);
     return rc;
 }
 
@@ -228,7 +228,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
      * --overwrite a later iteration's file is the first one's) */
     int partial = writing && !(be->caps & IOK_CAP_NOIO) && (run->rank == 0 || fp->per_rank) &&
                   (access(path, F_OK) != 0 || (iteration > 0 && !run->core.overwrite));
-    /* a later iteration rewrites the file the first one created */
+    /* a later iteration's file is the run's (removed before it: iteration_reset.c) */
     int claimed = 0;
     if ((run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
         rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0,
@@ -249,6 +249,17 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     }
     if (!fp->per_rank)
         partial = created[0];
+    out->created = writing && partial;
+    if (writing && !(be->caps & IOK_CAP_NOIO))
+        snprintf(out->start_state, sizeof out->start_state, "%s",
+                 out->created
+                     ? "new file"
+                     : "existing file: not the run's, truncated by the create (--overwrite)");
+    /* no pass pays for the writeback of the one before it (iteration_reset.c) */
+    if (!(be->caps & IOK_CAP_NOIO)) {
+        iok_sync_node(run->comm, path);
+        out->synced_before = 1;
+    }
     if (!writing && run->core.drop_caches && !(be->caps & IOK_CAP_NOIO))
         iok_drop_caches(run->comm, path, fp->per_rank, out->cache, sizeof out->cache);
 
@@ -277,7 +288,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
          : writing                      ? be->create(&h, path, s, &params)
                                         : be->open(&h, path, s, &params);
     stop(&ps, IOK_PH_OPEN);
-    opened = MPI_Wtime();
+    opened = iok_now();
     /* what follows the last "opened" mark is the steps' segments' */
     ps.cur = writing ? 0 : 1;
     if ((rc = agree(&ps, rc))) {
@@ -289,19 +300,30 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         start(&ps, IOK_PH_DEFINE);
         rc = IOK_FAULTED(IOK_PH_DEFINE, path) ? IOK_EIO : be->define(h);
         stop(&ps, IOK_PH_DEFINE);
-        opened = MPI_Wtime();
+        opened = iok_now();
         ps.cur = 1;
         if ((rc = agree(&ps, rc)))
             goto close;
     }
-    loop = MPI_Wtime(); /* after the agreement: each rank's exit of it */
+    loop = iok_now(); /* after the agreement: each rank's exit of it */
     double th = suite_begin();
     iok_pass_take_hints(run, h, out); /* what the library made of the hints: not I/O */
     suite_end(&ps, th);
 
     int io_rc = IOK_OK; /* this rank's last post/wait outcome, not yet agreed on */
+    /* --agree-every K: the ranks meet every K steps, unless every rank must
+     * enter the same library calls each step (collective transfers on a
+     * shared file): there a failure must be known before the next step */
+    const int every = run->core.agree_every > 1 && !(run->collective && !fp->per_rank)
+                          ? run->core.agree_every
+                          : 1;
+    out->agree_every = every;
     for (int step = 0; step < nsteps; step++) {
         ps.cur = 1 + step;
+        const int meet = step % every == 0;
+        /* after the step's I/O, before the suite's CPU work (see below) */
+        const int meet_io = run->nprocs > 1 && step % every == every - 1 &&
+                            (checking || (writing && step + 1 < nsteps));
         start(&ps, IOK_PH_REQUESTS);
         rc = k->requests(kopts, &shifted, plan, file, step, op, &rl);
         if (rc == IOK_OK)
@@ -340,13 +362,22 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             target = &io;
         }
         /* one agreement per step, untimed: the lists, the call counts, the deadline */
-        int stop_now =
-            run->core.deadline > 0 && step > 0 && MPI_Wtime() - open_start >= run->core.deadline;
+        int stop_now = meet && run->core.deadline > 0 && step > 0 &&
+                       iok_now() - open_start >= run->core.deadline;
         double t = suite_begin();
         if (rc && writing)
             iok_note_full(path);
-        rc = iok_step_agree(run, run->comm, h, !fp->per_rank, rc, target, &stop_now);
-        suite_add(&ps, MPI_Wtime() - t, 1);
+        rc = iok_step_agree(run, run->comm, h, !fp->per_rank, rc, target, &stop_now, meet);
+        suite_add(&ps, iok_now() - t, 1);
+        if (rc && !meet) { /* said at the next meeting; this rank posts nothing till then */
+            io_rc = rc;
+            iok_reqlist_free(&rl);
+            iok_reqlist_free(&io);
+            if (meet_io && (rc = agree(&ps, io_rc))) /* the others meet there */
+                goto close;
+            rc = IOK_OK;
+            continue;
+        }
         if (rc)
             goto close;
         if (stop_now) { /* stonewalled: no rank posts this step */
@@ -369,7 +400,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             start(&ps, IOK_PH_WAIT);
         }
         int wrc = IOK_FAULTED(IOK_PH_WAIT, path) ? IOK_EIO : be->wait(h);
-        double waited = MPI_Wtime();
+        double waited = iok_now();
         if (untimed)
             suite_end(&ps, posted);
         else
@@ -412,9 +443,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
          * run beside a slower rank's I/O (an aggregator still writing) and
          * slow it down, a cost no original has. The suite's time; it also
          * ends a failed step at once. */
-        if (run->nprocs > 1 && (checking || (writing && step + 1 < nsteps)))
-            if ((rc = agree(&ps, io_rc)))
-                goto close;
+        if (meet_io && (rc = agree(&ps, io_rc)))
+            goto close;
         if (checking && io_rc == IOK_OK) {
             start(&ps, IOK_PH_CHECK);
             bad += iok_data_check(s, &rl, seed, how, &checked, first_bad, sizeof first_bad);
@@ -463,11 +493,11 @@ close:
         close_start = ps.t0;
         crc = IOK_FAULTED(IOK_PH_CLOSE, path) ? IOK_EIO : be->close(h);
         stop(&ps, IOK_PH_CLOSE);
-        close_end = MPI_Wtime();
+        close_end = iok_now();
         if (crc && writing)
             iok_note_full(path);
         crc = iok_agree(run->comm, crc);
-        done = MPI_Wtime(); /* each rank's exit of the agreement after close */
+        done = iok_now(); /* each rank's exit of the agreement after close */
         if (rc == IOK_OK)
             rc = crc;
     }
@@ -485,6 +515,8 @@ close:
     MPI_Allreduce(&os0.rchar, osmin, 1, MPI_INT64_T, MPI_MIN, run->comm);
     out->os = osmin[0] < 0 ? (struct iok_osbytes){-1, -1, -1, -1}
                            : (struct iok_osbytes){oss[0], oss[1], oss[2], oss[3]};
+    if (!writing && !(be->caps & IOK_CAP_NOIO)) /* each node's counts, for the verdict */
+        iok_read_nodes(run->comm, path, bytes, os0.read_bytes < 0 ? -1 : osd[2], out);
     iok_timeline_reduce(&ps.tl, run->comm, out->ph);
     double own_io = 0, suite = ps.work + ps.agreed;
     for (int p = 0; p < IOK_NPHASES; p++) {
@@ -499,15 +531,21 @@ close:
      * the suite's work every rank did in each segment (see pass_state);
      * each rank's own span less all of its own suite work */
     double own_span = close_end - open_start - suite;
-    double ends[2] = {-open_start, close_end}, ende[2];
-    MPI_Allreduce(ends, ende, 2, MPI_DOUBLE, MPI_MAX, run->comm);
+    /* on the job's clock (clock.c), and on each rank's own clock as it
+     * reads it: what the span would be without the correction */
+    double ends[4] = {-open_start, close_end, -(open_start + iok_clock.offset),
+                      close_end + iok_clock.offset},
+           ende[4];
+    MPI_Allreduce(ends, ende, 4, MPI_DOUBLE, MPI_MAX, run->comm);
     double common = 0, steps_common = 0;
     MPI_Allreduce(MPI_IN_PLACE, ps.seg, ps.nseg, MPI_DOUBLE, MPI_MIN, run->comm);
     for (int i = 0; i < ps.nseg; i++) {
         common += ps.seg[i];
         steps_common += i > 0 ? ps.seg[i] : 0;
     }
-    out->span = ende[1] + ende[0] - common;
+    out->span_open_close = ende[1] + ende[0];
+    out->span = out->span_open_close - common;
+    out->span_unsynced = ende[3] + ende[2] - common;
     out->span_rank = iok_stat_reduce(own_span, run->comm);
     out->span_suite = iok_stat_reduce(suite, run->comm);
     out->io_time = out->span;

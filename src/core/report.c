@@ -69,10 +69,16 @@ span_lines(const struct iok_run *run, const struct iok_pass_result *p, FILE *out
     static const enum iok_phase io[] = {IOK_PH_OPEN, IOK_PH_DEFINE, IOK_PH_EXCHANGE, IOK_PH_POST,
                                         IOK_PH_WAIT, IOK_PH_FLUSH,  IOK_PH_CLOSE};
     fprintf(out,
-            "       time = open->close span (earliest open start to latest close end, less "
-            "the suite's own work: max %.4f s per rank); per rank s: min %.4f avg %.4f max "
+            "       time = open->close span less the suite's own work (adjusted, the headline); "
+            "raw open->close span %.4f s (earliest open start to latest close end); the "
+            "suite's own work max %.4f s per rank; adjusted per rank s: min %.4f avg %.4f max "
             "%.4f\n",
-            p->span_suite.max, p->span_rank.min, p->span_rank.avg, p->span_rank.max);
+            p->span_open_close, p->span_suite.max, p->span_rank.min, p->span_rank.avg,
+            p->span_rank.max);
+    fprintf(out,
+            "       clocks: one for the job, ranks' offsets against rank 0 spread %.3g s "
+            "(estimated within %.2g s), corrected; the ranks' own clocks would give %.4f s\n",
+            iok_clock.offset_max - iok_clock.offset_min, iok_clock.error_max, p->span_unsynced);
     fprintf(out, "       I/O phases, job s (barriers: %s):", run->core.barriers);
     for (size_t i = 0; i < sizeof io / sizeof io[0]; i++)
         if (p->ph[io[i]].count)
@@ -106,12 +112,15 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
         const struct iok_pass_result *p = &res->pass[i];
         if (run->core.iterations > 1)
             fprintf(out, "[iteration %d] ", p->iteration);
-        fprintf(out, "%-6s %s: %.2f MiB in %.4f s, %.2f MiB/s, %lld requests as executed%s\n",
+        fprintf(out,
+                "%-6s %s: %.2f MiB in %.4f s (adjusted span), %.2f MiB/s, %lld requests as "
+                "executed%s\n",
                 iok_op_names[p->op], p->path, p->bytes / MiB, p->io_time, p->bandwidth / MiB,
                 (long long)p->requests,
-                !p->source[0]     ? ""
-                : p->from_storage ? " [from storage]"
-                                  : " [PAGE CACHE]");
+                !p->source[0]      ? ""
+                : !p->source_known ? " [source unknown]"
+                : p->from_storage  ? " [from storage]"
+                                   : " [PAGE CACHE]");
         span_lines(run, p, out);
         fprintf(out, "       not I/O: requests %.4f s, data generation %.4f s%s, check %.4f s",
                 p->ph[IOK_PH_REQUESTS].rank.max, p->ph[IOK_PH_DATAGEN].rank.max,
@@ -129,7 +138,7 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
         if (p->cache[0])
             fprintf(out, "       page cache dropped before the read: %s\n", p->cache);
         if (p->source[0])
-            fprintf(out, "       read from %s\n", p->source);
+            fprintf(out, "       read %s %s\n", p->source_known ? "from" : "source", p->source);
         iok_hints_report(run, p, out);
         if (p->op != IOK_OP_WRITE && (run->core.verify || p->op == IOK_OP_VERIFY))
             fprintf(out, "       verify: %lld values checked, %lld mismatches%s%s\n",

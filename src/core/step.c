@@ -49,13 +49,15 @@ step_take(struct iok_reqlist *r, int m, const int *w)
 
 int
 iok_step_agree(const struct iok_run *run, MPI_Comm comm, void *h, int shared, int rc,
-               struct iok_reqlist *r, int *stop)
+               struct iok_reqlist *r, int *stop, int meet)
 {
     const struct iok_backend *be = run->backend;
     for (int i = 0; i < r->n; i++)
         r->acc[i].calls = r->acc[i].calls_max = r->acc[i].nsub;
     if (rc == IOK_OK && be->prepare)
         rc = be->prepare(h, r);
+    if (!meet) /* --agree-every: no meeting this step (never when calls must agree) */
+        return rc;
     /* a file per process is opened on MPI_COMM_SELF: no other rank to meet;
      * `need` is the same on every rank (run-wide settings) */
     int need = shared && run->collective && (be->caps & IOK_CAP_AGREED_CALLS);

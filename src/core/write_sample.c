@@ -188,7 +188,7 @@ iok_wsample_check(const struct iok_run *run, const struct iok_backend_params *pa
     if ((rc = iok_agree(run->comm, rc)) == IOK_OK)
         rc = iok_agree(run->comm, be->open(&h, path, s, params));
     int stop = 0;
-    if (rc == IOK_OK && (rc = iok_step_agree(run, run->comm, h, shared, IOK_OK, &rl, &stop)))
+    if (rc == IOK_OK && (rc = iok_step_agree(run, run->comm, h, shared, IOK_OK, &rl, &stop, 1)))
         rc = failed(rc);
     if (rc == IOK_OK) {
         int grc = be->get(h, &rl), wrc = be->wait(h);

@@ -103,6 +103,13 @@ def test_span_is_the_headline_time(tmp_path):
     assert rec["barriers"] == "pass"  # BTIO's original: one barrier, before the open
     assert p["steps_done"] == p["steps_planned"] and p["stonewalled"] is False
     assert "time = open->close span" in r.out and "(barriers: pass)" in r.out
+    # raw beside adjusted: the adjusted span is the raw one less at most what
+    # the rank that did least of the suite's work did
+    raw, suite = p["span_open_close_seconds"], p["span_suite_rank_seconds"]["min"]
+    assert 0 <= raw - p["span_seconds"] <= suite + 1e-9, (raw, p["span_seconds"], suite)
+    head = next(line for line in r.out.splitlines() if line.startswith("write "))
+    assert f"in {p['span_seconds']:.4f} s (adjusted span)" in head, head
+    assert f"raw open->close span {raw:.4f} s" in r.out
 
 
 @pytest.mark.parametrize("mode", ["phase", "pass", "none"])

@@ -4,8 +4,11 @@ the OS read_bytes summed over ranks is at least half the bytes read;
 otherwise the report and the record say "page cache"."""
 
 import os
+import shutil
+import subprocess
 
-from conftest import run
+import pytest
+from conftest import run, unmount
 from declared import missing
 
 ARGS = ["btio", "--grid", "64,64,64", "--dumps", "2"]  # 20 MiB: more than readahead
@@ -61,3 +64,55 @@ def test_write_and_null_reads_carry_no_source(tmp_path):
     assert n.rc == 0, n.err
     assert "from_storage" not in read_pass(n.record)
     assert n.record["summary"]["read_from_storage"] is None
+
+
+def fuse_mount(tmp_path):
+    """A FUSE file system (bindfs over a local folder): its reads are made by
+    the bindfs daemon, so the ranks' OS read_bytes never count them."""
+    if os.geteuid() != 0:
+        missing("root", "mounting a FUSE file system needs root")
+    if not shutil.which("bindfs"):
+        missing("bindfs", "a FUSE mount to read from (scripts/install-deps.sh)")
+    under, where = tmp_path / "under", tmp_path / "fuse"
+    under.mkdir()
+    where.mkdir()
+    subprocess.run(["bindfs", str(under), str(where)], check=True)
+    return where
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_read_on_fuse_is_unknown(tmp_path, drop):
+    """On FUSE the counts cannot tell: after --drop-caches the data come from
+    the disk through the daemon, yet the ranks' read_bytes stay 0, which the
+    block-layer rule alone would call "page cache"."""
+    where = fuse_mount(tmp_path)
+    try:
+        args = [*ARGS, "--dir", str(where), "--backend", "mpiio"]
+        assert run(4, args, tmp_path).rc == 0
+        r = run(4, [*args, "--mode", "read", *(["--drop-caches"] if drop else [])], tmp_path)
+    finally:
+        unmount(where)
+    assert r.rc == 0, r.err
+    p = read_pass(r.record)
+    assert p["read_source"] == "unknown", p["from_storage_reason"]
+    assert p["from_storage"] is False
+    assert p["from_storage_reason"].startswith("unknown: fuse on node 0 of 1:"), p
+    assert "bypass the block layer" in p["from_storage_reason"]
+    assert r.record["summary"]["read_from_storage"] is None
+    line = next(line for line in r.out.splitlines() if line.startswith("read "))
+    assert line.endswith("[source unknown]"), line
+    assert "read source unknown: fuse" in r.out
+
+
+def test_same_read_beside_fuse_is_judged(tmp_path):
+    """The case the rule must not catch: the same read on the folder under
+    the FUSE mount (ext4 here) gets its verdict."""
+    fs = subprocess.run(["stat", "-f", "-c", "%T", str(tmp_path)], capture_output=True, text=True)
+    assert fs.stdout.strip() in ("ext2/ext3", "xfs", "btrfs"), f"premise: {fs.stdout}"
+    args = [*ARGS, "--dir", str(tmp_path), "--backend", "mpiio"]
+    assert run(4, args, tmp_path).rc == 0
+    r = run(4, [*args, "--mode", "read"], tmp_path)
+    assert r.rc == 0, r.err
+    p = read_pass(r.record)
+    assert p["read_source"] in ("page cache", "storage"), p["from_storage_reason"]
+    assert not p["from_storage_reason"].startswith("unknown")
