@@ -45,6 +45,7 @@ import slurmcluster  # noqa: E402  (python/tests is not a package)
 VENV = REPO / ".venv"
 SHELL_LANGS = {"sh", "bash", "shell", "console"}
 SKIP_MARK = re.compile(r"<!--\s*examples:\s*skip\s+(.*?)\s*-->")
+OUTPUT_MARK = re.compile(r'<!--\s*examples:\s*output of "(.*?)"\s*-->')
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 SUITE = re.compile(r"^(\S*/)?(iokernels|iokernels-campaign)$|^(\./)?(scripts|bench)/")
 LAUNCHERS = {"mpiexec", "mpirun", "mpiexec.mpich", "srun", "scripts/mpiexec.sh"}
@@ -176,6 +177,52 @@ def examples(page):
         else:
             out.append((number, text, "run", None))
     return out
+
+
+def shown_outputs(page):
+    """The output a page shows: a ```text block after `<!-- examples: output
+    of "WORDS" -->` is what the page's last example line before it holding
+    WORDS prints. [(that line's number, the block's first line number,
+    [the shown lines])]."""
+    lines, out, runnable = page.read_text().splitlines(), [], []
+    by_number = {n: t for n, t, k, _ in examples(page) if k in ("run", "small")}
+    i = 0
+    while i < len(lines):
+        if i + 1 in by_number:
+            runnable.append((i + 1, by_number[i + 1]))
+        mark = OUTPUT_MARK.search(lines[i])
+        if mark:
+            j = i + 1
+            assert FENCE.match(lines[j]), f"{page}:{j + 1}: an output marker stands before a block"
+            words = mark.group(1)
+            after = [n for n, t in runnable if words in t]
+            assert after, f"{page}:{i + 1}: no example line before it holds {words!r}"
+            k = j + 1
+            while not FENCE.match(lines[k]):
+                k += 1
+            out.append((after[-1], j + 1, lines[j + 1 : k]))
+            i = k
+        i += 1
+    return out
+
+
+def label(shown):
+    """What an output line must start with: the shown line without its
+    annotation (`<- ...`), up to its first colon (or its first two words);
+    None for an elision (`...`) or an annotation alone."""
+    text = shown.split("<-")[0].rstrip()
+    if not text.strip() or text.strip().startswith("...") or text.strip().endswith("..."):
+        return None
+    head = text.split(":")[0] if ":" in text else " ".join(text.split()[:2])
+    return head.strip()
+
+
+def missing_lines(shown, printed):
+    """The labels of the shown lines that no printed line starts with."""
+    starts = [p.strip() for p in printed.splitlines()]
+    return [
+        lab for lab in filter(None, map(label, shown)) if not any(p.startswith(lab) for p in starts)
+    ]
 
 
 def shrink(tokens, pairs, number):
@@ -334,6 +381,13 @@ def test_every_page_in_the_sites_order_in_one_clone(clone, cluster, request):
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"the session ended with {proc.returncode}\n{out[-3000:]}"
     assert ran > 0, lines[0]
+    # what the pages show, their programs print (each shown line's label)
+    for page in pages():
+        name = str(page.relative_to(REPO))
+        for after, block, shown in shown_outputs(page):
+            printed = proc.stdout.split(f"@@ example {name}:{after}\n")[-1].split("\n@@ ")[0]
+            lost = missing_lines(shown, printed)
+            assert not lost, f"{name}:{block}: shown but not printed by line {after}: {lost}"
 
 
 def test_markers_are_read_as_documented(tmp_path):
@@ -377,6 +431,28 @@ def test_markers_are_read_as_documented(tmp_path):
     page.write_text("<!-- examples: skip too slow -->\n```sh\nbuild/iokernels btio\n```\n")
     with pytest.raises(AssertionError, match="a skip marker says why with site:"):
         examples(page)
+
+
+def test_shown_output_is_checked_by_its_lines_labels(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```sh\n"
+        "build/iokernels btio --grid 8,8,8\n"
+        "build/iokernels --list\n"
+        "```\n\n"
+        '<!-- examples: output of "btio" -->\n'
+        "```text\n"
+        "Total I/O amount            :        30.00 MiB     <- an annotation\n"
+        "...\n"
+        "       time = open->close span less the suite's own work\n"
+        "```\n"
+    )
+    ((after, block, shown),) = shown_outputs(page)
+    assert (after, block) == (2, 7)
+    assert [label(x) for x in shown] == ["Total I/O amount", None, "time ="]
+    printed = "Total I/O amount            :        12.00 MiB\n  time = open->close 1 s\n"
+    assert missing_lines(shown, printed) == []
+    assert missing_lines(shown, "Total I/O amount : 1\n") == ["time ="]  # a line gone: caught
 
 
 def test_pages_follow_the_sites_nav():

@@ -386,6 +386,8 @@ def test_no_read_the_trace_lacks(tmp_path, kernel):
     # the case built to be wrong: --verify reads every written byte back, and strace sees it
     _, reads = calls(["--verify"])
     assert reads, "strace saw no read of the read-back"
+
+
 def test_pace_traced_cuts_a_gap_past_max_gap(tmp_path):
     """A traced gap of 1e7 s (115 days) is cut to --max-gap with one line;
     the gaps after it are kept; 0 is refused."""
