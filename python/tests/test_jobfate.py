@@ -5,6 +5,7 @@ Slurm, the job-completion log is parsed, and whether a step was running when
 the job ended comes from Slurm's step states where it keeps them. The batch
 script writes its end file whole or not at all and names each srun step."""
 
+import json
 import os
 import stat
 import subprocess
@@ -125,3 +126,24 @@ def test_the_script_names_its_steps_and_writes_its_end_file_whole(tmp_path):
     end = jobfate.end_file(session)
     assert end["exit_code"] == 0, end
     assert not Path(f"{session}/job.end.json.part").exists()
+
+
+def test_a_step_srun_refuses_as_the_job_ends_is_late_not_failed(tmp_path):
+    """srun's refusal when Slurm is already ending the job (its limit, checked
+    periodically): the step is 'not run' for the time limit, and nothing
+    more is launched. A fake srun gives Slurm's words: the real refusal
+    cannot be timed on purpose."""
+    session, srun, text = _script(tmp_path)
+    srun.write_text(
+        '#!/bin/sh\nprintf "%s\\n" "$*" >> "$(dirname "$0")/calls"\n'
+        'case "$*" in *--version*) exit 0;; esac\n'
+        'echo "srun: error: Unable to create step for job 17: Job/step already completing '
+        'or completed" >&2\nexit 1\n'
+    )
+    env = dict(os.environ, PATH=f"{srun.parent}:{os.environ['PATH']}", SLURM_JOB_ID="17")
+    p = subprocess.run(["bash", "-c", text], env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1, p.stderr
+    status = session / "case1" / "iter1" / "write.status.json"
+    st = json.loads(status.read_text())
+    assert st["exit_code"] is None and st["not_run"].startswith("job 17 reached its time limit")
+    assert jobfate.end_file(session)["exit_code"] == 1
