@@ -67,6 +67,11 @@ enum iok_kernel_flags {
     /* the core keeps the request log (iokernels/reqlog.h) for its report
      * and record (the replay's fidelity) */
     IOK_KERNEL_REQLOG = 1u << 2,
+    /* the run's I/O is the kernel's alone (a replay: nothing its trace does
+     * not have): after a write pass the core checks the file's size but
+     * reads no sample of the values back (write_sample.c); --verify reads
+     * what was written */
+    IOK_KERNEL_NO_READBACK = 1u << 3,
 };
 
 struct iok_kernel_hint {

@@ -274,7 +274,8 @@ build(const struct iok_json_input *in, const char *hosts)
                                       "close end on the job's clock, less the suite's own work "
                                       "inside it (each pass's span_open_close_seconds keeps the "
                                       "raw span)"));
-    json_object_set_new(j, "clock", clock_json());
+    if (iok_clock.rounds > 0) /* a run a signal ends before the estimate has none */
+        json_object_set_new(j, "clock", clock_json());
     if (run->core.deadline > 0)
         json_object_set_new(j, "deadline_seconds", json_real(run->core.deadline));
     json_object_set_new(j, "nprocs", json_integer(run->nprocs));

@@ -195,7 +195,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     char first_bad[512] = "";
     int rc = IOK_OK;
     /* what this rank wrote, read back after the pass (write_sample.c) */
-    struct iok_wsample *sample = writing && !(be->caps & IOK_CAP_NOIO) ? iok_wsample_new(s) : NULL;
+    int readback = writing && !(be->caps & IOK_CAP_NOIO) && !(k->flags & IOK_KERNEL_NO_READBACK);
+    struct iok_wsample *sample = readback ? iok_wsample_new(s) : NULL;
 
     memset(out, 0, sizeof *out);
     out->op = op;
@@ -237,7 +238,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     if (rc == IOK_OK && writing && (run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
         rc = iok_check_output_room(path, be->name, s, fp->per_rank ? run->nprocs : 1,
                                    run->core.overwrite || iteration > 0);
-    if (rc == IOK_OK && (!ps.seg || (writing && !(be->caps & IOK_CAP_NOIO) && !sample)))
+    if (rc == IOK_OK && (!ps.seg || (readback && !sample)))
         rc = iok_error(IOK_EIO, "out of memory for the timeline of %s", path);
     /* every rank removes a shared partial output on a signal (the first
      * one that can: mpiexec kills the others soon after) */
@@ -570,7 +571,7 @@ close:
             goto done;
         /* a stonewalled file holds fewer records than its schema: its kind
          * and size are checked, its values by --verify */
-        if (!out->stonewalled &&
+        if (sample && !out->stonewalled &&
             (rc = iok_wsample_check(run, &params, path, s, !fp->per_rank, sample)))
             goto done;
     }

@@ -422,7 +422,7 @@ replay_json(const void *kopts, const struct iok_run *run, const struct iok_plan 
 
 const struct iok_kernel iok_kernel_replay = {
     .name = "replay",
-    .flags = IOK_KERNEL_REQLOG,
+    .flags = IOK_KERNEL_REQLOG | IOK_KERNEL_NO_READBACK,
     .summary = "any application's I/O from a replay file (a Darshan DXT trace, a kernel's "
                "--export-replay), with a fidelity score",
     .options = replay_options,
