@@ -106,6 +106,7 @@ def pytest_terminal_summary(terminalreporter):
     where = os.environ.get("IOK_TEST_SUMMARY")
     if where:
         Path(where).mkdir(parents=True, exist_ok=True)
-        name = Path(str(tr.config.args[0] if tr.config.args else "pytest")).name
+        # tests/e2e, python/tests, tests/docs: the folder and its parent
+        name = "/".join(Path(str(tr.config.args[0] if tr.config.args else "pytest")).parts[-2:])
         text = [f"{name}: {line}"] + [f"  skipped {n} x {why}" for why, n in sorted(SKIPS.items())]
-        (Path(where) / f"{name}.txt").write_text("\n".join(text) + "\n")
+        (Path(where) / f"{name.replace('/', '_')}.txt").write_text("\n".join(text) + "\n")

@@ -64,6 +64,7 @@ VALUES = {
     ("[tune]", "cut"): "cut = 3",
     ("[tune]", "seed"): "seed = 9",
     ("[tune]", "sampler"): 'sampler = "grid"',
+    ("[tune]", "objective"): 'objective = "io"',
     ("[tune]", "space"): None,
     ("[tune.space]", "SETTING"): 'transfer = ["collective", "independent"]',
 }
