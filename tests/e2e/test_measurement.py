@@ -404,7 +404,7 @@ def test_bench_originals_ours_extra_adds_a_row_run_with_them(tmp_path):
     stand_in.write_text(f'#!/bin/sh\nexec "{BIN}" btio "$@"\n')
     stand_in.chmod(0o755)
     cmd = [sys.executable, str(REPO / "bench" / "originals"), "--no-env", "--btio", str(stand_in)]
-    cmd += ["--bin", str(BIN), "--pairs", "1", "--only", "BTIO 4 ranks, method 1", "--dir"]
+    cmd += ["--bin", str(BIN), "--pairs", "1", "--only", "BTIO 4 ranks, method 1, 128", "--dir"]
     cmd += [str(tmp_path / "work")]
     p = subprocess.run([*cmd, "--ours-extra", "--agree-every 1000000"], capture_output=True,
                        text=True, timeout=300)  # fmt: skip
