@@ -395,6 +395,33 @@ def test_bench_originals_table_with_a_stand_in_original(tmp_path, bind):
         assert layer.group(1) == "ROMIO (the MPI library has no other)"
 
 
+def test_bench_originals_ours_extra_adds_a_row_run_with_them(tmp_path):
+    """--ours-extra ARGS: each row of ours again with ARGS appended, as a
+    row of its own whose JSON record shows they held (issue 40's
+    comparison: --agree-every 1000000 beside the default); ARGS that
+    iokernels refuses make that row fail and the bench exit 1."""
+    stand_in = tmp_path / "btio"
+    stand_in.write_text(f'#!/bin/sh\nexec "{BIN}" btio "$@"\n')
+    stand_in.chmod(0o755)
+    cmd = [sys.executable, str(REPO / "bench" / "originals"), "--no-env", "--btio", str(stand_in)]
+    cmd += ["--bin", str(BIN), "--pairs", "1", "--only", "BTIO 4 ranks, method 1, 128", "--dir"]
+    cmd += [str(tmp_path / "work")]
+    p = subprocess.run([*cmd, "--ours-extra", "--agree-every 1000000"], capture_output=True,
+                       text=True, timeout=300)  # fmt: skip
+    assert p.returncode == 0, p.stdout + p.stderr
+    name = r"^BTIO 4 ranks, method 1, 128\^3 x 3"
+    num = r"\s+[0-9.]+" * 8
+    assert re.search(name + num + "$", p.stdout, re.M), p.stdout
+    assert re.search(name + " --agree-every 1000000" + num + "$", p.stdout, re.M), p.stdout
+    every = re.findall(r"^  record, write pass: adjusted [0-9.]+ s .*agree_every_steps (\d+)$",
+                       p.stdout, re.M)  # fmt: skip
+    assert every == ["1", "1000000"], p.stdout
+    bad = subprocess.run([*cmd, "--ours-extra", "--agree-every 0"], capture_output=True,
+                         text=True, timeout=300)  # fmt: skip
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "iokernels failed: BTIO 4 ranks, method 1, 128^3 x 3 --agree-every 0" in bad.stdout
+
+
 def test_values_once_writes_the_first_records_values_again(tmp_path):
     """--values once: every record holds the first record's values (the
     originals' buffer written again), generated once: a read expecting fresh
