@@ -20,6 +20,7 @@ packages=(
   slurmdbd mariadb-server      # the same with accounting (sacct): SANDBOX_ACCOUNTING=1
   groff-base man-db           # man -l man/iokernels.1, and its test without warnings
   bindfs                      # a FUSE mount: the cache verdict "unknown" there (tests)
+  strace                      # the replay's and the ceiling probe's system-call tests
 )
 
 missing=()

@@ -26,7 +26,7 @@ NOT_HERE = "not on this machine: "
 # What IOK_ALLOW_MISSING may name (anything else is a typo: refused)
 KNOWN = {
     "mpiio", "null", "pnetcdf", "hdf5", "netcdf4", "adios2",  # backends
-    "root", "slurm", "chromium", "mpich", "groff", "cmake", "git", "venv", "bindfs",
+    "root", "slurm", "chromium", "mpich", "groff", "cmake", "git", "venv", "strace", "bindfs",
 }  # fmt: skip
 
 

@@ -9,6 +9,7 @@ import shutil
 import sqlite3
 
 from conftest import BIN, cli
+from declared import missing
 from test_outcome import without
 from test_tune import _tiny
 
@@ -34,9 +35,7 @@ def broken_modules(tmp_path):
 
 def test_a_backend_that_cannot_load_is_named_and_others_run(tmp_path):
     if not (BIN.parent / "modules" / "iok-backend-hdf5.so").exists():
-        import pytest
-
-        pytest.skip("this build has no hdf5 module to break")
+        missing("hdf5", "this build has no hdf5 module to break")
     env = broken_modules(tmp_path)
     (tmp_path / "mpiio.toml").write_text(CAMPAIGN.format(backends='["mpiio"]'))
     (tmp_path / "hdf5.toml").write_text(CAMPAIGN.format(backends='["hdf5"]'))

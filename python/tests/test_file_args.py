@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import cli
-from declared import missing, not_here
+from declared import missing
 from iokernels_campaign import cli as campaign_cli
 from iokernels_campaign.outcome import Outcome
 from iokernels_campaign.slurm import Slurm
@@ -323,7 +323,7 @@ def test_writes_into_a_read_only_folder(here, ro, capsys, args, expected):
 def test_immutable_store_is_read_only_for_run_but_readable(here, capsys):
     make_store(here / "s.sqlite")
     if subprocess.run(["chattr", "+i", "s.sqlite"], capture_output=True).returncode != 0:
-        not_here("chattr +i refused on this file system")
+        missing("root", "chattr +i refused on this file system (needs root on ext4)")
     try:
         refused(
             capsys,

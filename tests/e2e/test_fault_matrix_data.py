@@ -11,6 +11,7 @@ import time
 
 import pytest
 from conftest import BIN, DEFAULT_KILL_ENV, MPIEXEC
+from declared import missing
 from test_fault_matrix import BACKENDS, BOUND, KERNELS, Job, kernel_args, outputs, rotate
 
 
@@ -50,7 +51,7 @@ def verify_args(kernel):
 
 def need(backend, built):
     if backend not in built:
-        pytest.skip(f"{backend} not built")
+        missing(backend, "backend not built")
 
 
 # --- data not in the file -------------------------------------------------
