@@ -11,22 +11,9 @@ import time
 
 import pytest
 from conftest import BIN, MPIEXEC, SHIPPED
-from test_fault_matrix import BACKENDS, BOUND, EXT, G_MAP, KERNELS, kernel_args, need, rotate
+from test_fault_matrix import BACKENDS, BOUND, EXT, G_MAP, KERNELS, Job, kernel_args, need, rotate
 
 GRID = SHIPPED.parent / "grids" / "s64x64x64L2r4b8-32.abr"
-
-
-class Ended:
-    def __init__(self, p, took):
-        self.rc, self.out, self.err, self.took = p.returncode, p.stdout, p.stderr, took
-
-    def lines(self):
-        return [x for x in self.err.splitlines() if x.startswith("iokernels:")]
-
-    def one_line(self):
-        lines = self.lines()
-        assert len(lines) == 1, (self.rc, self.err[-3000:])
-        return lines[0]
 
 
 def launch(np_, args, cwd, limit=None, env=None, bound=BOUND):
@@ -46,7 +33,7 @@ def launch(np_, args, cwd, limit=None, env=None, bound=BOUND):
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"no end within {bound} s (a hang): {args}")
-    return Ended(p, time.monotonic() - t0)
+    return Job(p.returncode, p.stdout, p.stderr, time.monotonic() - t0)
 
 
 def deep(root, length):

@@ -59,10 +59,10 @@ def absurd_words(kernel):
 
 
 class Job:
-    def __init__(self, rc, out, err, took, json_path):
+    def __init__(self, rc, out, err, took, json_path=None):
         self.rc, self.out, self.err, self.took = rc, out, err, took
         self.records = []
-        if json_path.exists() and json_path.stat().st_size:
+        if json_path and json_path.exists() and json_path.stat().st_size:
             self.records = [json.loads(x) for x in json_path.read_text().splitlines()]
         for r in self.records:
             check_record(r)
