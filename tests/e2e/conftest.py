@@ -108,6 +108,33 @@ def run_plain(np_, args, cwd, timeout=60):
     return Run(proc, None)
 
 
+def _empty_job_seconds(np_):
+    """What an empty np_-rank job (MPI start, `iokernels --version`, MPI end)
+    takes on this machine right now."""
+    t0 = time.monotonic()
+    subprocess.run(
+        [str(MPIEXEC), "-n", str(np_), str(BIN), "--version"], capture_output=True, timeout=300
+    )
+    return time.monotonic() - t0
+
+
+def assert_ended_quickly(t0, np_, bound):
+    """The no-hang check of a job started at t0 (time.monotonic()): it ended
+    within `bound` seconds or, on a loaded machine, within `bound` plus three
+    times what an empty job of as many ranks takes right now. The yardstick
+    is measured beside the test, never fixed, so a busy machine (make test
+    beside two busy loops) does not fail it while a job that waits for a
+    timeout or a hang still does."""
+    took = time.monotonic() - t0
+    if took < bound:
+        return
+    empty = _empty_job_seconds(np_)
+    assert took < bound + 3 * empty, (
+        f"the job took {took:.1f} s: more than {bound} s + 3 x {empty:.1f} s "
+        f"(an empty {np_}-rank job now)"
+    )
+
+
 def _is_mpich_build():
     try:
         out = subprocess.run(["ldd", str(BIN)], capture_output=True, text=True).stdout

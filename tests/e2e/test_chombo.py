@@ -9,7 +9,7 @@ import subprocess
 import time
 
 import pytest
-from conftest import REPO, run, run_plain
+from conftest import REPO, assert_ended_quickly, run, run_plain
 from declared import missing
 
 GRID = REPO / "grids" / "s64x64x64L2r4b8-32.abr"
@@ -232,7 +232,7 @@ def test_bad_grid_exits_2_quickly(tmp_path, case):
     (tmp_path / "bad.abr").write_text(text)
     t0 = time.monotonic()
     r = run_plain(4, ["chombo", "--grids", "bad.abr"], tmp_path, timeout=30)
-    assert time.monotonic() - t0 < 10
+    assert_ended_quickly(t0, 4, 10)
     assert r.rc == 2, (r.rc, r.err)
     errs = r.error_lines()
     assert len(errs) == 1, r.err
