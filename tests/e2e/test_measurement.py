@@ -20,12 +20,19 @@ SMALL = ["--grid", "32,32,32", "--dumps", "2"]
 
 
 def test_null_backend_calls_take_no_time(tmp_path):
-    r = run(4, ["btio", *SMALL, "--backend", "null", "--iterations", "3"], tmp_path)
+    r = run(4, ["btio", *SMALL, "--backend", "null", "--iterations", "5"], tmp_path)
     assert r.rc == 0, r.err
+    # each rank's own time per call: nothing but the (empty) call. The best
+    # of the iterations is judged: 4 ranks on a loaded 2-core machine may
+    # lose a scheduler tick (4 ms) inside any one timed region, never in all
+    per_call = {}
     for p in r.record["passes"]:
         for name, ph in p["phases"].items():
-            if ph["io"]:  # each rank's own time per call: nothing but the (empty) call
-                assert ph["rank_seconds"]["max"] / ph["count"] < 1e-3, (name, ph)
+            if ph["io"]:
+                per_call.setdefault(name, []).append(ph["rank_seconds"]["max"] / ph["count"])
+    assert per_call
+    for name, seconds in per_call.items():
+        assert len(seconds) == 5 and min(seconds) < 1e-3, (name, seconds)
 
 
 @pytest.mark.parametrize(
