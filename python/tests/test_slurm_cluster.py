@@ -15,7 +15,7 @@ import pytest
 import slurmcluster
 from conftest import cli, rows
 from declared import missing
-from iokernels_campaign import jobfate
+from iokernels_campaign.run import jobfate
 from slurmcluster import LIVE
 
 # 2 nodes x 2 ranks: 10 runs, each a step; the 4-rank ones span both nodes
