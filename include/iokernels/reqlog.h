@@ -37,7 +37,7 @@ struct iok_reqlog {
  * "<w|r><c|i>" then " OFFSET+LENGTH" per run (the operation's segments
  * sorted by offset, touching or overlapping ones merged, empty ones
  * dropped) and "\n". POSIX calls count as independent ('i'). The same
- * function is in python/iokernels_campaign/trace2replay.py. */
+ * function is in python/iokernels_campaign/trace/trace2replay.py. */
 struct iok_seqdigest {
     uint64_t hash;
     int64_t ops, bytes; /* bytes: of the merged runs */

@@ -3,7 +3,7 @@
 
 import sys
 
-from . import interrupt
+from .base import interrupt
 
 interrupt.install()  # a signal during the imports below (a second or so) is one line too
 try:

@@ -27,24 +27,14 @@ import sys
 import traceback
 from pathlib import Path
 
-from . import (
-    darshan_log,
-    html_report,
-    interrupt,
-    inventory,
-    launch,
-    lustre,
-    paths,
-    record,
-    resumed,
-    runner,
-    spec,
-    staged,
-    tables,
-    trace2replay,
-)
-from .aggregate import summarize
-from .store import Store, StoreError
+from .base import interrupt, paths
+from .report import html_report, staged, tables
+from .report.aggregate import summarize
+from .run import inventory, launch, resumed, runner
+from .spec import lustre, spec
+from .store import record
+from .store.store import Store, StoreError
+from .trace import darshan_log, trace2replay
 
 DEFAULT_DB = "results/iokernels.sqlite"
 
@@ -379,7 +369,7 @@ def cmd_export(a):
             paths.output_file(flag, path)
             paths.not_an_input(flag, path, [a.db])
             _exported_before(flag, path)
-    from . import frame
+    from .report import frame
 
     df, failed = frame.export(store, campaign=a.campaign)
     if df.empty:
@@ -418,7 +408,7 @@ def cmd_trace2replay(a):
 
 
 def cmd_tune(a):
-    from . import tune, tune_answer, tune_spec
+    from .tune import tune, tune_answer, tune_spec
 
     paths.input_file("tune file", a.spec)
     if a.bin:

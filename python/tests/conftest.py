@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 PYDIR = REPO / "python"
 sys.path.insert(0, str(PYDIR))
 
-from iokernels_campaign import inventory  # noqa: E402
+from iokernels_campaign.run import inventory  # noqa: E402
 
 # Skips are failures unless declared (tests/declared.py): registered once
 # per session, whichever of the three test trees' conftests comes first.

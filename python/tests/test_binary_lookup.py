@@ -4,7 +4,7 @@ $IOK_BIN, the source tree's build/iokernels, then PATH."""
 
 from pathlib import Path
 
-from iokernels_campaign import inventory
+from iokernels_campaign.run import inventory
 
 
 def test_iokernels_bin_wins_then_iok_bin(monkeypatch, tmp_path):

@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 from conftest import REPO, cli
-from iokernels_campaign import spec
+from iokernels_campaign.spec import spec
 
 BLOCK = """
 [[kernel]]
@@ -320,7 +320,8 @@ def test_a_bad_name_writes_nothing_outside(tmp_path):
 
 
 def test_an_option_without_a_type_is_checked_by_its_default():
-    from iokernels_campaign import inventory, optcheck
+    from iokernels_campaign.run import inventory
+    from iokernels_campaign.spec import optcheck
 
     desc = {
         "options": [

@@ -4,7 +4,8 @@ accepts: a campaign that sets every declared key, each with a valid value,
 loads; a key keys.py does not declare is refused, naming it."""
 
 import pytest
-from iokernels_campaign import keys, spec, tune_spec
+from iokernels_campaign.spec import keys, spec
+from iokernels_campaign.tune import tune_spec
 
 # a valid value for every declared key (placeholders NAME and OPTION get a
 # real name); a key added to keys.py needs its line here

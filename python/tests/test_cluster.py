@@ -17,8 +17,9 @@ import conftest
 import fakeslurm
 import pytest
 from conftest import REPO, cli, rows
-from iokernels_campaign import runner, spec
-from iokernels_campaign.store import Store
+from iokernels_campaign.run import runner
+from iokernels_campaign.spec import spec
+from iokernels_campaign.store.store import Store
 
 CLUSTER = """
 [campaign]

@@ -9,7 +9,8 @@ import json
 import resource
 
 import numpy as np
-from iokernels_campaign import record, verdict
+from iokernels_campaign.report import verdict
+from iokernels_campaign.store import record
 
 
 def test_a_large_series_is_compared_in_bounded_memory():

@@ -11,10 +11,10 @@ import pytest
 from conftest import cli
 from declared import missing
 from iokernels_campaign import cli as campaign_cli
-from iokernels_campaign.outcome import Outcome
-from iokernels_campaign.slurm import Slurm
-from iokernels_campaign.spec import Campaign, Case
-from iokernels_campaign.store import Store
+from iokernels_campaign.run.outcome import Outcome
+from iokernels_campaign.spec.slurm import Slurm
+from iokernels_campaign.spec.spec import Campaign, Case
+from iokernels_campaign.store.store import Store
 
 CAMPAIGN = """
 [campaign]

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from conftest import BIN
 from iokernels_campaign import cli
-from iokernels_campaign.outcome import Outcome
-from iokernels_campaign.slurm import Slurm
-from iokernels_campaign.spec import Campaign, Case
-from iokernels_campaign.store import Store
+from iokernels_campaign.run.outcome import Outcome
+from iokernels_campaign.spec.slurm import Slurm
+from iokernels_campaign.spec.spec import Campaign, Case
+from iokernels_campaign.store.store import Store
 
 SEED = 20261125
 CASES = 400

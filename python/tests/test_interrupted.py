@@ -263,7 +263,7 @@ def test_tune_interrupted_then_resumed(tmp_path):
 def test_export_and_compare_pages_are_written_whole_or_not_at_all(tmp_path):
     from pathlib import Path
 
-    from iokernels_campaign import staged
+    from iokernels_campaign.report import staged
 
     f = tmp_path / "x.csv"
     f.write_text("run_id,old\n")

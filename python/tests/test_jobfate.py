@@ -12,7 +12,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from iokernels_campaign import jobfate, runner, slurm
+from iokernels_campaign.run import jobfate, runner
+from iokernels_campaign.spec import slurm
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 from conftest import BIN, cli
-from iokernels_campaign import launch
-from iokernels_campaign.store import Store
+from iokernels_campaign.run import launch
+from iokernels_campaign.store.store import Store
 
 CAMPAIGN = """
 [campaign]

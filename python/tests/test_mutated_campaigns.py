@@ -9,7 +9,8 @@ import random
 
 import pytest
 from conftest import REPO
-from iokernels_campaign import cli, spec
+from iokernels_campaign import cli
+from iokernels_campaign.spec import spec
 
 
 def _absolute(name):

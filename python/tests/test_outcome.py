@@ -12,7 +12,7 @@ import time
 
 from conftest import BIN, PYDIR, cli, env
 from declared import missing
-from iokernels_campaign import outcome
+from iokernels_campaign.run import outcome
 
 MPI_NOISE = """iokernels: error: first problem
 --------------------------------------------------------------------------

@@ -4,8 +4,8 @@ report, the same words in the terminal, HTML and CSV, the scaling figure,
 and verdicts only beyond the runs' spread (tied otherwise)."""
 
 import matplotlib.colors as mcolors
-from iokernels_campaign import frame, palette, plots, tables, verdict
-from iokernels_campaign.aggregate import summarize
+from iokernels_campaign.report import frame, palette, plots, tables, verdict
+from iokernels_campaign.report.aggregate import summarize
 
 MIB = 1048576.0
 

@@ -8,8 +8,8 @@ import shutil
 import sqlite3
 
 from conftest import cli, rows
-from iokernels_campaign import plots, tables
-from iokernels_campaign.aggregate import CaseSummary, summarize
+from iokernels_campaign.report import plots, tables
+from iokernels_campaign.report.aggregate import CaseSummary, summarize
 
 MIB = 1048576.0
 

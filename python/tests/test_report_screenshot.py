@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from conftest import REPO, cli
 from declared import missing
-from iokernels_campaign import palette
+from iokernels_campaign.report import palette
 from matplotlib import image
 
 SCREEN = (1400, 900)

@@ -15,7 +15,7 @@ import pytest
 import slurmcluster
 from conftest import cli, rows
 from declared import missing
-from iokernels_campaign import jobfate
+from iokernels_campaign.run import jobfate
 from slurmcluster import LIVE
 
 # How long the watcher waits for Slurm's final word on every job. The jobs

@@ -9,16 +9,16 @@ import sys
 import time
 
 from conftest import cli, env
-from iokernels_campaign.store import Store
+from iokernels_campaign.store.store import Store
 
 WRITER = """
 import json, sys, time
 from pathlib import Path
-from iokernels_campaign.outcome import Outcome
-from iokernels_campaign.runner import Session
-from iokernels_campaign.slurm import Slurm
-from iokernels_campaign.spec import Case, Campaign
-from iokernels_campaign.store import Store
+from iokernels_campaign.run.outcome import Outcome
+from iokernels_campaign.run.runner import Session
+from iokernels_campaign.spec.slurm import Slurm
+from iokernels_campaign.spec.spec import Case, Campaign
+from iokernels_campaign.store.store import Store
 
 db, name, record, go, n = sys.argv[1:6]
 rec = json.loads(Path(record).read_text())

@@ -183,7 +183,7 @@ def test_compare(tiny, tmp_path):
     ratio = [x.split()[-3] for x in p.stdout.splitlines() if x.startswith("btio mpiio n1  write")]
     assert ratio == ["0.50"]
     empty = tmp_path / "empty.sqlite"
-    from iokernels_campaign.store import Store
+    from iokernels_campaign.store.store import Store
 
     Store(empty).close()
     p = cli("compare", db, empty, cwd=d)

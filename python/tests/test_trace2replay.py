@@ -15,7 +15,7 @@ import darshan  # requirements.txt: its wheel reads the logs and ships them
 import pytest
 from conftest import REPO, cli
 from darshan.examples import example_logs
-from iokernels_campaign import trace2replay
+from iokernels_campaign.trace import trace2replay
 
 LOGS = Path(example_logs.__file__).parent
 WITH_DXT = ["dxt.darshan", "ior_hdf5_example.darshan"]
@@ -327,7 +327,7 @@ def test_truncated_dxt_is_converted_as_far_as_it_goes(tmp_path):
 # for the cases it lacks.
 def _log(nprocs, mpiio, counters, posix=()):
     import pandas as pd
-    from iokernels_campaign import darshan_log
+    from iokernels_campaign.trace import darshan_log
 
     return darshan_log.Log(
         path="made.darshan",
@@ -346,7 +346,7 @@ def _log(nprocs, mpiio, counters, posix=()):
 
 
 def _convert(log, tmp_path):
-    from iokernels_campaign import trace2replay
+    from iokernels_campaign.trace import trace2replay
 
     replay = trace2replay.convert(log)
     trace2replay.write(replay, tmp_path / "made.replay")
@@ -512,7 +512,7 @@ def test_files_that_are_not_the_applications_are_left_out(tmp_path):
     """OpenMPI's shared-file-pointer file, /dev/shm, /proc and the suite's
     own --json record (the traced program is iokernels): left out, each kind
     a note, which the replay file keeps; the application's file stays."""
-    from iokernels_campaign import darshan_log, trace2replay
+    from iokernels_campaign.trace import darshan_log, trace2replay
 
     paths = {
         11: "/scratch/out.dat",

@@ -219,7 +219,7 @@ def test_a_bad_tune_file_is_refused_before_anything_runs(tmp_path, tune, line, w
 
 
 def test_the_docs_table_lists_every_setting_of_the_code():
-    from iokernels_campaign import tune_space
+    from iokernels_campaign.tune import tune_space
 
     text = (REPO / "docs" / "tune.md").read_text()
     table = text.split("## The settings", 1)[1].split("\n\n")
@@ -235,7 +235,8 @@ def test_the_docs_table_lists_every_setting_of_the_code():
 
 
 def test_ompio_parts_are_left_out_under_another_io_component():
-    from iokernels_campaign import spec, tune_space
+    from iokernels_campaign.spec import spec
+    from iokernels_campaign.tune import tune_space
 
     case = spec.Case("btio", "btio", "mpiio", 4, (), ("write",), 1, 60.0, "")
     caps = {"mpiio": {"hints"}}
@@ -318,7 +319,7 @@ def test_identity_is_what_differs_from_the_defaults_in_effect():
     for the rule: an independent default makes transfer=collective count)."""
     from types import SimpleNamespace
 
-    from iokernels_campaign import tune
+    from iokernels_campaign.tune import tune
 
     def tuner(io):
         rec = {"io": io, "api": "blocking", "backend": "mpiio", "options": {"kernel": {}}}

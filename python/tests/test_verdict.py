@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from iokernels_campaign import frame, verdict
+from iokernels_campaign.report import frame, verdict
 
 TRIALS = 20000
 SEED = 39

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """docs/reference/campaign.md from the campaign tool's own table of keys
-(python/iokernels_campaign/keys.py), the one its validators use; its
+(python/iokernels_campaign/spec/keys.py), the one its validators use; its
 descriptions are Markdown already."""
 
 from . import md
 
 
 def page(keys):
-    out = md.header("Campaign files", "python/iokernels_campaign/keys.py")
+    out = md.header("Campaign files", "python/iokernels_campaign/spec/keys.py")
     out += (
         "A campaign file is TOML, read by `iokernels-campaign run FILE`. These are every "
         "table and key it accepts; any other is refused with a line naming it. Kernel "

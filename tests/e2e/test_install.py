@@ -9,9 +9,12 @@ directory outside the source tree. `--list --json` and `KERNEL --help
 once."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from conftest import BIN, REPO, run, run_plain
@@ -52,6 +55,33 @@ def test_install_layout(installed):
     # the installed binary finds the data beside itself, not in the source tree
     got = describe("--list", "--json", binary=installed / "bin" / "iokernels")
     assert got["data"] == str(share.resolve())
+
+
+def test_installed_campaign_tool_runs_from_the_prefix(installed, tmp_path):
+    """The campaign package as installed (PREFIX/share/iokernels/python): it
+    is the one imported, `python -m iokernels_campaign` starts from it, and the
+    report room's templates load (a room or file the install left out fails)."""
+    python = installed / "share" / "iokernels" / "python"
+    env = {**os.environ, "PYTHONPATH": str(python)}
+    code = (
+        "import iokernels_campaign.cli as c, iokernels_campaign.report.html_report as h\n"
+        "print(c.__file__)\n"
+        "for page in ('report.html', 'compare.html'): h.ENV.get_template(page)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+    assert Path(r.stdout.strip()).is_relative_to(python)
+    r = subprocess.run(
+        [sys.executable, "-m", "iokernels_campaign", "--help"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("usage: iokernels-campaign")
 
 
 SMALLEST = {

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .record import RecordError, run_columns
+from ..store.record import RecordError, run_columns
 
 ERROR_PREFIX = "iokernels: error:"
 

@@ -25,7 +25,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import darshan_log, paths
+from ..base import paths
+from . import darshan_log
 
 FORMAT_VERSION = 1
 KINDS = ("write", "read")

@@ -22,9 +22,11 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import envvars, interrupt, jobfate, launch, lustre, outcome, resumed, slurm
-from .paths import show
-from .spec import Case
+from ..base import interrupt
+from ..base.paths import show
+from ..spec import envvars, lustre, slurm
+from ..spec.spec import Case
+from . import jobfate, launch, outcome, resumed
 
 
 class RunnerError(Exception):

@@ -10,7 +10,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from . import palette, rules  # noqa: E402
+from ..spec import rules  # noqa: E402
+from . import palette  # noqa: E402
 from .aggregate import kernels  # noqa: E402
 
 MIB = 1048576.0

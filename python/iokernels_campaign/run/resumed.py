@@ -16,8 +16,8 @@ interrupted step's own files renamed STEP.FILE.interrupted."""
 
 from pathlib import Path
 
+from ..base.paths import show
 from . import outcome
-from .paths import show
 
 
 class ResumeError(Exception):

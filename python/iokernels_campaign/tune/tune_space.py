@@ -23,8 +23,8 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from . import optcheck, slurm
-from .spec import RESERVED, CampaignError
+from ..spec import optcheck, slurm
+from ..spec.spec import RESERVED, CampaignError
 
 DEFAULT = "default"
 ROMIO_SWITCH = ("enable", "disable", "automatic")

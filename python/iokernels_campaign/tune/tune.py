@@ -44,7 +44,10 @@ from pathlib import Path
 
 import optuna
 
-from . import launch, outcome, runner, slurm, tune_resume, tune_space, verdict
+from ..report import verdict
+from ..run import launch, outcome, runner
+from ..spec import slurm
+from . import tune_resume, tune_space
 
 CUT_FLOOR_S = 10.0  # a launcher alone can take seconds to start 16 ranks on 2 cores
 MAX_SAME = 100  # settings already tried, in a row: the sampler has nothing new

@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 
-from . import slurm
+from ..spec import slurm
 
 LAUNCHERS = ("mpiexec", "srun", "sbatch")
 

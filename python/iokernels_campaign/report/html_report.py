@@ -15,7 +15,8 @@ from pathlib import Path
 
 import jinja2
 
-from . import frame, palette, plots, rules, staged, verdict
+from ..spec import rules
+from . import frame, palette, plots, staged, verdict
 from .aggregate import fraction_text, mislabelled_phases, summarize
 from .tables import MIB, fmt, source
 
@@ -197,7 +198,7 @@ def _failed_html(runs):
 
 
 ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("iokernels_campaign", "templates"),
+    loader=jinja2.PackageLoader("iokernels_campaign.report", "templates"),
     autoescape=True,
     trim_blocks=True,
     lstrip_blocks=True,

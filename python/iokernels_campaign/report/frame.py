@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import rules, verdict
+from ..spec import rules
+from . import verdict
 from .aggregate import shown_fraction
 from .palette import WORDS, series_name  # noqa: F401 (series_name: the one naming)
 

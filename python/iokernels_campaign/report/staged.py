@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from . import interrupt
+from ..base import interrupt
 
 PAGE = ".page.html"
 _UMASK = os.umask(0o022)  # read once: umask() only reads by also setting

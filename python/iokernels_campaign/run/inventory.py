@@ -11,9 +11,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import paths
+from ..base import paths
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 # how an option's type is shown in messages ("--grid takes a value (X,Y,Z)")
 _META = {"int": "N", "int64": "N", "double": "X", "string": "TEXT", "int3": "X,Y,Z"}

@@ -11,7 +11,9 @@ import time
 
 import optuna
 
-from . import launch, tune_space, tune_spec, verdict
+from ..report import verdict
+from ..run import launch
+from . import tune_space, tune_spec
 
 MIN_FANOVA = 4  # completed trials with different times before fANOVA says anything
 

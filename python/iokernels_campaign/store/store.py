@@ -23,8 +23,8 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from . import interrupt
-from .paths import show
+from ..base import interrupt
+from ..base.paths import show
 from .record import (
     PASS_COLUMNS,
     PHASE_COLUMNS,

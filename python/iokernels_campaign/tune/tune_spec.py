@@ -25,7 +25,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import keys, spec, tune_space
+from ..spec import keys, spec
+from . import tune_space
 
 KEYS = keys.names("[tune]")
 SAMPLERS = ("auto", "tpe", "grid")
