@@ -46,15 +46,17 @@ test_good(void)
               rp_data_bytes(&t.files[0].data[0]) == 64,
           "data line");
     if (t.nops == 4) {
-        const struct rp_op *o = t.ops;
-        CHECK(o[0].write && o[0].level == RP_COLL && o[0].start == 0.00125 && o[0].nseg == 2 &&
-                  t.segs[1].off == 65536 && t.segs[1].len == 4096,
+        const struct iok_logop *o = t.ops;
+        CHECK(o[0].write && o[0].level == IOK_LEVEL_COLL && o[0].start == 0.00125 &&
+                  o[0].nseg == 2 && t.segs[1].off == 65536 && t.segs[1].len == 4096,
               "op 0");
-        CHECK(!o[1].write && o[1].level == RP_POSIX && o[1].start < 0 && o[1].end < 0 &&
-                  t.segs[o[1].seg0].len == 1048576,
+        CHECK(!o[1].write && o[1].level == IOK_LEVEL_INDEP && o[1].posix && o[1].start < 0 &&
+                  o[1].end < 0 && t.segs[o[1].seg0].len == 1048576,
               "op 1 (CRLF, '-' times)");
-        CHECK(o[2].rank == 1 && o[2].nseg == 0 && o[2].level == RP_COLL, "op 2 (NSEG 0)");
-        CHECK(o[3].level == RP_INDEP && o[3].end == 0.75 && t.segs[o[3].seg0].off == 7, "op 3");
+        CHECK(o[2].rank == 1 && o[2].nseg == 0 && o[2].level == IOK_LEVEL_COLL, "op 2 (NSEG 0)");
+        CHECK(o[3].level == IOK_LEVEL_INDEP && !o[3].posix && o[3].end == 0.75 &&
+                  t.segs[o[3].seg0].off == 7,
+              "op 3");
     }
     rp_free(&t);
 }
@@ -260,22 +262,17 @@ static const char *seq_trace = "iokernels-replay 1\n"
                                "op 0 0 read indep - - 1 0 4096\n"
                                "op 1 1 write posix - - 1 0 10\n";
 
-/* The log a faithful replay of t makes: its ops, in order. */
+/* The log a faithful replay of t makes: its ops, in order (the same type:
+ * copied only so that a case can change them). */
 static void
 log_of(const struct rp_trace *t, struct iok_reqlog *log, struct iok_logop *ops,
        struct iok_logseg *segs)
 {
     memset(log, 0, sizeof *log);
-    for (int64_t i = 0; i < t->nops; i++) {
-        const struct rp_op *o = &t->ops[i];
-        ops[i] = (struct iok_logop){
-            o->rank, o->file, o->write, o->level == RP_COLL ? IOK_LEVEL_COLL : IOK_LEVEL_INDEP,
-            0,       0,       o->nseg,  log->nsegs};
-        for (int64_t j = 0; j < o->nseg; j++)
-            segs[log->nsegs++] =
-                (struct iok_logseg){t->segs[o->seg0 + j].off, t->segs[o->seg0 + j].len};
-    }
+    memcpy(ops, t->ops, (size_t)t->nops * sizeof *ops);
+    memcpy(segs, t->segs, (size_t)t->nsegs * sizeof *segs);
     log->nops = t->nops;
+    log->nsegs = t->nsegs;
     log->ops = ops;
     log->segs = segs;
 }
@@ -324,8 +321,8 @@ test_sequences(void)
     ops[1].level = IOK_LEVEL_INDEP;
     seq_case(&t, &log, 1, 1, 0, 0, "write coll 4096+4096", "write indep 4096+4096", "one level");
     log_of(&t, &log, ops, segs);
-    ops[5] =
-        (struct iok_logop){1, 0, 1, IOK_LEVEL_COLL, 0, 0, 0, 0}; /* rank 1 joins with nothing */
+    ops[5] = (struct iok_logop){.rank = 1, .write = 1, .level = IOK_LEVEL_COLL}; /* rank 1 joins
+                                                                                 with nothing */
     log.nops = 6;
     seq_case(&t, &log, 1, 1, 0, 1, "(none)", "write coll (no data)", "one extra empty call");
     log_of(&t, &log, ops, segs);
@@ -412,9 +409,32 @@ test_digests(void)
     rp_free(&t);
 }
 
+/* The one merge routine (iokernels/reqlog.h), both ways. */
+static void
+test_merge(void)
+{
+    struct iok_logseg a[] = {{100, 10}, {110, 5}, {0, 10}, {10, 0}, {5, 10}, {200, 1}};
+    struct iok_logseg b[6];
+    memcpy(b, a, sizeof a);
+    /* in order: only a segment continuing the one before it joins it */
+    int64_t n = iok_segs_merge(b, 6, IOK_SEGS_IN_ORDER);
+    CHECK(n == 4 && b[0].off == 100 && b[0].len == 15 && b[1].off == 0 && b[1].len == 10 &&
+              b[2].off == 5 && b[3].off == 200,
+          "in order: %lld runs, first %lld+%lld", (long long)n, (long long)b[0].off,
+          (long long)b[0].len);
+    memcpy(b, a, sizeof a);
+    /* sorted: overlapping and touching ones joined, the empty one dropped */
+    n = iok_segs_merge(b, 6, IOK_SEGS_SORTED);
+    CHECK(n == 3 && b[0].off == 0 && b[0].len == 15 && b[1].off == 100 && b[1].len == 15 &&
+              b[2].off == 200 && b[2].len == 1,
+          "sorted: %lld runs, first %lld+%lld", (long long)n, (long long)b[0].off,
+          (long long)b[0].len);
+}
+
 int
 main(void)
 {
+    test_merge();
     test_sequences();
     test_digests();
     test_good();

@@ -36,7 +36,7 @@ struct rp_fileplan {
     int64_t extent;
     struct rp_sched w, r; /* writes and reads, in each rank's order */
     int64_t nfill;        /* byte ranges read but never written */
-    struct rp_seg *fill;
+    struct iok_logseg *fill;
     int64_t fill_bytes;
 };
 
@@ -65,10 +65,7 @@ int rp_map_path(const char *dir, const char *traced, const char *ext, char *out,
 /* Adds to `out` one access per variable of file fp (the collective
  * contract), holding segs[0..n) as subarrays; round: widen partial elements
  * of typed variables to whole ones (fills), else they are an error. */
-int rp_requests(const struct rp_fileplan *fp, const struct iok_schema *s, const struct rp_seg *segs,
-                int64_t n, int round, struct iok_reqlist *out);
-
-/* Sorts and merges overlapping or touching segments in place; new count. */
-int64_t rp_merge_segs(struct rp_seg *s, int64_t n);
+int rp_requests(const struct rp_fileplan *fp, const struct iok_schema *s,
+                const struct iok_logseg *segs, int64_t n, int round, struct iok_reqlist *out);
 
 #endif
