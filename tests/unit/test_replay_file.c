@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "iokernels/error.h"
+#include "kernels/replay/replay_fidelity.h"
 #include "kernels/replay/replay_file.h"
 #include "kernels/replay/replay_plan.h"
 #include "kernels/replay/replay_sequence.h"
@@ -409,6 +410,100 @@ test_digests(void)
     rp_free(&t);
 }
 
+/* The passes' order: a trace's files as it used them (rp_pass_order). */
+static void
+pass_order_case(const char *ops, int n, const int *want, const char *what)
+{
+    char text[512];
+    snprintf(text, sizeof text, "iokernels-replay 1\nranks 1\nfile 0 0 /a\nfile 1 0 /b\n%s", ops);
+    struct rp_trace t;
+    struct rp_plan p;
+    struct iok_schema s[2];
+    int order[4] = {-1, -1, -1, -1};
+    CHECK(rp_parse(text, strlen(text), "o.replay", &t) == IOK_OK, "%s", iok_errmsg());
+    CHECK(rp_plan_build(&t, 1, 0, "o.replay", &p, s, 2) == IOK_OK, "%s", iok_errmsg());
+    CHECK(rp_pass_order(&t, &p, order) == n, "%s: %d passes", what, 2 * p.nfiles);
+    CHECK(!memcmp(order, want, (size_t)n * sizeof *order), "%s: %d %d %d %d", what, order[0],
+          order[1], order[2], order[3]);
+    for (int f = 0; f < p.nfiles; f++)
+        iok_schema_free(&s[f]);
+    rp_plan_free(&p);
+    rp_free(&t);
+}
+
+static void
+test_pass_order(void)
+{
+    static const int by_file[4] = {0, 1, 2, 3}, by_kind[4] = {0, 2, 1, 3}, read_first[4] = {0, 1};
+    static const int verify_last[4] = {0, 2, 3, 1};
+    pass_order_case("op 0 0 write indep - - 1 0 4\nop 0 0 read indep - - 1 0 4\n"
+                    "op 0 1 write indep - - 1 0 4\nop 0 1 read indep - - 1 0 4\n",
+                    4, by_file, "a written and read, then b");
+    pass_order_case("op 0 0 write indep - - 1 0 4\nop 0 1 write indep - - 1 0 4\n"
+                    "op 0 0 read indep - - 1 0 4\nop 0 1 read indep - - 1 0 4\n",
+                    4, by_kind, "both written, then both read");
+    /* read before it is written: its write pass (the fill, the write) just before */
+    pass_order_case("op 0 0 read indep - - 1 0 4\nop 0 0 write indep - - 1 0 4\n", 2, read_first,
+                    "read first");
+    /* a only written: its read pass (a --verify read-back) after every other */
+    pass_order_case("op 0 0 write indep - - 1 0 4\nop 0 1 write indep - - 1 0 4\n"
+                    "op 0 1 read indep - - 1 0 4\n",
+                    4, verify_last, "a only written");
+}
+
+/* The whole verdict (counts, sequences, order) of a log against t. */
+static int
+verdict(const struct rp_trace *t, const struct iok_reqlog *log, struct rp_fidelity *f)
+{
+    static const int ident[2] = {0, 1};
+    CHECK(rp_fidelity(t, log, 1, ident, 1, 1, f) == IOK_OK, "%s", iok_errmsg());
+    CHECK(rp_sequences(t, log, 1, 0, ident, 1, 1, &f->seq) == IOK_OK, "%s", iok_errmsg());
+    f->have_seq = 1;
+    return rp_fidelity_exact(f);
+}
+
+/* The rank of issue 38's 32-rank mpi-io-test log: a side file written, 4
+ * data writes, the side file again, 4 reads; replayed a file at a time
+ * (both side writes, then the data file's) it is not exact, though every
+ * file's own sequence and every count is as traced: the order across the
+ * files it had open at the same time says where. */
+static void
+test_order_verdict(void)
+{
+    const char *text = "iokernels-replay 1\nranks 1\nfile 0 0 /sm\nfile 1 0 /data\n"
+                       "op 0 0 write indep - - 1 0 8\n"
+                       "op 0 1 write indep - - 1 0 100\nop 0 1 write indep - - 1 100 100\n"
+                       "op 0 1 write indep - - 1 200 100\nop 0 1 write indep - - 1 300 100\n"
+                       "op 0 0 write indep - - 1 8 8\n"
+                       "op 0 1 read indep - - 1 0 100\nop 0 1 read indep - - 1 100 100\n"
+                       "op 0 1 read indep - - 1 200 100\nop 0 1 read indep - - 1 300 100\n";
+    struct rp_trace t;
+    CHECK(rp_parse(text, strlen(text), "sm.replay", &t) == IOK_OK, "%s", iok_errmsg());
+    struct iok_logop ops[10];
+    struct iok_logseg segs[10];
+    struct iok_reqlog log;
+    struct rp_fidelity f;
+    log_of(&t, &log, ops, segs);
+    CHECK(verdict(&t, &log, &f) && f.seq.order_ranks == 1, "in traced order: exact");
+    rp_fidelity_free(&f);
+    struct iok_logop second = ops[5]; /* the side file's second write moved up: file by file */
+    memmove(ops + 2, ops + 1, 4 * sizeof *ops);
+    ops[1] = second;
+    CHECK(!verdict(&t, &log, &f) && !f.seq.differ && f.seq.order_differ == 1 &&
+              f.seq.order.index == 1 && !strcmp(f.seq.order.traced, "file 1") &&
+              !strcmp(f.seq.order.replayed, "file 0") &&
+              rp_counts_equal(&f.trace_total, &f.replay_total),
+          "file by file: not exact (%d orders differ, at %lld: %s, %s)", f.seq.order_differ,
+          (long long)f.seq.order.index, f.seq.order.traced, f.seq.order.replayed);
+    char *json = rp_fidelity_json(&f);
+    CHECK(json && strstr(json, "\"exact\":false") &&
+              strstr(json, "\"order\":{\"ranks\":1,\"differ\":1,"),
+          "the record says so: %s", json ? json : "(null)");
+    free(json);
+    rp_fidelity_free(&f);
+    rp_free(&t);
+}
+
 /* The one merge routine (iokernels/reqlog.h), both ways. */
 static void
 test_merge(void)
@@ -435,6 +530,8 @@ int
 main(void)
 {
     test_merge();
+    test_order_verdict();
+    test_pass_order();
     test_sequences();
     test_digests();
     test_good();

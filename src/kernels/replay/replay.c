@@ -194,6 +194,9 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
                                iok_quote(st->trace.files[rf->traced].path), fp->path);
     }
     free(schemas);
+    if (rc == IOK_OK &&
+        (plan->npass_order = rp_pass_order(&st->trace, &st->rp, plan->pass_order)) < 0)
+        rc = iok_error(IOK_EIO, "out of memory planning %s", o->input);
     return rc;
 }
 

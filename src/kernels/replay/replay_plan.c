@@ -282,6 +282,46 @@ rp_plan_build(const struct rp_trace *t, int nprocs, int fold, const char *path, 
     return IOK_OK;
 }
 
+struct pass_key {
+    double key;
+    int entry;
+};
+
+static int
+cmp_pass_key(const void *a, const void *b)
+{
+    const struct pass_key *x = a, *y = b;
+    return x->key != y->key ? (x->key < y->key ? -1 : 1)
+                            : (x->entry > y->entry) - (x->entry < y->entry);
+}
+
+int
+rp_pass_order(const struct rp_trace *t, const struct rp_plan *p, int *order)
+{
+    int n = 2 * p->nfiles;
+    struct pass_key *k = malloc((size_t)(n ? n : 1) * sizeof *k);
+    if (!k)
+        return -1;
+    for (int f = 0; f < p->nfiles; f++) {
+        int64_t first[2] = {-1, -1}; /* the file's first write, first read */
+        for (int64_t i = 0; i < t->nops && (first[0] < 0 || first[1] < 0); i++)
+            if (t->ops[i].file == p->files[f].traced && first[!t->ops[i].write] < 0)
+                first[!t->ops[i].write] = i;
+        double never = (double)t->nops + f; /* after every traced operation */
+        double r = first[1] >= 0 ? (double)first[1] : never;
+        /* a write pass before its read pass: a file read before it is
+         * written (or only read: its fill) is created just before */
+        double w = first[0] >= 0 && (double)first[0] < r ? (double)first[0] : r - 0.5;
+        k[2 * f] = (struct pass_key){w, 2 * f};
+        k[2 * f + 1] = (struct pass_key){r, 2 * f + 1};
+    }
+    qsort(k, (size_t)n, sizeof *k, cmp_pass_key);
+    for (int i = 0; i < n; i++)
+        order[i] = k[i].entry;
+    free(k);
+    return n;
+}
+
 void
 rp_plan_free(struct rp_plan *p)
 {

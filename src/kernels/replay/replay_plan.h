@@ -54,6 +54,16 @@ int rp_plan_build(const struct rp_trace *t, int nprocs, int fold, const char *pa
                   struct rp_plan *p, struct iok_schema *schemas, int max_files);
 void rp_plan_free(struct rp_plan *p);
 
+/* The order of the passes (iok_plan.pass_order): each plan file's write
+ * pass (2 * file) and read pass (2 * file + 1) in the order of their
+ * first operation in the replay file, so that a trace that wrote one file,
+ * read it, then wrote the next, runs so, and one that wrote every file
+ * before reading them runs so too. A pass with no operation of its own
+ * sits just before its read pass (a fill) or after every other pass (a
+ * --verify read-back). Returns the count (2 * p->nfiles), or -1 when
+ * memory runs out. */
+int rp_pass_order(const struct rp_trace *t, const struct rp_plan *p, int *order);
+
 /* The flat name of a traced path under dir: its components other than
  * "", "." and ".." joined by '_', control characters as '_', ext appended
  * unless it ends the name already. Returns 0, or why it cannot be made:
