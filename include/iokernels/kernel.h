@@ -56,6 +56,10 @@ struct iok_plan {
 };
 
 void iok_plan_free(struct iok_plan *plan);
+/* 1 when plan->pass_order (if any) lists each pass at most once, in range,
+ * and no file's read pass before its write pass; checked by the core
+ * before the passes (a kernel bug otherwise). */
+int iok_plan_order_valid(const struct iok_plan *plan);
 
 /* Removes an output file the run wrote, or the directory of files a backend
  * writes in its place (ADIOS2's BP): for kernels whose original removes its

@@ -245,6 +245,10 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
            const struct iok_plan *plan, struct iok_result *res, int *verify_rc)
 {
     int rc = IOK_OK, nf = plan->nfiles, n = plan->npass_order ? plan->npass_order : 2 * nf;
+    if (!iok_plan_order_valid(plan))
+        return iok_agree(run->comm, iok_error(IOK_EIO, "the kernel's pass order lists a pass "
+                                                       "twice, out of range, or a file's read "
+                                                       "before its write (a kernel bug)"));
     for (int it = 0; it < run->core.iterations; it++) {
         for (int i = 0; i < n; i++) {
             int e = plan->npass_order ? plan->pass_order[i] : 2 * (i % nf) + i / nf;

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "iokernels/error.h"
+#include "iokernels/kernel.h"
 #include "kernels/replay/replay_fidelity.h"
 #include "kernels/replay/replay_file.h"
 #include "kernels/replay/replay_plan.h"
@@ -425,6 +426,12 @@ pass_order_case(const char *ops, int n, const int *want, const char *what)
     CHECK(rp_pass_order(&t, &p, order) == n, "%s: %d passes", what, 2 * p.nfiles);
     CHECK(!memcmp(order, want, (size_t)n * sizeof *order), "%s: %d %d %d %d", what, order[0],
           order[1], order[2], order[3]);
+    struct iok_plan *plan = calloc(1, sizeof *plan); /* as the core checks it */
+    plan->nfiles = p.nfiles;
+    plan->npass_order = n;
+    memcpy(plan->pass_order, order, sizeof order);
+    CHECK(iok_plan_order_valid(plan), "%s: a valid pass order", what);
+    free(plan);
     for (int f = 0; f < p.nfiles; f++)
         iok_schema_free(&s[f]);
     rp_plan_free(&p);
@@ -434,6 +441,19 @@ pass_order_case(const char *ops, int n, const int *want, const char *what)
 static void
 test_pass_order(void)
 {
+    /* the core refuses an order that lists a pass twice, one out of range,
+     * or a file's read pass before its write pass */
+    struct iok_plan *plan = calloc(1, sizeof *plan);
+    static const int bad[3][4] = {{0, 1, 2, 2}, {0, 1, 2, 4}, {0, 3, 2, 1}};
+    plan->nfiles = 2;
+    plan->npass_order = 4;
+    for (int i = 0; i < 3; i++) {
+        memcpy(plan->pass_order, bad[i], sizeof bad[i]);
+        CHECK(!iok_plan_order_valid(plan), "bad order %d taken", i);
+    }
+    memcpy(plan->pass_order, (int[]){2, 3, 0, 1}, 4 * sizeof(int));
+    CHECK(iok_plan_order_valid(plan), "b's passes, then a's: taken");
+    free(plan);
     static const int by_file[4] = {0, 1, 2, 3}, by_kind[4] = {0, 2, 1, 3}, read_first[4] = {0, 1};
     static const int verify_last[4] = {0, 2, 3, 1};
     pass_order_case("op 0 0 write indep - - 1 0 4\nop 0 0 read indep - - 1 0 4\n"
