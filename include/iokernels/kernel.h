@@ -40,6 +40,13 @@ struct iok_plan {
      * (E3SM with --rearrange none): the core calls it outside the exchange
      * phase, as the suite's own work, not timed as I/O */
     int exchange_is_handover;
+    /* The order of the passes, when the kernel gives one (the replay: in
+     * the order the trace used each file for writing and for reading):
+     * entries 2 * file + 0 for a file's write pass, 2 * file + 1 for its
+     * read (or --verify) pass; npass_order 0: every file's write pass,
+     * then every file's read pass. */
+    int npass_order;
+    int pass_order[2 * IOK_MAX_FILES];
     /* The original's hints for this run, where they depend on what plan()
      * found (E3SM-IO adds nc_ibuf_size=0 for double data): replaces the
      * kernel's original_hints; NULL: those. */
@@ -49,6 +56,10 @@ struct iok_plan {
 };
 
 void iok_plan_free(struct iok_plan *plan);
+/* 1 when plan->pass_order (if any) lists each pass at most once, in range,
+ * and no file's read pass before its write pass; checked by the core
+ * before the passes (a kernel bug otherwise). */
+int iok_plan_order_valid(const struct iok_plan *plan);
 
 /* Removes an output file the run wrote, or the directory of files a backend
  * writes in its place (ADIOS2's BP): for kernels whose original removes its

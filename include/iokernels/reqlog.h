@@ -12,10 +12,16 @@
 
 #include <stdint.h>
 
+/* One operation: a call of the request log, or an `op` line of a replay
+ * file (the replay kernel reads its trace into the same type, so the plan,
+ * the digests and the fidelity handle one kind of operation). */
 struct iok_logop {
     int rank, file, write;
     int level;          /* IOK_LEVEL_COLL or IOK_LEVEL_INDEP, as the call was made */
-    double start, end;  /* seconds since the log's start (after a barrier, before the passes) */
+    int posix;          /* 1: a trace's POSIX call (made as an independent one) */
+    int line;           /* a replay file's line, for messages; 0: the run's own */
+    double start, end;  /* seconds since the log's start (after a barrier, before the passes);
+                           a trace's since the traced job's start, -1: unknown */
     int64_t nseg, seg0; /* segs[seg0 .. seg0 + nseg): rows of each subarray, merged where
                            contiguous within one subarray, in request order */
 };
@@ -23,6 +29,16 @@ struct iok_logop {
 struct iok_logseg {
     int64_t off, len;
 };
+
+/* The one merge of contiguous segments (in place; returns the new count):
+ *   IOK_SEGS_IN_ORDER  a segment that begins where the one before it ends
+ *                      is joined to it, the order kept (the rows of one
+ *                      subarray; one operation's runs as its call lists them)
+ *   IOK_SEGS_SORTED    sorted by offset, touching or overlapping ones
+ *                      joined, empty ones dropped (the bytes one operation,
+ *                      or a set of them, moves) */
+enum iok_segs_merge { IOK_SEGS_IN_ORDER, IOK_SEGS_SORTED };
+int64_t iok_segs_merge(struct iok_logseg *segs, int64_t n, enum iok_segs_merge how);
 
 struct iok_reqlog {
     int64_t nops, nsegs, ops_cap, segs_cap;
@@ -44,11 +60,13 @@ struct iok_seqdigest {
 };
 
 void iok_seqdigest_init(struct iok_seqdigest *d);
-/* Adds one operation (segs: n pairs, any order; sorted in place). */
+/* Adds one operation (segs: n pairs, any order; merged in place, SORTED). */
 void iok_seqdigest_add(struct iok_seqdigest *d, int write, int coll, struct iok_logseg *segs,
                        int64_t n);
-/* Sorts segs by offset and merges touching or overlapping ones, dropping
- * empty ones: the runs one operation moves. Returns the new count. */
-int64_t iok_seq_runs(struct iok_logseg *segs, int64_t n);
+/* The digests of nops operations, one pass in their order: d[rank * nfiles
+ * + file] for every rank below nranks and file below nfiles (segs are not
+ * changed). IOK_OK, or an error when memory runs out. */
+int iok_seqdigests(const struct iok_logop *ops, int64_t nops, const struct iok_logseg *segs,
+                   int nranks, int nfiles, struct iok_seqdigest *d);
 
 #endif

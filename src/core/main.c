@@ -238,47 +238,52 @@ probe_ceilings(const struct iok_run *run, struct iok_result *res)
 }
 
 /* --iterations times: the write passes (one per file), then the read passes
- * (or the read-back of --verify); then the ceiling probes (probe_ceilings). */
+ * (or the read-back of --verify), or in the plan's pass_order; then the
+ * ceiling probes (probe_ceilings). */
 static int
 run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
            const struct iok_plan *plan, struct iok_result *res, int *verify_rc)
 {
-    int rc = IOK_OK;
+    int rc = IOK_OK, nf = plan->nfiles, n = plan->npass_order ? plan->npass_order : 2 * nf;
+    if (!iok_plan_order_valid(plan))
+        return iok_agree(run->comm, iok_error(IOK_EIO, "the kernel's pass order lists a pass "
+                                                       "twice, out of range, or a file's read "
+                                                       "before its write (a kernel bug)"));
     for (int it = 0; it < run->core.iterations; it++) {
-        for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < n; i++) {
+            int e = plan->npass_order ? plan->pass_order[i] : 2 * (i % nf) + i / nf;
+            int round = e % 2, f = e / 2;
             enum iok_op op = round == 0 ? IOK_OP_WRITE : run->do_read ? IOK_OP_READ : IOK_OP_VERIFY;
             if (round == 0 ? !run->do_write : !run->do_read && !run->core.verify)
                 continue;
-            for (int f = 0; f < plan->nfiles; f++) {
-                const struct iok_file_plan *fp = &plan->files[f];
-                if (fp->op_steps && !(op == IOK_OP_WRITE ? fp->nsteps_write : fp->nsteps_read))
-                    continue; /* no pass of this kind: the file is not opened for it */
-                struct iok_pass_result *p = next_pass(res);
-                if (!p)
-                    return iok_agree(run->comm, iok_error(IOK_EIO, "out of memory for results"));
-                /* after a stonewalled write, read and check what was written */
-                int max_steps = -1;
-                for (int j = 0; op != IOK_OP_WRITE && j < res->npasses; j++)
-                    if (res->pass[j].iteration == it && res->pass[j].file == f &&
-                        res->pass[j].op == IOK_OP_WRITE && res->pass[j].stonewalled)
-                        max_steps = res->pass[j].steps_done;
-                char state[sizeof p->start_state] = "";
-                if (op == IOK_OP_WRITE &&
-                    (rc = iok_iteration_reset(run, plan, f, it, res, state, sizeof state)))
-                    return rc;
-                rc = iok_run_pass(k, kopts, run, plan, f, op, it, max_steps, p);
-                if (state[0])
-                    snprintf(p->start_state, sizeof p->start_state, "%s", state);
-                if (rc == IOK_EVERIFY) { /* keep going: the report shows it */
-                    *verify_rc = rc;
-                    rc = IOK_OK;
-                    iok_error_clear(); /* printed already; a later error has its own */
-                }
-                if (rc)
-                    return rc;
-                iok_read_source(run, p);
-                res->npasses++;
+            const struct iok_file_plan *fp = &plan->files[f];
+            if (fp->op_steps && !(op == IOK_OP_WRITE ? fp->nsteps_write : fp->nsteps_read))
+                continue; /* no pass of this kind: the file is not opened for it */
+            struct iok_pass_result *p = next_pass(res);
+            if (!p)
+                return iok_agree(run->comm, iok_error(IOK_EIO, "out of memory for results"));
+            /* after a stonewalled write, read and check what was written */
+            int max_steps = -1;
+            for (int j = 0; op != IOK_OP_WRITE && j < res->npasses; j++)
+                if (res->pass[j].iteration == it && res->pass[j].file == f &&
+                    res->pass[j].op == IOK_OP_WRITE && res->pass[j].stonewalled)
+                    max_steps = res->pass[j].steps_done;
+            char state[sizeof p->start_state] = "";
+            if (op == IOK_OP_WRITE &&
+                (rc = iok_iteration_reset(run, plan, f, it, res, state, sizeof state)))
+                return rc;
+            rc = iok_run_pass(k, kopts, run, plan, f, op, it, max_steps, p);
+            if (state[0])
+                snprintf(p->start_state, sizeof p->start_state, "%s", state);
+            if (rc == IOK_EVERIFY) { /* keep going: the report shows it */
+                *verify_rc = rc;
+                rc = IOK_OK;
+                iok_error_clear(); /* printed already; a later error has its own */
             }
+            if (rc)
+                return rc;
+            iok_read_source(run, p);
+            res->npasses++;
         }
     }
     return rc ? rc : probe_ceilings(run, res);

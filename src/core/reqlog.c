@@ -39,13 +39,8 @@ iok_raw_var_offset(const struct iok_schema *s, int v)
 }
 
 static int
-add_seg(struct iok_reqlog *log, int64_t off, int64_t len, int merge)
+add_seg(struct iok_reqlog *log, int64_t off, int64_t len)
 {
-    struct iok_logseg *last = merge ? &log->segs[log->nsegs - 1] : NULL;
-    if (last && last->off + last->len == off) {
-        last->len += len;
-        return IOK_OK;
-    }
     if (iok_grow((void **)&log->segs, &log->segs_cap, log->nsegs + 1, sizeof *log->segs))
         return iok_error(IOK_EIO, "out of memory for the request log");
     log->segs[log->nsegs++] = (struct iok_logseg){off, len};
@@ -75,13 +70,14 @@ add_subarray(struct iok_reqlog *log, const struct iok_schema *s, int v, int64_t 
         int64_t lin = 0;
         for (int k = 0; k < nd; k++)
             lin = lin * len[k] + st[k] + (k < inner ? idx[k] : 0);
-        IOK_TRY(add_seg(log, base + lin * es, row * es, log->nsegs > first));
+        IOK_TRY(add_seg(log, base + lin * es, row * es));
         for (int k = inner - 1; k >= 0; k--) {
             if (++idx[k] < ct[k])
                 break;
             idx[k] = 0;
         }
     }
+    log->nsegs = first + iok_segs_merge(log->segs + first, log->nsegs - first, IOK_SEGS_IN_ORDER);
     return IOK_OK;
 }
 
@@ -100,8 +96,14 @@ iok_reqlog_add(struct iok_reqlog *log, int rank, const struct iok_schema *s, int
             IOK_TRY(add_subarray(log, s, a->varid, base, a->starts + (size_t)j * nd,
                                  a->counts + (size_t)j * nd));
     }
-    log->ops[log->nops++] = (struct iok_logop){
-        rank, file, write, level, t0 - log->t0, t1 - log->t0, log->nsegs - seg0, seg0};
+    log->ops[log->nops++] = (struct iok_logop){.rank = rank,
+                                               .file = file,
+                                               .write = write,
+                                               .level = level,
+                                               .start = t0 - log->t0,
+                                               .end = t1 - log->t0,
+                                               .nseg = log->nsegs - seg0,
+                                               .seg0 = seg0};
     return IOK_OK;
 }
 

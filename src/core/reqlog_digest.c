@@ -5,8 +5,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "iokernels/error.h"
 #include "iokernels/reqlog.h"
+#include "iokernels/request.h"
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
@@ -20,34 +23,6 @@ fnv(uint64_t *h, const char *s, size_t n)
     }
 }
 
-static int
-cmp_seg(const void *a, const void *b)
-{
-    const struct iok_logseg *x = a, *y = b;
-    if (x->off != y->off)
-        return x->off < y->off ? -1 : 1;
-    return (x->len > y->len) - (x->len < y->len);
-}
-
-int64_t
-iok_seq_runs(struct iok_logseg *s, int64_t n)
-{
-    qsort(s, (size_t)n, sizeof *s, cmp_seg);
-    int64_t m = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (s[i].len <= 0)
-            continue;
-        if (m && s[i].off <= s[m - 1].off + s[m - 1].len) {
-            int64_t end = s[i].off + s[i].len;
-            if (end > s[m - 1].off + s[m - 1].len)
-                s[m - 1].len = end - s[m - 1].off;
-        } else {
-            s[m++] = s[i];
-        }
-    }
-    return m;
-}
-
 void
 iok_seqdigest_init(struct iok_seqdigest *d)
 {
@@ -59,7 +34,7 @@ void
 iok_seqdigest_add(struct iok_seqdigest *d, int write, int coll, struct iok_logseg *segs, int64_t n)
 {
     char buf[64];
-    n = iok_seq_runs(segs, n);
+    n = iok_segs_merge(segs, n, IOK_SEGS_SORTED);
     fnv(&d->hash, write ? "w" : "r", 1);
     fnv(&d->hash, coll ? "c" : "i", 1);
     for (int64_t i = 0; i < n; i++) {
@@ -69,4 +44,29 @@ iok_seqdigest_add(struct iok_seqdigest *d, int write, int coll, struct iok_logse
     }
     fnv(&d->hash, "\n", 1);
     d->ops++;
+}
+
+int
+iok_seqdigests(const struct iok_logop *ops, int64_t nops, const struct iok_logseg *segs, int nranks,
+               int nfiles, struct iok_seqdigest *d)
+{
+    for (int64_t g = 0; g < (int64_t)nranks * nfiles; g++)
+        iok_seqdigest_init(&d[g]);
+    struct iok_logseg *tmp = NULL; /* the digest merges in place: a copy */
+    int64_t cap = 0;
+    for (int64_t i = 0; i < nops; i++) {
+        const struct iok_logop *o = &ops[i];
+        if (o->nseg > cap) {
+            free(tmp);
+            cap = o->nseg;
+            if (!(tmp = malloc((size_t)cap * sizeof *tmp)))
+                return iok_error(IOK_EIO, "out of memory for the sequence digests");
+        }
+        if (o->nseg)
+            memcpy(tmp, segs + o->seg0, (size_t)o->nseg * sizeof *tmp);
+        iok_seqdigest_add(&d[(int64_t)o->rank * nfiles + o->file], o->write,
+                          o->level == IOK_LEVEL_COLL, tmp, o->nseg);
+    }
+    free(tmp);
+    return IOK_OK;
 }

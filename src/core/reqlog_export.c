@@ -89,33 +89,16 @@ write_files(FILE *out, const struct iok_plan *plan)
 static int
 write_checks(FILE *out, const struct iok_reqlog *log, int nprocs, int nfiles)
 {
-    int64_t ng = (int64_t)nprocs * nfiles, cap = 0;
+    int64_t ng = (int64_t)nprocs * nfiles;
     struct iok_seqdigest *d = malloc((size_t)(ng ? ng : 1) * sizeof *d);
-    struct iok_logseg *tmp = NULL;
-    if (!d)
+    if (!d || iok_seqdigests(log->ops, log->nops, log->segs, nprocs, nfiles, d) != IOK_OK) {
+        free(d);
         return iok_error(IOK_EIO, "out of memory for --export-replay's digests");
-    for (int64_t g = 0; g < ng; g++)
-        iok_seqdigest_init(&d[g]);
-    for (int64_t i = 0; i < log->nops; i++) { /* one pass: each rank's ops are in its order */
-        const struct iok_logop *o = &log->ops[i];
-        if (o->nseg > cap) {
-            free(tmp);
-            cap = o->nseg;
-            if (!(tmp = malloc((size_t)cap * sizeof *tmp))) {
-                free(d);
-                return iok_error(IOK_EIO, "out of memory for --export-replay's digests");
-            }
-        }
-        if (o->nseg)
-            memcpy(tmp, log->segs + o->seg0, (size_t)o->nseg * sizeof *tmp);
-        iok_seqdigest_add(&d[(int64_t)o->rank * nfiles + o->file], o->write,
-                          o->level == IOK_LEVEL_COLL, tmp, o->nseg);
     }
     for (int64_t g = 0; g < ng; g++)
         if (d[g].ops)
             fprintf(out, "check %d %d %lld %lld %016llx\n", (int)(g / nfiles), (int)(g % nfiles),
                     (long long)d[g].ops, (long long)d[g].bytes, (unsigned long long)d[g].hash);
-    free(tmp);
     free(d);
     return 0;
 }

@@ -409,3 +409,36 @@ def test_pace_traced_cuts_a_gap_past_max_gap(tmp_path):
     assert took < 20  # the cut gap's 1 s and the kept gap's 1 s, not 115 days
     r = run(1, ["replay", str(f), "--pace", "traced", "--max-gap", "0"], tmp_path)
     assert r.rc == 2 and "--max-gap must be above 0" in r.err, r.err
+
+
+# one rank writes and reads a, then writes and reads b; then both written first
+BY_FILE = ("a write", "a read", "b write", "b read")
+BY_KIND = ("a write", "b write", "a read", "b read")
+
+
+@pytest.mark.parametrize("order", [BY_FILE, BY_KIND], ids=["file-by-file", "writes-first"])
+def test_passes_run_in_the_traced_order(tmp_path, order):
+    """The passes follow the trace's use of the files (docs/kernels/replay.md,
+    Order): its request log, exported, lists the calls in the traced order,
+    and the score is exact (the old order, every write pass before every
+    read pass, would replay BY_FILE as BY_KIND)."""
+    ops = "".join(f"op 0 {'ab'.index(x[0])} {x[2:]} indep - - 1 0 4096\n" for x in order)
+    (tmp_path / "t.replay").write_text(
+        f"iokernels-replay 1\nranks 1\nfile 0 4096 /a\nfile 1 4096 /b\n{ops}"
+    )
+    (tmp_path / "out").mkdir()
+    r = run(1, ["replay", "t.replay", "--dir", "out", "--export-replay", "x.replay"], tmp_path)
+    assert r.rc == 0, r.err
+    logged = [
+        f"{'ab'[int(w[2])]} {w[3]}"
+        for w in (line.split() for line in (tmp_path / "x.replay").read_text().splitlines())
+        if w[0] == "op"
+    ]
+    assert tuple(logged) == order
+    passes = [
+        line.split()[:2] for line in r.out.splitlines() if line.startswith(("write ", "read "))
+    ]
+    assert [(op, path.rsplit("/", 1)[1][0]) for op, path in passes] == [
+        (x[2:], x[0]) for x in order
+    ], r.out
+    assert r.record["fidelity"]["exact"] is True, r.record["fidelity"]["sequences"]

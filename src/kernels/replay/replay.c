@@ -194,13 +194,16 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
                                iok_quote(st->trace.files[rf->traced].path), fp->path);
     }
     free(schemas);
+    if (rc == IOK_OK &&
+        (plan->npass_order = rp_pass_order(&st->trace, &st->rp, plan->pass_order)) < 0)
+        rc = iok_error(IOK_EIO, "out of memory planning %s", o->input);
     return rc;
 }
 
 /* --pace traced: sleep until the op's traced start on the job's clock,
  * counted from the first operation this rank runs. */
 static void
-pace(struct replay_state *st, const struct rp_op *op)
+pace(struct replay_state *st, const struct iok_logop *op)
 {
     if (!st->pace || op->start < 0)
         return;
@@ -239,7 +242,7 @@ verify_step(const struct replay_state *st, const struct rp_fileplan *fp, const s
         int oi = fp->w.op[(size_t)k * st->rp.nprocs + me];
         n += oi >= 0 ? t->ops[oi].nseg : 0;
     }
-    struct rp_seg *segs = malloc((size_t)(n ? n : 1) * sizeof *segs);
+    struct iok_logseg *segs = malloc((size_t)(n ? n : 1) * sizeof *segs);
     if (!segs)
         return iok_error(IOK_EIO, "out of memory for the replay's read-back");
     n = 0;
@@ -248,7 +251,7 @@ verify_step(const struct replay_state *st, const struct rp_fileplan *fp, const s
         for (int64_t j = 0; oi >= 0 && j < t->ops[oi].nseg; j++)
             segs[n++] = t->segs[t->ops[oi].seg0 + j];
     }
-    n = rp_merge_segs(segs, n);
+    n = iok_segs_merge(segs, n, IOK_SEGS_SORTED);
     int rc = rp_requests(fp, s, segs, n, 1, out);
     free(segs);
     out->untimed = untimed;
@@ -261,7 +264,7 @@ trace_step(struct replay_state *st, const struct rp_fileplan *fp, const struct r
            const struct iok_schema *s, int me, struct iok_reqlist *out)
 {
     int oi = sc->op[(size_t)k * st->rp.nprocs + me];
-    const struct rp_op *op = oi >= 0 ? &st->trace.ops[oi] : NULL;
+    const struct iok_logop *op = oi >= 0 ? &st->trace.ops[oi] : NULL;
     if (op)
         pace(st, op);
     int64_t n = op ? op->nseg : 0;
@@ -282,7 +285,7 @@ replay_requests(const void *kopts, const struct iok_run *run, const struct iok_p
     int me = run->rank, P = run->nprocs;
     if (op == IOK_OP_WRITE) {
         if (fp->nfill && step == 0) { /* bytes read, never written: rank p every P-th range */
-            struct rp_seg *mine = malloc((size_t)(fp->nfill / P + 1) * sizeof *mine);
+            struct iok_logseg *mine = malloc((size_t)(fp->nfill / P + 1) * sizeof *mine);
             int64_t n = 0;
             if (!mine)
                 return iok_error(IOK_EIO, "out of memory for the replay's fill");
@@ -349,8 +352,8 @@ fidelity(const struct iok_run *run, const struct iok_plan *plan, const struct io
     f->nnotes = st->trace.nnotes;
     f->notes = st->trace.notes;
     for (int64_t i = 0; i < st->trace.nops; i++)
-        f->posix_ops += st->trace.ops[i].level == RP_POSIX &&
-                        (st->trace.ops[i].write ? run->do_write : run->do_read);
+        f->posix_ops +=
+            st->trace.ops[i].posix && (st->trace.ops[i].write ? run->do_write : run->do_read);
     f->cov_traced = st->trace.cov_traced;
     f->cov_counted = st->trace.cov_counted;
     st->have_fid = 1;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The fidelity score (replay_fidelity.h). Both sides are reduced to the
- * same records, (rank, file, kind, segments, times), so one counter serves
- * the trace and the log: the log's files are mapped back to the traced
- * ones, its ranks are the job's. Within one operation, segments that
+/* The fidelity score (replay_fidelity.h). The trace and the log hold the
+ * same operation type (iokernels/reqlog.h), so one counter serves both:
+ * the log's files are mapped back to the traced ones, its ranks are the
+ * job's. Within one operation, segments that
  * continue one another count as one run (the I/O library sees one block):
  * a segment the replay splits between two variables, or two adjacent
  * segments of a trace, are compared as the bytes they are. */
@@ -37,29 +37,28 @@ cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* One side: ops and segments as (rank, file, write, start, end, segs). */
-struct side {
-    int64_t nops, nsegs;
-    const int *rank, *file, *write;
-    const double *start, *end;
-    const int64_t *nseg, *seg0;
-    const int64_t *off, *len;
-};
-
 struct acc {
     struct rp_counts *per, total;
     int64_t *sizes, nsizes;
     double time[RP_NT];
 };
 
+/* One side's counts: its operations of the kinds kept (writes, reads),
+ * their files mapped to the traced ones by file_traced (NULL: they are). */
 static int
-count_side(const struct side *sd, int nranks, struct acc *a)
+count_side(const struct iok_logop *ops, int64_t nops, const struct iok_logseg *segs,
+           const int *file_traced, int writes, int reads, int nranks, struct acc *a)
 {
-    struct item *it = malloc((size_t)(sd->nsegs ? sd->nsegs : 1) * sizeof *it);
-    a->sizes = malloc((size_t)(sd->nsegs ? sd->nsegs : 1) * sizeof *a->sizes);
+    int64_t nsegs = 0;
+    for (int64_t i = 0; i < nops; i++)
+        nsegs += ops[i].nseg;
+    struct item *it = malloc((size_t)(nsegs ? nsegs : 1) * sizeof *it);
+    struct iok_logseg *run = malloc((size_t)(nsegs ? nsegs : 1) * sizeof *run);
+    a->sizes = malloc((size_t)(nsegs ? nsegs : 1) * sizeof *a->sizes);
     a->per = calloc((size_t)nranks, sizeof *a->per);
-    if (!it || !a->sizes || !a->per) {
+    if (!it || !run || !a->sizes || !a->per) {
         free(it);
+        free(run);
         return -1;
     }
     double lo[RP_NT], hi[RP_NT];
@@ -68,29 +67,34 @@ count_side(const struct side *sd, int nranks, struct acc *a)
         hi[k] = -1;
     }
     int64_t n = 0;
-    for (int64_t i = 0; i < sd->nops; i++) {
-        struct rp_counts *c = &a->per[sd->rank[i]];
+    for (int64_t i = 0; i < nops; i++) {
+        const struct iok_logop *o = &ops[i];
+        if (!(o->write ? writes : reads))
+            continue;
+        struct rp_counts *c = &a->per[o->rank];
+        int file = file_traced ? file_traced[o->file] : o->file;
         c->ops++;
         a->total.ops++;
-        int64_t first = n; /* this op's runs: segments that continue one another merge */
-        for (int64_t j = 0; j < sd->nseg[i]; j++) {
-            int64_t s = sd->seg0[i] + j;
-            c->bytes += sd->len[s];
-            a->total.bytes += sd->len[s];
-            if (n > first && it[n - 1].off + a->sizes[n - 1] == sd->off[s]) {
-                a->sizes[n - 1] += sd->len[s];
-                continue;
-            }
-            a->sizes[n] = sd->len[s];
-            it[n++] = (struct item){sd->rank[i], sd->file[i], sd->off[s]};
+        for (int64_t j = 0; j < o->nseg; j++) {
+            c->bytes += segs[o->seg0 + j].len;
+            a->total.bytes += segs[o->seg0 + j].len;
         }
-        if (sd->start[i] >= 0 && sd->end[i] >= 0)
+        /* this op's runs: segments that continue one another merge */
+        if (o->nseg)
+            memcpy(run, segs + o->seg0, (size_t)o->nseg * sizeof *run);
+        int64_t m = iok_segs_merge(run, o->nseg, IOK_SEGS_IN_ORDER);
+        for (int64_t j = 0; j < m; j++) {
+            a->sizes[n] = run[j].len;
+            it[n++] = (struct item){o->rank, file, run[j].off};
+        }
+        if (o->start >= 0 && o->end >= 0)
             for (int k = 0; k < RP_NT; k++)
-                if (k == RP_T_TOTAL || (k == RP_T_WRITE) == (sd->write[i] != 0)) {
-                    lo[k] = sd->start[i] < lo[k] ? sd->start[i] : lo[k];
-                    hi[k] = sd->end[i] > hi[k] ? sd->end[i] : hi[k];
+                if (k == RP_T_TOTAL || (k == RP_T_WRITE) == (o->write != 0)) {
+                    lo[k] = o->start < lo[k] ? o->start : lo[k];
+                    hi[k] = o->end > hi[k] ? o->end : hi[k];
                 }
     }
+    free(run);
     a->nsizes = n;
     qsort(a->sizes, (size_t)n, sizeof *a->sizes, cmp_i64);
     qsort(it, (size_t)n, sizeof *it, cmp_item);
@@ -137,42 +141,11 @@ rp_fidelity(const struct rp_trace *t, const struct iok_reqlog *log, int nprocs,
     out->nranks = t->ranks > nprocs ? t->ranks : nprocs;
     out->writes = writes;
     out->reads = reads;
-    int64_t no = t->nops, lo = log->nops, ls = log->nsegs;
-    int *ti = malloc((size_t)(3 * no + 1) * sizeof *ti),
-        *li = malloc((size_t)(3 * lo + 1) * sizeof *li);
-    double *td = malloc((size_t)(2 * no + 1) * sizeof *td),
-           *ld = malloc((size_t)(2 * lo + 1) * sizeof *ld);
-    int64_t *tn = malloc((size_t)(2 * no + 1) * sizeof *tn),
-            *ln = malloc((size_t)(2 * lo + 1) * sizeof *ln);
-    int64_t *tseg = malloc((size_t)(2 * t->nsegs + 1) * sizeof *tseg),
-            *lseg = malloc((size_t)(2 * ls + 1) * sizeof *lseg);
     struct acc ta = {0}, la = {0};
-    int rc = ti && li && td && ld && tn && ln && tseg && lseg ? 0 : -1;
-    int64_t kept = 0; /* the trace's ops of the kinds the run replayed */
-    for (int64_t j = 0; rc == 0 && j < no; j++) {
-        const struct rp_op *o = &t->ops[j];
-        if (!(o->write ? writes : reads))
-            continue;
-        int64_t i = kept++;
-        ti[i] = o->rank, ti[no + i] = o->file, ti[2 * no + i] = o->write;
-        td[i] = o->start, td[no + i] = o->end;
-        tn[i] = o->nseg, tn[no + i] = o->seg0;
-    }
-    for (int64_t i = 0; rc == 0 && i < t->nsegs; i++)
-        tseg[i] = t->segs[i].off, tseg[t->nsegs + i] = t->segs[i].len;
-    for (int64_t i = 0; rc == 0 && i < lo; i++) {
-        const struct iok_logop *o = &log->ops[i];
-        li[i] = o->rank, li[lo + i] = file_traced[o->file], li[2 * lo + i] = o->write;
-        ld[i] = o->start, ld[lo + i] = o->end;
-        ln[i] = o->nseg, ln[lo + i] = o->seg0;
-    }
-    for (int64_t i = 0; rc == 0 && i < ls; i++)
-        lseg[i] = log->segs[i].off, lseg[ls + i] = log->segs[i].len;
-    struct side ts = {kept,    t->nsegs, ti,      ti + no, ti + 2 * no,    td,
-                      td + no, tn,       tn + no, tseg,    tseg + t->nsegs};
-    struct side ls_ = {lo, ls, li, li + lo, li + 2 * lo, ld, ld + lo, ln, ln + lo, lseg, lseg + ls};
-    if (rc == 0)
-        rc = count_side(&ts, out->nranks, &ta) || count_side(&ls_, out->nranks, &la) ? -1 : 0;
+    int rc = count_side(t->ops, t->nops, t->segs, NULL, writes, reads, out->nranks, &ta) ||
+                     count_side(log->ops, log->nops, log->segs, file_traced, 1, 1, out->nranks, &la)
+                 ? -1
+                 : 0;
     if (rc == 0) {
         out->trace = ta.per;
         out->replay = la.per;
@@ -187,14 +160,6 @@ rp_fidelity(const struct rp_trace *t, const struct iok_reqlog *log, int nprocs,
     }
     free(ta.sizes);
     free(la.sizes);
-    free(ti);
-    free(li);
-    free(td);
-    free(ld);
-    free(tn);
-    free(ln);
-    free(tseg);
-    free(lseg);
     return rc ? iok_error(IOK_EIO, "out of memory scoring the replay") : IOK_OK;
 }
 

@@ -204,20 +204,25 @@ parse_op(struct parse *ps, struct cursor *c)
     if (!kind || (strcmp(kind, "write") && strcmp(kind, "read")))
         return bad(c, "expected the kind 'write' or 'read'", kind ? kind : "");
     char *level = field(c);
-    enum rp_level lv = RP_COLL;
-    if (level && !strcmp(level, "indep"))
-        lv = RP_INDEP;
-    else if (level && !strcmp(level, "posix"))
-        lv = RP_POSIX;
-    else if (!level || strcmp(level, "coll"))
+    int posix = level && !strcmp(level, "posix");
+    if (!posix && (!level || (strcmp(level, "coll") && strcmp(level, "indep"))))
         return bad(c, "expected the level 'coll', 'indep' or 'posix'", level ? level : "");
-    struct rp_op op = {(int)rank, (int)file, kind[0] == 'w', lv, -1, -1, 0, t->nsegs, c->line};
+    int lv = !posix && !strcmp(level, "coll") ? IOK_LEVEL_COLL : IOK_LEVEL_INDEP;
+    struct iok_logop op = {.rank = (int)rank,
+                           .file = (int)file,
+                           .write = kind[0] == 'w',
+                           .level = lv,
+                           .posix = posix,
+                           .line = c->line,
+                           .start = -1,
+                           .end = -1,
+                           .seg0 = t->nsegs};
     IOK_TRY(seconds(c, "START", &op.start));
     IOK_TRY(seconds(c, "END", &op.end));
     if (op.start >= 0 && op.end >= 0 && op.end < op.start)
         return bad(c, "END is before START", NULL);
     IOK_TRY(number(c, "NSEG", INT32_MAX, &nseg));
-    if (nseg == 0 && lv != RP_COLL)
+    if (nseg == 0 && lv != IOK_LEVEL_COLL)
         return bad(c,
                    "NSEG 0 (no data) is allowed only for 'coll', a rank joining a "
                    "collective call",
@@ -226,7 +231,7 @@ parse_op(struct parse *ps, struct cursor *c)
     if (iok_grow((void **)&t->ops, &ps->ops_cap, t->nops + 1, sizeof *t->ops))
         return bad(c, "out of memory", NULL);
     for (int64_t i = 0; i < nseg; i++) {
-        struct rp_seg s;
+        struct iok_logseg s;
         char what[64];
         if (!*c->p || !c->p[strspn(c->p, " \t")]) {
             char msg[120];

@@ -9,23 +9,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "iokernels/reqlog.h"
+#include "iokernels/request.h"
 #include "iokernels/schema.h"
 
 #define RP_VERSION 1
 
-enum rp_level { RP_COLL, RP_INDEP, RP_POSIX };
-
-struct rp_seg {
-    int64_t off, len;
-};
-
-struct rp_op {
-    int rank, file, write; /* write 1, read 0 */
-    enum rp_level level;
-    double start, end;  /* seconds since the trace's start; -1: unknown */
-    int64_t nseg, seg0; /* its segments: segs[seg0 .. seg0 + nseg) */
-    int line;           /* in the replay file, for messages */
-};
+/* The trace's operations are the core's operation type (iokernels/reqlog.h):
+ * `coll` is IOK_LEVEL_COLL, `indep` IOK_LEVEL_INDEP, `posix` IOK_LEVEL_INDEP
+ * with posix set; line is the op line's. */
 
 /* An optional `data` line (files exported by --export-replay): bytes
  * [off, off + size) of the file hold the suite's deterministic values of a
@@ -66,8 +58,8 @@ struct rp_trace {
     int nfiles;
     struct rp_file *files;
     int64_t nops, nsegs;
-    struct rp_op *ops;
-    struct rp_seg *segs;
+    struct iok_logop *ops;
+    struct iok_logseg *segs;
 };
 
 /* Parses text (len bytes, NUL-terminated) read from `path`. IOK_OK, or

@@ -15,38 +15,15 @@
 
 #include "iokernels/error.h"
 
-static int
-cmp_seg(const void *a, const void *b)
-{
-    const struct rp_seg *x = a, *y = b;
-    return x->off < y->off ? -1 : x->off > y->off;
-}
-
-int64_t
-rp_merge_segs(struct rp_seg *s, int64_t n)
-{
-    qsort(s, (size_t)n, sizeof *s, cmp_seg);
-    int64_t m = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (m && s[i].off <= s[m - 1].off + s[m - 1].len) {
-            int64_t end = s[i].off + s[i].len;
-            if (end > s[m - 1].off + s[m - 1].len)
-                s[m - 1].len = end - s[m - 1].off;
-        } else
-            s[m++] = s[i];
-    }
-    return m;
-}
-
 /* The segments of file f's ops of one kind (all ranks), merged. */
-static struct rp_seg *
+static struct iok_logseg *
 kind_segs(const struct rp_trace *t, int f, int write, int64_t *n)
 {
     int64_t total = 0;
     for (int64_t i = 0; i < t->nops; i++)
         if (t->ops[i].file == f && t->ops[i].write == write)
             total += t->ops[i].nseg;
-    struct rp_seg *s = malloc((size_t)(total ? total : 1) * sizeof *s);
+    struct iok_logseg *s = malloc((size_t)(total ? total : 1) * sizeof *s);
     if (!s)
         return NULL;
     int64_t k = 0;
@@ -55,7 +32,7 @@ kind_segs(const struct rp_trace *t, int f, int write, int64_t *n)
             memcpy(s + k, t->segs + t->ops[i].seg0, (size_t)t->ops[i].nseg * sizeof *s);
             k += t->ops[i].nseg;
         }
-    *n = rp_merge_segs(s, total);
+    *n = iok_segs_merge(s, total, IOK_SEGS_SORTED);
     return s;
 }
 
@@ -64,9 +41,9 @@ static int
 fill_of(const struct rp_trace *t, int f, struct rp_fileplan *fp)
 {
     int64_t nw, nr;
-    struct rp_seg *w = kind_segs(t, f, 1, &nw), *r = kind_segs(t, f, 0, &nr);
+    struct iok_logseg *w = kind_segs(t, f, 1, &nw), *r = kind_segs(t, f, 0, &nr);
     /* a read range yields one piece per write gap it spans, and one more */
-    struct rp_seg *out = w && r ? malloc((size_t)(nr + nw + 1) * sizeof *out) : NULL;
+    struct iok_logseg *out = w && r ? malloc((size_t)(nr + nw + 1) * sizeof *out) : NULL;
     if (!w || !r || !out) {
         free(w);
         free(r);
@@ -80,11 +57,11 @@ fill_of(const struct rp_trace *t, int f, struct rp_fileplan *fp)
             j++;
         for (int64_t k = j; k < nw && w[k].off < b && a < b; k++) {
             if (w[k].off > a)
-                out[n++] = (struct rp_seg){a, w[k].off - a};
+                out[n++] = (struct iok_logseg){a, w[k].off - a};
             a = w[k].off + w[k].len > a ? w[k].off + w[k].len : a;
         }
         if (a < b)
-            out[n++] = (struct rp_seg){a, b - a};
+            out[n++] = (struct iok_logseg){a, b - a};
     }
     fp->fill = out;
     fp->nfill = n;
@@ -139,7 +116,7 @@ schedule(const struct rp_trace *t, int f, int write, int nprocs, struct rp_sched
         for (int p = 0; p < nprocs; p++)
             if (pos[p] < len[p]) {
                 left = 1;
-                indep |= t->ops[seq[p][pos[p]]].level != RP_COLL;
+                indep |= t->ops[seq[p][pos[p]]].level != IOK_LEVEL_COLL;
             }
         if (!left)
             break;
@@ -158,7 +135,8 @@ schedule(const struct rp_trace *t, int f, int write, int nprocs, struct rp_sched
         }
         int *row = sc->op + (size_t)sc->nsteps * nprocs;
         for (int p = 0; p < nprocs; p++) {
-            int take = pos[p] < len[p] && (!indep || t->ops[seq[p][pos[p]]].level != RP_COLL);
+            int take =
+                pos[p] < len[p] && (!indep || t->ops[seq[p][pos[p]]].level != IOK_LEVEL_COLL);
             row[p] = take ? seq[p][pos[p]++] : -1;
         }
         sc->level[sc->nsteps++] = indep ? IOK_LEVEL_INDEP : IOK_LEVEL_COLL;
@@ -245,9 +223,9 @@ static int
 check_elements(const struct rp_trace *t, int f, const struct rp_fileplan *fp, const char *path)
 {
     for (int64_t i = 0; t->files[f].ndata && i < t->nops; i++) {
-        const struct rp_op *o = &t->ops[i];
+        const struct iok_logop *o = &t->ops[i];
         for (int64_t j = 0; o->file == f && j < o->nseg; j++) {
-            const struct rp_seg *g = &t->segs[o->seg0 + j];
+            const struct iok_logseg *g = &t->segs[o->seg0 + j];
             if (subarrays(fp, g->off, g->len, 0, no_sub, NULL))
                 return iok_error(IOK_EUSAGE,
                                  "%s line %d: segment %lld+%lld cuts an element of a typed "
@@ -272,7 +250,7 @@ rp_plan_build(const struct rp_trace *t, int nprocs, int fold, const char *path, 
     for (int f = 0; f < t->nfiles; f++) {
         int64_t extent = 0, nops = 0;
         for (int64_t i = 0; i < t->nops; i++) {
-            const struct rp_op *o = &t->ops[i];
+            const struct iok_logop *o = &t->ops[i];
             if (o->file != f)
                 continue;
             nops++;
@@ -302,6 +280,46 @@ rp_plan_build(const struct rp_trace *t, int nprocs, int fold, const char *path, 
         IOK_TRY(check_elements(t, f, fp, path));
     }
     return IOK_OK;
+}
+
+struct pass_key {
+    double key;
+    int entry;
+};
+
+static int
+cmp_pass_key(const void *a, const void *b)
+{
+    const struct pass_key *x = a, *y = b;
+    return x->key != y->key ? (x->key < y->key ? -1 : 1)
+                            : (x->entry > y->entry) - (x->entry < y->entry);
+}
+
+int
+rp_pass_order(const struct rp_trace *t, const struct rp_plan *p, int *order)
+{
+    int n = 2 * p->nfiles;
+    struct pass_key *k = malloc((size_t)(n ? n : 1) * sizeof *k);
+    if (!k)
+        return -1;
+    for (int f = 0; f < p->nfiles; f++) {
+        int64_t first[2] = {-1, -1}; /* the file's first write, first read */
+        for (int64_t i = 0; i < t->nops && (first[0] < 0 || first[1] < 0); i++)
+            if (t->ops[i].file == p->files[f].traced && first[!t->ops[i].write] < 0)
+                first[!t->ops[i].write] = i;
+        double never = (double)t->nops + f; /* after every traced operation */
+        double r = first[1] >= 0 ? (double)first[1] : never;
+        /* a write pass before its read pass: a file read before it is
+         * written (or only read: its fill) is created just before */
+        double w = first[0] >= 0 && (double)first[0] < r ? (double)first[0] : r - 0.5;
+        k[2 * f] = (struct pass_key){w, 2 * f};
+        k[2 * f + 1] = (struct pass_key){r, 2 * f + 1};
+    }
+    qsort(k, (size_t)n, sizeof *k, cmp_pass_key);
+    for (int i = 0; i < n; i++)
+        order[i] = k[i].entry;
+    free(k);
+    return n;
 }
 
 void
@@ -426,7 +444,7 @@ put_sub(void *vctx, int g, const int64_t *st, const int64_t *ct)
 }
 
 int
-rp_requests(const struct rp_fileplan *fp, const struct iok_schema *s, const struct rp_seg *segs,
+rp_requests(const struct rp_fileplan *fp, const struct iok_schema *s, const struct iok_logseg *segs,
             int64_t n, int round, struct iok_reqlist *out)
 {
     int ng = fp->nregions, rc = IOK_OK;

@@ -36,7 +36,7 @@ struct rp_fileplan {
     int64_t extent;
     struct rp_sched w, r; /* writes and reads, in each rank's order */
     int64_t nfill;        /* byte ranges read but never written */
-    struct rp_seg *fill;
+    struct iok_logseg *fill;
     int64_t fill_bytes;
 };
 
@@ -54,6 +54,16 @@ int rp_plan_build(const struct rp_trace *t, int nprocs, int fold, const char *pa
                   struct rp_plan *p, struct iok_schema *schemas, int max_files);
 void rp_plan_free(struct rp_plan *p);
 
+/* The order of the passes (iok_plan.pass_order): each plan file's write
+ * pass (2 * file) and read pass (2 * file + 1) in the order of their
+ * first operation in the replay file, so that a trace that wrote one file,
+ * read it, then wrote the next, runs so, and one that wrote every file
+ * before reading them runs so too. A pass with no operation of its own
+ * sits just before its read pass (a fill) or after every other pass (a
+ * --verify read-back). Returns the count (2 * p->nfiles), or -1 when
+ * memory runs out. */
+int rp_pass_order(const struct rp_trace *t, const struct rp_plan *p, int *order);
+
 /* The flat name of a traced path under dir: its components other than
  * "", "." and ".." joined by '_', control characters as '_', ext appended
  * unless it ends the name already. Returns 0, or why it cannot be made:
@@ -65,10 +75,7 @@ int rp_map_path(const char *dir, const char *traced, const char *ext, char *out,
 /* Adds to `out` one access per variable of file fp (the collective
  * contract), holding segs[0..n) as subarrays; round: widen partial elements
  * of typed variables to whole ones (fills), else they are an error. */
-int rp_requests(const struct rp_fileplan *fp, const struct iok_schema *s, const struct rp_seg *segs,
-                int64_t n, int round, struct iok_reqlist *out);
-
-/* Sorts and merges overlapping or touching segments in place; new count. */
-int64_t rp_merge_segs(struct rp_seg *s, int64_t n);
+int rp_requests(const struct rp_fileplan *fp, const struct iok_schema *s,
+                const struct iok_logseg *segs, int64_t n, int round, struct iok_reqlist *out);
 
 #endif

@@ -48,7 +48,7 @@ side_add(struct side *s, int64_t *cap, int rank, int file, int write, int coll,
     struct iok_logseg *r = s->runs;
     if (n)
         memcpy(r + s->nruns, segs, (size_t)n * sizeof *r);
-    int64_t m = iok_seq_runs(r + s->nruns, n);
+    int64_t m = iok_segs_merge(r + s->nruns, n, IOK_SEGS_SORTED);
     if (s->n == *cap) {
         *cap = *cap ? 2 * *cap : 64;
         struct cop *o = realloc(s->ops, (size_t)*cap * sizeof *o);
@@ -118,25 +118,7 @@ group(const struct side *s, int nranks, int nfiles, int64_t **start, int64_t **i
 int
 rp_trace_digests(const struct rp_trace *t, struct iok_seqdigest *d)
 {
-    for (int64_t g = 0; g < (int64_t)t->ranks * t->nfiles; g++)
-        iok_seqdigest_init(&d[g]);
-    struct iok_logseg *tmp = NULL;
-    int64_t cap = 0;
-    for (int64_t i = 0; i < t->nops; i++) {
-        const struct rp_op *o = &t->ops[i];
-        if (o->nseg > cap) {
-            free(tmp);
-            cap = o->nseg;
-            if (!(tmp = malloc((size_t)cap * sizeof *tmp)))
-                return iok_error(IOK_EIO, "out of memory for the replay file's digests");
-        }
-        for (int64_t j = 0; j < o->nseg; j++)
-            tmp[j] = (struct iok_logseg){t->segs[o->seg0 + j].off, t->segs[o->seg0 + j].len};
-        iok_seqdigest_add(&d[(int64_t)o->rank * t->nfiles + o->file], o->write, o->level == RP_COLL,
-                          tmp, o->nseg);
-    }
-    free(tmp);
-    return IOK_OK;
+    return iok_seqdigests(t->ops, t->nops, t->segs, t->ranks, t->nfiles, d);
 }
 
 /* The replay file's sequences against its trace's digests. */
@@ -285,25 +267,12 @@ rp_sequences(const struct rp_trace *t, const struct iok_reqlog *log, int nprocs,
     struct side ts = {0}, ls = {0};
     int64_t tcap = 0, lcap = 0, *tst = NULL, *tix = NULL, *lst = NULL, *lix = NULL;
     int rc = 0;
-    struct iok_logseg *tmp = NULL;
-    int64_t tmpcap = 0;
     for (int64_t i = 0; rc == 0 && i < t->nops; i++) {
-        const struct rp_op *o = &t->ops[i];
-        if (!(o->write ? writes : reads))
-            continue;
-        if (o->nseg > tmpcap) {
-            free(tmp);
-            tmpcap = o->nseg;
-            if (!(tmp = malloc((size_t)tmpcap * sizeof *tmp)))
-                rc = -1;
-        }
-        for (int64_t j = 0; rc == 0 && j < o->nseg; j++)
-            tmp[j] = (struct iok_logseg){t->segs[o->seg0 + j].off, t->segs[o->seg0 + j].len};
-        if (rc == 0)
+        const struct iok_logop *o = &t->ops[i];
+        if (o->write ? writes : reads)
             rc = side_add(&ts, &tcap, fold ? o->rank % nprocs : o->rank, o->file, o->write,
-                          o->level == RP_COLL, tmp, o->nseg);
+                          o->level == IOK_LEVEL_COLL, o->nseg ? t->segs + o->seg0 : NULL, o->nseg);
     }
-    free(tmp);
     for (int64_t i = 0; rc == 0 && i < log->nops; i++) {
         const struct iok_logop *o = &log->ops[i];
         rc = side_add(&ls, &lcap, o->rank, file_traced[o->file], o->write,
