@@ -86,9 +86,9 @@ test_hdf5_round_trip(const struct iok_schema *s, int var)
         if (pass == 0) {
             memcpy(r.acc[0].buf, want, sizeof want);
             CHECK(be->define(h) == IOK_OK, "define: %s", iok_errmsg());
-            CHECK(be->put(h, &r) == IOK_OK, "put: %s", iok_errmsg());
+            CHECK(be->xfer(h, IOK_DIR_WRITE, &r) == IOK_OK, "put: %s", iok_errmsg());
         } else {
-            CHECK(be->get(h, &r) == IOK_OK, "get: %s", iok_errmsg());
+            CHECK(be->xfer(h, IOK_DIR_READ, &r) == IOK_OK, "get: %s", iok_errmsg());
             CHECK(!memcmp(r.acc[0].buf, want, sizeof want), "values read back differ");
         }
         CHECK(be->close(h) == IOK_OK, "close: %s", iok_errmsg());
