@@ -165,17 +165,11 @@ f_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
         return physics(g, ft, t[T_BYOWNER], t[T_START], r, out);
     /* D3: the merged D2 runs at every level */
     struct e3sm_pairs p = {0};
-    struct e3sm_runs runs = {0};
-    char why[128];
-    int rc = physics(g, ft, t[T_BYOWNER], t[T_START], r, &p);
-    if (!rc)
-        rc = e3sm_runs_build(p.off, p.len, p.n, ft->ncol, ft->ncol, &runs, why, sizeof why);
-    e3sm_pairs_free(&p);
-    for (int64_t l = 0; !rc && l < g->nlev; l++)
-        for (int64_t j = 0; !rc && j < runs.n; j++)
-            rc = e3sm_pairs_add(out, l * ft->ncol + runs.off[j], runs.len[j]);
-    e3sm_runs_free(&runs);
-    return rc;
+    if (physics(g, ft, t[T_BYOWNER], t[T_START], r, &p)) {
+        e3sm_pairs_free(&p);
+        return -1;
+    }
+    return e3sm_pairs_at_levels(&p, ft->ncol, ft->ncol, g->nlev, out);
 }
 
 static const struct e3sm_gen_key f_keys[] = {E3SM_GEN_KEY("ne", ne, 1, 4096),

@@ -116,19 +116,13 @@ i_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
 {
     if (d == 0)
         return grid_pairs(g, r, out);
+    /* D2-D5: the merged D1 runs at every level of the sub-grid */
     struct e3sm_pairs p = {0};
-    struct e3sm_runs runs = {0};
-    char why[128];
-    int64_t n = g->nlat * g->nlon;
-    int rc = grid_pairs(g, r, &p);
-    if (!rc)
-        rc = e3sm_runs_build(p.off, p.len, p.n, g->nlon, n, &runs, why, sizeof why);
-    e3sm_pairs_free(&p);
-    for (int64_t l = 0; !rc && l < g->lev[d - 1]; l++)
-        for (int64_t j = 0; !rc && j < runs.n; j++)
-            rc = e3sm_pairs_add(out, l * n + runs.off[j], runs.len[j]);
-    e3sm_runs_free(&runs);
-    return rc;
+    if (grid_pairs(g, r, &p)) {
+        e3sm_pairs_free(&p);
+        return -1;
+    }
+    return e3sm_pairs_at_levels(&p, g->nlon, g->nlat * g->nlon, g->lev[d - 1], out);
 }
 
 static const struct e3sm_gen_key i_keys[] = {E3SM_GEN_KEY("nlat", nlat, 2, 100000),

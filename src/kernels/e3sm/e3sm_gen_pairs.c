@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "e3sm_decomp.h"
+
 uint64_t
 e3sm_gen_mix(uint64_t x)
 {
@@ -40,4 +42,19 @@ e3sm_pairs_free(struct e3sm_pairs *p)
     free(p->off);
     free(p->len);
     memset(p, 0, sizeof *p);
+}
+
+int
+e3sm_pairs_at_levels(struct e3sm_pairs *p, int64_t fastest, int64_t n, int64_t nlev,
+                     struct e3sm_pairs *out)
+{
+    struct e3sm_runs runs = {0};
+    char why[128];
+    int rc = e3sm_runs_build(p->off, p->len, p->n, fastest, n, &runs, why, sizeof why);
+    e3sm_pairs_free(p);
+    for (int64_t l = 0; !rc && l < nlev; l++)
+        for (int64_t j = 0; !rc && j < runs.n; j++)
+            rc = e3sm_pairs_add(out, l * n + runs.off[j], runs.len[j]);
+    e3sm_runs_free(&runs);
+    return rc;
 }
