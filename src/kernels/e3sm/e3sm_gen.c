@@ -16,15 +16,45 @@
 static const struct e3sm_gen_case *const cases[] = {&e3sm_gen_case_f, &e3sm_gen_case_g,
                                                     &e3sm_gen_case_i};
 
+/* every case's key, after its own */
+static const struct e3sm_gen_key procs_key = E3SM_GEN_KEY("procs", procs, 1, 100000000);
+
 static void
 key_names(const struct e3sm_gen_key *k, const char *extra, char *out, size_t len)
 {
     size_t n = 0;
     out[0] = '\0';
     for (; k->name && n < len; k++)
-        n += (size_t)snprintf(out + n, len - n, "%s%s", n ? ", " : "", k->name);
-    if (extra && n < len)
-        snprintf(out + n, len - n, ", %s", extra);
+        n += (size_t)snprintf(out + n, len - n, "%s, ", k->name);
+    if (n < len)
+        snprintf(out + n, len - n, "%s%s%s", procs_key.name, extra ? ", " : "", extra ? extra : "");
+}
+
+static int64_t *
+key_value(struct e3sm_gen *g, const struct e3sm_gen_key *k)
+{
+    return (int64_t *)((char *)g + k->at);
+}
+
+/* g->spec: "f:" and every parameter, the case's own, its extra, procs */
+static void
+spell(struct e3sm_gen *g)
+{
+    const struct e3sm_gen_case *c = g->kase;
+    size_t n = (size_t)snprintf(g->spec, sizeof g->spec, "%c:", c->name), len = sizeof g->spec;
+    for (const struct e3sm_gen_key *k = c->keys; k->name && n < len; k++)
+        n += (size_t)snprintf(g->spec + n, len - n, "%s=%lld,", k->name,
+                              (long long)*key_value(g, k));
+    if (c->extra && n < len) {
+        n += (size_t)snprintf(g->spec + n, len - n, "%s=", c->extra);
+        if (n < len)
+            c->spell_extra(g, g->spec + n, len - n);
+        n = strlen(g->spec);
+        if (n < len)
+            n += (size_t)snprintf(g->spec + n, len - n, ",");
+    }
+    if (n < len)
+        snprintf(g->spec + n, len - n, "%s=%lld", procs_key.name, (long long)g->procs);
 }
 
 int
@@ -64,6 +94,8 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
         const struct e3sm_gen_key *k = c->keys;
         while (k->name && strcmp(k->name, t))
             k++;
+        if (!k->name && !strcmp(t, procs_key.name))
+            k = &procs_key;
         if (!k->name) {
             snprintf(err, errlen, "--generate %s: unknown parameter '%s' (keys: %s)", spec, t,
                      names);
@@ -78,7 +110,7 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
             rc = -1;
             break;
         }
-        *(int64_t *)((char *)g + k->at) = v;
+        *key_value(g, k) = v;
     }
     free(copy);
     if (rc)
@@ -90,7 +122,7 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
     }
     memset(g->ndims, 0, sizeof g->ndims);
     c->dims(g);
-    c->spell(g);
+    spell(g);
     return 0;
 }
 

@@ -2,7 +2,7 @@
 /* A case of the E3SM generator as one entry of a table (e3sm_gen.c reads
  * it; each case file defines its entry and includes nothing of its
  * caller): its parameters, its defaults, its setup, its decompositions'
- * dimensions, its spelled-out name and its pairs. */
+ * dimensions and its pairs. */
 #ifndef IOKERNELS_E3SM_GEN_CASE_H
 #define IOKERNELS_E3SM_GEN_CASE_H
 
@@ -42,17 +42,19 @@ struct e3sm_gen_key {
     }
 
 struct e3sm_gen_case {
-    char name;                       /* 'f' in "f:ne=30,procs=512" */
-    const struct e3sm_gen_key *keys; /* NULL-ended; procs is everyone's */
-    /* A key of a syntax of its own (I: levels=A/B/C/D), or NULL. */
+    char name; /* 'f' in "f:ne=30,procs=512" */
+    /* NULL-ended; procs is everyone's (e3sm_gen.c), named after them */
+    const struct e3sm_gen_key *keys;
+    /* A key of a syntax of its own (I: levels=A/B/C/D), or NULL: parsed
+     * from its value, spelled into out (the value only). */
     const char *extra;
     int (*parse_extra)(const char *value, struct e3sm_gen *g, char *err, size_t errlen);
+    void (*spell_extra)(const struct e3sm_gen *g, char *out, size_t len);
     void (*defaults)(struct e3sm_gen *g);
     /* After the parameters: what follows from them, their checks, the
      * tables (g->tab). err: why not, without the spec (the caller adds it). */
     int (*setup)(struct e3sm_gen *g, char *err, size_t errlen);
-    void (*dims)(struct e3sm_gen *g);  /* ndecomp, ndims, dims */
-    void (*spell)(struct e3sm_gen *g); /* g->spec: every parameter spelled out */
+    void (*dims)(struct e3sm_gen *g); /* ndecomp, ndims, dims */
     /* Raw pairs of decomposition d (0-based) of decomposition rank r,
      * appended to out. 0 or -1 (out of memory). */
     int (*pairs)(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out);

@@ -176,7 +176,6 @@ static const struct e3sm_gen_key f_keys[] = {E3SM_GEN_KEY("ne", ne, 1, 4096),
                                              E3SM_GEN_KEY("np", np, 2, 8),
                                              E3SM_GEN_KEY("nlev", nlev, 1, 1024),
                                              E3SM_GEN_KEY("pcols", pcols, 1, 4096),
-                                             E3SM_GEN_KEY("procs", procs, 1, 100000000),
                                              {NULL}};
 
 static void
@@ -198,20 +197,11 @@ f_dims(struct e3sm_gen *g)
     g->dims[2][1] = ncol;
 }
 
-static void
-f_spell(struct e3sm_gen *g)
-{
-    snprintf(g->spec, sizeof g->spec, "f:ne=%lld,np=%lld,nlev=%lld,pcols=%lld,procs=%lld",
-             (long long)g->ne, (long long)g->np, (long long)g->nlev, (long long)g->pcols,
-             (long long)g->procs);
-}
-
 const struct e3sm_gen_case e3sm_gen_case_f = {
     .name = 'f',
     .keys = f_keys,
     .defaults = f_defaults,
     .setup = f_setup,
     .dims = f_dims,
-    .spell = f_spell,
     .pairs = f_pairs,
 };

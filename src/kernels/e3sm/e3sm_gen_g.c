@@ -347,10 +347,11 @@ g_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
     return 0;
 }
 
-static const struct e3sm_gen_key g_keys[] = {
-    E3SM_GEN_KEY("cells", cells, 4, 1000000000),       E3SM_GEN_KEY("edges", edges, 4, 4000000000),
-    E3SM_GEN_KEY("vertices", vertices, 4, 3000000000), E3SM_GEN_KEY("nlev", vlev, 1, 1024),
-    E3SM_GEN_KEY("procs", procs, 1, 100000000),        {NULL}};
+static const struct e3sm_gen_key g_keys[] = {E3SM_GEN_KEY("cells", cells, 4, 1000000000),
+                                             E3SM_GEN_KEY("edges", edges, 4, 4000000000),
+                                             E3SM_GEN_KEY("vertices", vertices, 4, 3000000000),
+                                             E3SM_GEN_KEY("nlev", vlev, 1, 1024),
+                                             {NULL}};
 
 static void
 g_defaults(struct e3sm_gen *g)
@@ -373,20 +374,11 @@ g_dims(struct e3sm_gen *g)
     }
 }
 
-static void
-g_spell(struct e3sm_gen *g)
-{
-    snprintf(g->spec, sizeof g->spec, "g:cells=%lld,edges=%lld,vertices=%lld,nlev=%lld,procs=%lld",
-             (long long)g->cells, (long long)g->edges, (long long)g->vertices, (long long)g->vlev,
-             (long long)g->procs);
-}
-
 const struct e3sm_gen_case e3sm_gen_case_g = {
     .name = 'g',
     .keys = g_keys,
     .defaults = g_defaults,
     .setup = g_setup,
     .dims = g_dims,
-    .spell = g_spell,
     .pairs = g_pairs,
 };

@@ -128,7 +128,6 @@ i_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
 static const struct e3sm_gen_key i_keys[] = {E3SM_GEN_KEY("nlat", nlat, 2, 100000),
                                              E3SM_GEN_KEY("nlon", nlon, 2, 100000),
                                              E3SM_GEN_KEY("land", land, 1, 10000000000),
-                                             E3SM_GEN_KEY("procs", procs, 1, 100000000),
                                              {NULL}};
 
 /* levels=15/10/9/17: the four sub-grids' level counts */
@@ -158,6 +157,13 @@ i_levels(const char *v, struct e3sm_gen *g, char *err, size_t errlen)
 }
 
 static void
+i_spell_levels(const struct e3sm_gen *g, char *out, size_t len)
+{
+    snprintf(out, len, "%lld/%lld/%lld/%lld", (long long)g->lev[0], (long long)g->lev[1],
+             (long long)g->lev[2], (long long)g->lev[3]);
+}
+
+static void
 i_defaults(struct e3sm_gen *g)
 {
     g->nlat = 96, g->nlon = 144;
@@ -181,23 +187,14 @@ i_dims(struct e3sm_gen *g)
     }
 }
 
-static void
-i_spell(struct e3sm_gen *g)
-{
-    snprintf(g->spec, sizeof g->spec,
-             "i:nlat=%lld,nlon=%lld,land=%lld,levels=%lld/%lld/%lld/%lld,procs=%lld",
-             (long long)g->nlat, (long long)g->nlon, (long long)g->land, (long long)g->lev[0],
-             (long long)g->lev[1], (long long)g->lev[2], (long long)g->lev[3], (long long)g->procs);
-}
-
 const struct e3sm_gen_case e3sm_gen_case_i = {
     .name = 'i',
     .keys = i_keys,
     .extra = "levels",
     .parse_extra = i_levels,
+    .spell_extra = i_spell_levels,
     .defaults = i_defaults,
     .setup = i_setup,
     .dims = i_dims,
-    .spell = i_spell,
     .pairs = i_pairs,
 };
