@@ -18,6 +18,7 @@
 
 #include <mpi.h>
 
+#include "iokernels/error.h"
 #include "iokernels/options.h"
 #include "iokernels/request.h"
 #include "iokernels/schema.h"
@@ -111,7 +112,29 @@ struct iok_backend {
 static inline int
 iok_backend_wait(const struct iok_backend *b, void *handle)
 {
-    return b->wait ? b->wait(handle) : 0;
+    return b->wait ? b->wait(handle) : IOK_OK;
+}
+
+/* A backend that compresses (IOK_CAP_DEFLATE) through a parallel library
+ * that compresses only in collective transfers (parallel HDF5, NetCDF-4 on
+ * it): every variable's deflate level is 0-9, and none is above 0 unless
+ * the transfers are collective. library: named in the message. */
+static inline int
+iok_backend_check_deflate(const char *path, const struct iok_schema *s,
+                          const struct iok_backend_params *p, const char *library)
+{
+    for (int v = 0; v < s->nvars; v++) {
+        int level = s->vars[v].deflate;
+        if (level < 0 || level > 9)
+            return iok_error(IOK_EUSAGE, "%s: variable %s asks for deflate level %d: use 0-9", path,
+                             s->vars[v].name, level);
+        if (level > 0 && !p->collective)
+            return iok_error(IOK_EUSAGE,
+                             "%s: variable %s is compressed (deflate %d): parallel %s writes "
+                             "compressed data only with collective transfers",
+                             path, s->vars[v].name, level, library);
+    }
+    return IOK_OK;
 }
 
 /* The info to hand the library: p->info, or MPI_INFO_NULL when the caller

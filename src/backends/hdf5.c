@@ -239,17 +239,7 @@ hdf5_create(void **handle, const char *path, const struct iok_schema *s,
             const struct iok_backend_params *p)
 {
     *handle = NULL;
-    for (int v = 0; v < s->nvars; v++) {
-        int level = s->vars[v].deflate;
-        if (level < 0 || level > 9)
-            return iok_error(IOK_EUSAGE, "%s: variable %s asks for deflate level %d: use 0-9", path,
-                             s->vars[v].name, level);
-        if (level > 0 && !p->collective)
-            return iok_error(IOK_EUSAGE,
-                             "%s: variable %s is compressed (deflate %d): parallel HDF5 writes "
-                             "compressed data only with collective transfers",
-                             path, s->vars[v].name, level);
-    }
+    IOK_TRY(iok_backend_check_deflate(path, s, p, "HDF5"));
     struct h5file *f;
     int rc = new_handle(&f, path, s, p);
     if (rc == IOK_OK && (f->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, f->fapl)) < 0)

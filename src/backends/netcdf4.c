@@ -217,17 +217,7 @@ nc4_create(void **handle, const char *path, const struct iok_schema *s,
     if (o && o->deflate > 0 && !p->collective)
         return iok_error(IOK_EUSAGE, "--netcdf4-deflate needs collective transfers (--collective)");
 
-    for (int v = 0; v < s->nvars; v++) {
-        int level = s->vars[v].deflate;
-        if (level < 0 || level > 9)
-            return iok_error(IOK_EUSAGE, "%s: variable %s asks for deflate level %d: use 0-9", path,
-                             s->vars[v].name, level);
-        if (level > 0 && !p->collective)
-            return iok_error(IOK_EUSAGE,
-                             "%s: variable %s is compressed (deflate %d): parallel NetCDF-4 "
-                             "writes compressed data only with collective transfers",
-                             path, s->vars[v].name, level);
-    }
+    IOK_TRY(iok_backend_check_deflate(path, s, p, "NetCDF-4"));
 
     int dsmode;
     IOK_TRY(nc4_dimscale_mode(path, s, o ? o->dimscales : "auto", &dsmode));
