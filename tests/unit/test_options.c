@@ -164,7 +164,7 @@ test_tables(void)
     for (int i = 0; i < iok_backend_count(); i++) {
         const struct iok_backend *b = iok_backend_at(i);
         CHECK(b->abi == IOK_BACKEND_ABI, "backend %s abi", b->name);
-        CHECK(b->create && b->define && b->open && b->put && b->get && b->wait && b->close,
+        CHECK(b->create && b->define && b->open && b->xfer && b->close,
               "backend %s has every entry point", b->name);
         if (!b->options)
             continue;
