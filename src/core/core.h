@@ -16,6 +16,8 @@
 struct core_flags {
     struct iok_core_opts o;
     int collective, independent, help;
+    int check;       /* --check: configure and plan, no I/O */
+    int check_ranks; /* --ranks N with --check: the rank rules for N, no plan */
 };
 extern const struct iok_option iok_core_options[];
 
@@ -247,6 +249,10 @@ void iok_ceiling_judge(const struct iok_run *run, struct iok_pass_result *p);
 
 /* `iokernels ceiling`: the probe on its own. */
 int iok_ceiling_main(int argc, char **argv);
+
+/* The kernel's rank rules (rank_rules.c): its declared rule on the count
+ * ("square") and its check_ranks(), for `nprocs` ranks. Pure, every rank. */
+int iok_rank_rules(const struct iok_kernel *k, const void *kopts, int nprocs);
 
 /* The request log (reqlog.c, iokernels/reqlog.h): iok_log is the run's
  * (NULL: none kept). start: a barrier, then the log's clock; add: one call
