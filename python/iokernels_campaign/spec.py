@@ -337,9 +337,6 @@ def _block_cases(where, block, defaults, inventory):
                 )
             variant = " ".join(_show(k, v) for k, v in swept.items())
             for n in ranks:
-                why = optcheck.rank_refusal(kernel, n, args, modes, known, bool(input_file))
-                if why:
-                    _fail(where, f"kernel {kernel} cannot run at {n} ranks: {why}")
                 cases.append(
                     Case(
                         kernel,
@@ -356,7 +353,18 @@ def _block_cases(where, block, defaults, inventory):
                         striping,
                     )
                 )
+    _binary_check(where, inventory.binary, cases)
     return cases
+
+
+def _binary_check(where, binary, cases):
+    """The binary's own verdict on each case and mode (optcheck.refusal):
+    the first refusal ends the campaign with the binary's line."""
+    questions = [(c.argv(m), c.ranks) for c in cases for m in c.modes]
+    for (argv, n), why in zip(questions, optcheck.refusals(binary, questions), strict=True):
+        if why:
+            on = f"on {argv[2]} " if len(argv) > 2 else ""
+            _fail(where, f"kernel {argv[0]} {on}cannot run at {n} ranks ({argv[4]}): {why}")
 
 
 def _input(where, value, base):

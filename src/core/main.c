@@ -419,6 +419,11 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     int nranks = cf.check && cf.check_ranks ? cf.check_ranks : run.nprocs;
     if ((rc = iok_agree(run.comm, iok_rank_rules(k, kopts, nranks))))
         goto out;
+    if (cf.check && (k->flags & IOK_KERNEL_TOOL)) { /* a tool's plan is its work */
+        if (run.rank == 0)
+            printf("iokernels %s: options OK (a tool: its plan is its work, not done)\n", k->name);
+        goto out;
+    }
     if (cf.check && nranks != run.nprocs) { /* the plan needs the N ranks it is for */
         if (run.rank == 0)
             printf("iokernels %s: options and rank rules OK for %d rank%s (not planned: run "
