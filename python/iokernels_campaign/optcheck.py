@@ -89,17 +89,19 @@ def text(opt, value):
 
 def refusal(binary, argv, ranks):
     """The binary's one line refusing the kernel's command line `argv` (as
-    Case.argv gives it) at `ranks` ranks, or None when it accepts it. Asks
-    `BINARY KERNEL --check --ranks N ...` in an empty folder, as a case
-    runs in its own: at 1 rank the binary configures and plans the run; at
-    more it checks the options and the rank rules (the plan needs the
-    ranks). Answers are kept: one call per distinct question."""
-    return _refusal(str(binary), tuple(argv), int(ranks))
+    Case.argv gives it) at `ranks` ranks (a count, or a tuple of counts),
+    or None when it accepts it. Asks `BINARY KERNEL --check --ranks N[,N...]
+    ...` in an empty folder, as a case runs in its own: at 1 rank the binary
+    configures and plans the run; at more it checks the options and the rank
+    rules (the plan needs the ranks). Answers are kept: one call per
+    distinct question."""
+    counts = (ranks,) if isinstance(ranks, int) else tuple(ranks)
+    return _refusal(str(binary), tuple(argv), ",".join(map(str, counts)))
 
 
 @functools.cache
 def _refusal(binary, argv, ranks):
-    cmd = [binary, argv[0], "--check", "--ranks", str(ranks), *argv[1:]]
+    cmd = [binary, argv[0], "--check", "--ranks", ranks, *argv[1:]]
     with tempfile.TemporaryDirectory(prefix="iok-check-") as empty:
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=empty)
@@ -114,8 +116,24 @@ def _refusal(binary, argv, ranks):
     return line.removeprefix("iokernels: error: ")
 
 
-def refusals(binary, questions):
-    """refusal() for each (argv, ranks) of `questions`, asked side by side
-    (each call mostly waits for MPI to start), in their order."""
+def first_refusal(binary, questions):
+    """The first (argv, ranks, line) of `questions` ((argv, ranks) pairs)
+    the binary refuses, or None. The rank counts of one command line are
+    asked in one call, the command lines side by side (each call mostly
+    waits for MPI to start); a refused call is asked again count by count
+    to name the count."""
+    counts = {}
+    for argv, n in questions:
+        counts.setdefault(tuple(argv), []).append(n)
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-        return list(pool.map(lambda q: refusal(binary, *q), questions))
+        asked = pool.map(lambda a: refusal(binary, a, counts[a]), counts)
+        answers = dict(zip(counts, asked, strict=True))
+    for argv, n in questions:
+        key = tuple(argv)
+        why = answers[key] and (refusal(binary, argv, n) if len(counts[key]) > 1 else answers[key])
+        if why:
+            return argv, n, why
+    for key, why in answers.items():  # refused for no one count: for all of them
+        if why:
+            return list(key), ",".join(map(str, counts[key])), why
+    return None

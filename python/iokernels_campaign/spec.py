@@ -360,11 +360,10 @@ def _block_cases(where, block, defaults, inventory):
 def _binary_check(where, binary, cases):
     """The binary's own verdict on each case and mode (optcheck.refusal):
     the first refusal ends the campaign with the binary's line."""
-    questions = [(c.argv(m), c.ranks) for c in cases for m in c.modes]
-    for (argv, n), why in zip(questions, optcheck.refusals(binary, questions), strict=True):
-        if why:
-            on = f"on {argv[2]} " if len(argv) > 2 else ""
-            _fail(where, f"kernel {argv[0]} {on}cannot run at {n} ranks ({argv[4]}): {why}")
+    refused = optcheck.first_refusal(binary, [(c.argv(m), c.ranks) for c in cases for m in c.modes])
+    if refused:
+        argv, n, why = refused
+        _fail(where, f"kernel {argv[0]} on {argv[2]} cannot run at {n} ranks ({argv[4]}): {why}")
 
 
 def _input(where, value, base):

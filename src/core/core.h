@@ -16,8 +16,8 @@
 struct core_flags {
     struct iok_core_opts o;
     int collective, independent, help;
-    int check;       /* --check: configure and plan, no I/O */
-    int check_ranks; /* --ranks N with --check: the rank rules for N, no plan */
+    int check;                        /* --check: configure and plan, no I/O */
+    char check_ranks[IOK_OPT_STRLEN]; /* --ranks N[,N...] with --check */
 };
 extern const struct iok_option iok_core_options[];
 
@@ -253,6 +253,9 @@ int iok_ceiling_main(int argc, char **argv);
 /* The kernel's rank rules (rank_rules.c): its declared rule on the count
  * ("square") and its check_ranks(), for `nprocs` ranks. Pure, every rank. */
 int iok_rank_rules(const struct iok_kernel *k, const void *kopts, int nprocs);
+/* `--ranks N[,N...]` as counts (at most `max`), each at least 1; IOK_EUSAGE
+ * with one line otherwise. */
+int iok_rank_counts(const char *text, int *counts, int max, int *n);
 
 /* The request log (reqlog.c, iokernels/reqlog.h): iok_log is the run's
  * (NULL: none kept). start: a barrier, then the log's clock; add: one call

@@ -146,7 +146,7 @@ settle_core(struct core_flags *cf, struct iok_run *run)
                  run->kernel_default_barriers ? run->kernel_default_barriers : "phase");
     /* the ranges of --deadline, --iterations, ... are the table's
      * (core_options.c), enforced as each value is parsed */
-    if (cf->check_ranks && !cf->check)
+    if (cf->check_ranks[0] && !cf->check)
         return iok_error(IOK_EUSAGE, "--ranks goes with --check: drop it, or add --check");
     if ((run->kernel_flags & IOK_KERNEL_TOOL) &&
         (o->verify || o->ceiling || o->iterations != 1 || o->drop_caches || o->fsync))
@@ -415,20 +415,31 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         }
     }
 
-    /* the rank rules for the job's count, or for --check --ranks N */
-    int nranks = cf.check && cf.check_ranks ? cf.check_ranks : run.nprocs;
-    if ((rc = iok_agree(run.comm, iok_rank_rules(k, kopts, nranks))))
+    /* the rank rules for the job's count, or for those of --check --ranks */
+    int counts[64] = {run.nprocs}, ncounts = 1, plan_it = 0; /* plan: the job's count */
+    if (cf.check_ranks[0])
+        rc = iok_rank_counts(cf.check_ranks, counts, 64, &ncounts);
+    for (int i = 0; rc == IOK_OK && i < ncounts; i++) {
+        rc = iok_rank_rules(k, kopts, counts[i]);
+        plan_it |= counts[i] == run.nprocs;
+    }
+    if ((rc = iok_agree(run.comm, rc)))
         goto out;
+    char said[IOK_OPT_STRLEN + 16]; /* the counts checked, for the line that says so */
+    snprintf(said, sizeof said, "%s rank%s", cf.check_ranks[0] ? cf.check_ranks : "",
+             ncounts == 1 && counts[0] == 1 ? "" : "s");
+    if (!cf.check_ranks[0])
+        snprintf(said, sizeof said, "%d rank%s", run.nprocs, run.nprocs == 1 ? "" : "s");
     if (cf.check && (k->flags & IOK_KERNEL_TOOL)) { /* a tool's plan is its work */
         if (run.rank == 0)
             printf("iokernels %s: options OK (a tool: its plan is its work, not done)\n", k->name);
         goto out;
     }
-    if (cf.check && nranks != run.nprocs) { /* the plan needs the N ranks it is for */
+    if (cf.check && !plan_it) { /* the plan needs the ranks it is for */
         if (run.rank == 0)
-            printf("iokernels %s: options and rank rules OK for %d rank%s (not planned: run "
-                   "--check on %d ranks to plan it)\n",
-                   k->name, nranks, nranks == 1 ? "" : "s", nranks);
+            printf("iokernels %s: options and rank rules OK for %s (not planned: run --check "
+                   "on that many ranks to plan it)\n",
+                   k->name, said);
         goto out;
     }
     rc = k->plan(kopts, &run, plan);
@@ -440,10 +451,9 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         goto out;
     if (cf.check) { /* configured and planned: nothing opened, nothing written */
         if (run.rank == 0)
-            printf("iokernels %s: options OK for %d rank%s (configured and planned: %d file%s; "
+            printf("iokernels %s: options OK for %s (configured and planned at %d: %d file%s; "
                    "no I/O)\n",
-                   k->name, nranks, nranks == 1 ? "" : "s", plan->nfiles,
-                   plan->nfiles == 1 ? "" : "s");
+                   k->name, said, run.nprocs, plan->nfiles, plan->nfiles == 1 ? "" : "s");
         goto out;
     }
     if (plan->original_hints) { /* what plan() found: the same on every rank */

@@ -150,6 +150,12 @@ def test_check_ranks_applies_the_rank_rules_without_the_ranks(tmp_path):
     assert rc == 2 and "grid 8x8x8 is too small for 16 processes" in out
     rc, out = check("--ranks", "16")
     assert rc == 0 and "rank rules OK for 16 ranks (not planned" in out
+    rc, out = check("--ranks", "1,4,9")  # several counts, one call; planned at the job's 1
+    assert rc == 0 and "OK for 1,4,9 ranks (configured and planned at 1" in out
+    rc, out = check("--ranks", "4,12")
+    assert rc == 2 and "not 12" in out
+    rc, out = check("--ranks", "4,0")
+    assert rc == 2 and "--ranks takes rank counts" in out
     p = subprocess.run([str(BIN), "btio", "--ranks", "4"], capture_output=True, text=True)
     assert p.returncode == 2 and "--ranks goes with --check" in p.stderr
     assert list(tmp_path.iterdir()) == []
