@@ -223,6 +223,11 @@ BAD = [
         BLOCK.replace('"16,16,16" }', '"16,16,16", hints = "a\\u0000b" }'),
         "option hints = 'a\\x00b': expected one line of printable text",
     ),
+    (  # the binary reads the hints file as a run would: refused before anything runs
+        "hints file missing",
+        BLOCK.replace('"16,16,16" }', '"16,16,16", hints-file = "no-such.hints" }'),
+        "(write): cannot open hints file no-such.hints",
+    ),
     (  # a range the campaign tool's old copy of the rules missed
         "ceiling samples above the core's most",
         BLOCK.replace('"16,16,16" }', '"16,16,16", ceiling-samples = 17 }'),

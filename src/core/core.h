@@ -12,6 +12,23 @@
 #include "iokernels/kernel.h"
 #include "iokernels/run.h"
 
+/* Thresholds of the suite's verdicts, defined once: the report and the
+ * record use these, the record carries them ("thresholds") and the
+ * campaign tool reads them from there.
+ *
+ * A pass within 2% of its ceiling is at it, not above it: the probe's own
+ * samples vary by about that much between runs (ceiling_judge.c). */
+#define IOK_CEILING_MARGIN 1.02
+/* A read pass is from storage when storage delivered at least this
+ * fraction of its bytes on every node (OS read_bytes), else it is called
+ * the page cache's (cache.c). 0.9, not 0.5: "from storage" says the figure
+ * is the storage's, and a read half served from memory can run twice as
+ * fast as storage allows; the 10% left covers pages counted twice or read
+ * again from the cache (headers, metadata read by every rank). The ceiling
+ * judge names the page cache as the reason a storage read ran above its
+ * ceiling by the same fraction, so the two verdicts never disagree. */
+#define IOK_FROM_STORAGE_FRACTION 0.9
+
 /* The core's options (core_options.c) and the struct they fill. */
 struct core_flags {
     struct iok_core_opts o;
