@@ -159,3 +159,22 @@ def test_check_ranks_applies_the_rank_rules_without_the_ranks(tmp_path):
     p = subprocess.run([str(BIN), "btio", "--ranks", "4"], capture_output=True, text=True)
     assert p.returncode == 2 and "--ranks goes with --check" in p.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_ceiling_subcommands_ranges_outside(tmp_path):
+    """`iokernels ceiling` has no --check (a run is its probe): its ranged
+    options are asked outside their range only, refused before any I/O."""
+    opts = [o for o in _json("ceiling", "--help", "--json")["options"] if o["min"] is not None]
+    assert [o["name"] for o in opts] == ["samples"]
+    for o in opts:
+        for value in (o["min"] - 1, o["max"] + 1):
+            p = subprocess.run(
+                [str(BIN), "ceiling", f"--{o['name']}", str(value), "--size", "1m"],
+                capture_output=True,
+                text=True,
+                cwd=tmp_path,
+                timeout=120,
+            )
+            assert p.returncode == 2
+            assert f"--{o['name']} takes {_range_words(o)}, not '{value}'" in p.stderr
+    assert list(tmp_path.iterdir()) == []
