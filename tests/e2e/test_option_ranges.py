@@ -15,7 +15,7 @@ import json
 import subprocess
 import tempfile
 
-from conftest import BIN
+from conftest import BIN, run_plain
 
 
 def _json(*args):
@@ -177,4 +177,17 @@ def test_the_ceiling_subcommands_ranges_outside(tmp_path):
             )
             assert p.returncode == 2
             assert f"--{o['name']} takes {_range_words(o)}, not '{value}'" in p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_on_the_jobs_ranks_plans_there_and_agrees(tmp_path):
+    """On N ranks --check plans at N (all ranks agree: one line, exit 2 or
+    0), as the run on N ranks would; nothing is written."""
+    r = run_plain(4, ["btio", "--check", "--grid", "16,16,16"], tmp_path)
+    assert r.rc == 0 and "options OK for 4 ranks (configured and planned at 4" in r.out, r.err
+    r = run_plain(3, ["btio", "--check"], tmp_path)
+    assert r.rc == 2 and len(r.error_lines()) == 1, r.err
+    assert "btio needs a square number of processes (1, 4, 9, 16, ...), not 3" in r.err
+    r = run_plain(4, ["btio", "--check", "--grid", "4,4,4"], tmp_path)
+    assert r.rc == 2 and len(r.error_lines()) == 1 and "too small for 4 processes" in r.err
     assert list(tmp_path.iterdir()) == []
