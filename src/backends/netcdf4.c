@@ -81,7 +81,7 @@ static const struct iok_option nc4_options[] = {
     {"netcdf4-fill", 0, IOK_OPT_BOOL, offsetof(struct nc4_opts, fill), "0",
      "pre-fill variables with fill values (default: off, NC_NOFILL)", NULL},
     {"netcdf4-deflate", 0, IOK_OPT_INT, offsetof(struct nc4_opts, deflate), "0",
-     "deflate level 0-9 with shuffle; needs collective transfers", NULL},
+     "deflate level with shuffle; needs collective transfers", NULL, .min = "0", .max = "9"},
     {"netcdf4-dimscales", 0, IOK_OPT_CHOICE, offsetof(struct nc4_opts, dimscales), "auto",
      "attach HDF5 dimension scales to the variables; auto: not when a dimension has 256 "
      "variables or more (parallel HDF5 1.10 fails there; NC_NODIMSCALE_ATTACH)",
@@ -212,8 +212,6 @@ nc4_create(void **handle, const char *path, const struct iok_schema *s,
 {
     *handle = NULL;
     const struct nc4_opts *o = p->opts;
-    if (o && (o->deflate < 0 || o->deflate > 9))
-        return iok_error(IOK_EUSAGE, "--netcdf4-deflate must be a level 0-9, not %d", o->deflate);
     if (o && o->deflate > 0 && !p->collective)
         return iok_error(IOK_EUSAGE, "--netcdf4-deflate needs collective transfers (--collective)");
 

@@ -577,7 +577,7 @@ BAD_OPTIONS = [
     ("q-and-box", ["-q", "--rearrange", "box", "-o", "x.nc", str(MAP_G)], "-q (unsorted"),
     ("noncontig", ["-m", "-o", "x.nc", str(MAP_G)], "-m (noncontiguous user buffer)"),
     ("g-h1", ["-f", "1", "-o", "x.nc", str(MAP_G)], "the G case has one history file"),
-    ("records", ["-r", "0", "-o", "x.nc", str(MAP_G)], "-r must be at least 1"),
+    ("records", ["-r", "0", "-o", "x.nc", str(MAP_G)], "--records (-r) takes at least 1, not '0'"),
     ("in-out", ["-i", "a.nc", "-o", "b.nc", str(MAP_G)], "give the same name"),
     ("io-ranks-alone", ["--io-ranks", "2", "-o", "x.nc", str(MAP_G)], "add --rearrange box"),
     (
