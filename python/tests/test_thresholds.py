@@ -8,7 +8,8 @@ import re
 import subprocess
 
 from conftest import BIN, REPO
-from iokernels_campaign import aggregate, record
+from iokernels_campaign.report import aggregate
+from iokernels_campaign.store import record
 
 CORE_H = REPO / "src" / "core" / "core.h"
 
