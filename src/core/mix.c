@@ -37,7 +37,8 @@ usage(FILE *out)
             "ABBA order; each member's slowdown is together/alone with its 95%% interval.\n\n"
             "  --iterations N   alone/together pairs (default 4, the fewest for an interval)\n"
             "  --start S1,...   seconds each member starts after the common start, together\n"
-            "  --json FILE      append the mix's record (its members' records inside)\n");
+            "  --json FILE      append the mix's record (its members' records inside); a\n"
+            "                   --json among a member's options is the mix's too\n");
 }
 
 static int
@@ -119,7 +120,10 @@ parse(int argc, char **argv, int nprocs, struct iok_mix *mx)
         }
         i += takes;
     }
-    int first = 0;
+    int first = 0, nargs = 0;
+    mx->args = calloc((size_t)argc + 1, sizeof *mx->args);
+    if (!mx->args)
+        return iok_error(IOK_EIO, "out of memory for the mix");
     while (i < argc) { /* argv[i] is "--part" */
         if (mx->n >= IOK_MIX_MAX)
             return iok_error(IOK_EUSAGE, "mix: at most %d members", IOK_MIX_MAX);
@@ -132,16 +136,26 @@ parse(int argc, char **argv, int nprocs, struct iok_mix *mx)
         mb->index = ++mx->n;
         mb->first = first;
         first += mb->nranks;
-        mb->argv = argv + i + 2;
-        for (i += 2; i < argc && strcmp(argv[i], "--part"); i++)
+        /* its options up to the next --part; --json anywhere is the mix's */
+        mb->argv = mx->args + nargs;
+        for (i += 2; i < argc && strcmp(argv[i], "--part"); i++) {
+            if (is_opt(argv[i], "--json")) {
+                const char *v = strchr(argv[i], '=') ? strchr(argv[i], '=') + 1
+                                : i + 1 < argc       ? argv[++i]
+                                                     : "";
+                snprintf(mx->json, sizeof mx->json, "%s", v);
+                continue;
+            }
+            mx->args[nargs++] = argv[i];
             mb->argc++;
+        }
         snprintf(mb->label, sizeof mb->label, "member %d (%s): ", mb->index, mb->kernel->name);
         for (int j = 0; j < mb->argc; j++)
-            if (is_opt(mb->argv[j], "--json") || is_opt(mb->argv[j], "--help"))
+            if (is_opt(mb->argv[j], "--help"))
                 return iok_error(IOK_EUSAGE,
-                                 "%s%s belongs to the mix (before the first --part), not to a "
-                                 "member",
-                                 mb->label, mb->argv[j]);
+                                 "%s--help: the mix runs no member's help: ask iokernels %s "
+                                 "--help",
+                                 mb->label, mb->kernel->name);
             else if (is_opt(mb->argv[j], "--overwrite"))
                 mb->overwrite = 1;
     }
@@ -303,5 +317,6 @@ out:
     fflush(stdout);
     iok_agree_comm_for(MPI_COMM_NULL, MPI_COMM_NULL);
     iok_mix_free(&mx);
+    free(mx.args);
     return rc;
 }

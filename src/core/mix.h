@@ -30,6 +30,7 @@ struct iok_mix {
     int iterations, n, nstart;
     char json[IOK_OPT_STRLEN];
     struct iok_mix_member m[IOK_MIX_MAX];
+    char **args;               /* the members' options, one after another */
     struct iok_mix_member *me; /* this rank's member */
     int mrank;                 /* this rank in its member */
     MPI_Comm xcomm;            /* the mix's own messages */
