@@ -352,11 +352,18 @@ struct iok_member_run {
     int npass;         /* its passes' windows, on the member's clock (rank 0's) */
     double *win_start, *win_end, *win_bytes;
     char *record; /* malloc'd JSON text of the member's record, or NULL */
+    /* the outputs its first run created (kept over its runs): each later
+     * run starts from the same state, as iteration_reset.c does */
+    int made_set, nmade;
+    char (*made)[IOK_OPT_STRLEN + 16]; /* this rank's path of each */
 };
 /* After the member's passes (collective over the member's ranks; in: the
  * record's input, NULL for none). */
 int iok_member_collect(struct iok_member_run *m, const struct iok_run *run,
-                       const struct iok_result *res, const struct iok_json_input *in);
+                       const struct iok_plan *plan, const struct iok_result *res,
+                       const struct iok_json_input *in);
+/* Collective over the member: removes what its first run created, untimed. */
+int iok_member_remove_made(struct iok_member_run *m, const struct iok_run *run);
 void iok_member_run_free(struct iok_member_run *m);
 /* run: main.c's run of one kernel, on m->comm (main.c is outside the
  * core library that the unit tests link) */

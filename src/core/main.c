@@ -473,6 +473,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
         iok_log = &mylog;
     }
     int verify_rc = IOK_OK;
+    if (m && (rc = iok_member_remove_made(m, &run))) /* a mix's later run: as its first */
+        goto out;
     rc = run_passes(k, kopts, &run, plan, &res, &verify_rc);
     if (rc == IOK_OK || rc == IOK_EVERIFY)
         iok_clock_check(run.comm); /* did the offsets hold over the passes? untimed */
@@ -499,7 +501,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
     }
     if (m && (rc == IOK_OK || rc == IOK_EVERIFY)) {
         struct iok_json_input in = {k, kopts, &run, plan, &res, sets, nsets, rc, argc, argv};
-        int jrc = iok_member_collect(m, &run, &res, m->want_record ? &in : NULL);
+        int jrc = iok_member_collect(m, &run, plan, &res, m->want_record ? &in : NULL);
         if ((jrc = iok_agree(run.comm, jrc)))
             rc = jrc;
     } else if ((rc == IOK_OK || rc == IOK_EVERIFY) && run.core.json[0]) {

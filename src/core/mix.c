@@ -156,8 +156,6 @@ parse(int argc, char **argv, int nprocs, struct iok_mix *mx)
                                  "%s--help: the mix runs no member's help: ask iokernels %s "
                                  "--help",
                                  mb->label, mb->kernel->name);
-            else if (is_opt(mb->argv[j], "--overwrite"))
-                mb->overwrite = 1;
     }
     if (mx->n < 2)
         return iok_error(IOK_EUSAGE, "mix: give two or more members, each as --part RANKS:KERNEL "
@@ -204,25 +202,18 @@ sleep_seconds(double s)
 }
 
 /* One member's run in one round, on its ranks. A run after the first
- * rewrites the files the mix's first run created: --overwrite. */
+ * starts without the files the first created (removed, untimed): every run
+ * from the same state (main.c, mix_member.c). */
 static int
 run_member(struct iok_mix *mx, struct iok_mix_member *mb, struct iok_member_run *mr, char **text,
            size_t *len)
 {
-    char **args = calloc((size_t)mb->argc + 2, sizeof *args);
-    if (!args)
-        return iok_error(IOK_EIO, "out of memory for the mix");
-    memcpy(args, mb->argv, (size_t)mb->argc * sizeof *args);
-    int argc = mb->argc;
-    if (mx->runs_done && !mb->overwrite)
-        args[argc++] = "--overwrite";
     mr->report = open_memstream(text, len);
     mr->want_record = mx->json[0] != '\0';
-    int rc = mx->run(mb->kernel, argc, args, mr);
+    int rc = mx->run(mb->kernel, mb->argc, mb->argv, mr);
     if (mr->report)
         fclose(mr->report);
     mr->report = NULL;
-    free(args);
     return rc;
 }
 
@@ -301,7 +292,6 @@ iok_mix_main(int argc, char **argv, iok_member_fn run)
                 iok_mix_round_free(&mx, &round);
                 if (!rc)
                     rc = iok_agree(MPI_COMM_WORLD, grc);
-                mx.runs_done = 1;
                 if (wrank == 0 && mx.json[0])
                     iok_mix_write_record(&mx, rc ? "failed" : "incomplete");
             }
@@ -318,5 +308,6 @@ out:
     iok_agree_comm_for(MPI_COMM_NULL, MPI_COMM_NULL);
     iok_mix_free(&mx);
     free(mx.args);
+    free(mr.made);
     return rc;
 }

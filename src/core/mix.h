@@ -35,8 +35,7 @@ struct iok_mix {
     int mrank;                 /* this rank in its member */
     MPI_Comm xcomm;            /* the mix's own messages */
     double world_offset;       /* this rank's clock against the job's rank 0 */
-    int runs_done;
-    iok_member_fn run;                                    /* main.c's */
+    iok_member_fn run;         /* main.c's */
     int failed_member, failed_iteration, failed_together; /* 0: none */
     long record_at; /* the --json file's size before the mix's record (-1: not yet) */
 };

@@ -2,11 +2,15 @@
 /* What a mix takes from one member's run (main.c's run_kernel on the
  * member's ranks): its I/O time, its passes' windows for the overlap, and
  * its JSON record, on the member's rank 0. */
+#include <errno.h>
 #include <float.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core.h"
 #include "iokernels/error.h"
+#include "iokernels/kernel.h"
 
 void
 iok_member_run_free(struct iok_member_run *m)
@@ -21,11 +25,46 @@ iok_member_run_free(struct iok_member_run *m)
     m->io_seconds = 0;
 }
 
+/* The outputs the member's first run created: the paths this rank removes
+ * before a later run (rank 0 a shared file, every rank its own). */
+static void
+note_made(struct iok_member_run *m, const struct iok_run *run, const struct iok_plan *plan,
+          const struct iok_result *res)
+{
+    m->made_set = 1;
+    m->made = calloc((size_t)res->npasses + 1, sizeof *m->made);
+    for (int i = 0; m->made && i < res->npasses; i++) {
+        const struct iok_pass_result *p = &res->pass[i];
+        const struct iok_file_plan *fp = &plan->files[p->file];
+        if (p->op != IOK_OP_WRITE || !p->created || p->iteration != 0)
+            continue;
+        if (fp->per_rank)
+            snprintf(m->made[m->nmade++], sizeof *m->made, "%s.%d", fp->path, run->rank);
+        else if (run->rank == 0)
+            snprintf(m->made[m->nmade++], sizeof *m->made, "%s", fp->path);
+    }
+}
+
 int
-iok_member_collect(struct iok_member_run *m, const struct iok_run *run,
+iok_member_remove_made(struct iok_member_run *m, const struct iok_run *run)
+{
+    int rc = IOK_OK;
+    for (int i = 0; i < m->nmade && rc == IOK_OK; i++)
+        if (iok_remove_output(m->made[i]) != 0 && errno != ENOENT)
+            rc = iok_error(IOK_EIO,
+                           "cannot remove %s, the mix's previous output, before the next "
+                           "run (%s)",
+                           m->made[i], strerror(errno));
+    return iok_agree(run->comm, rc);
+}
+
+int
+iok_member_collect(struct iok_member_run *m, const struct iok_run *run, const struct iok_plan *plan,
                    const struct iok_result *res, const struct iok_json_input *in)
 {
     iok_member_run_free(m);
+    if (!m->made_set)
+        note_made(m, run, plan, res);
     int rc = in ? iok_json_line(in, &m->record) : IOK_OK; /* collective */
     if (rc || run->rank != 0)
         return rc;
