@@ -270,7 +270,10 @@ iok_mix_main(int argc, char **argv, iok_member_fn run)
     for (int it = 0; it < mx.iterations && rc == IOK_OK; it++) {
         for (int half = 0; half < 2 && rc == IOK_OK; half++) {
             int together = (it % 2 == 0) == (half == 1); /* ABBA: A B, B A, A B, ... */
-            for (int solo = 0; solo < (together ? 1 : mx.n) && rc == IOK_OK; solo++) {
+            for (int k = 0; k < (together ? 1 : mx.n) && rc == IOK_OK; k++) {
+                /* alone, the members take turns first: the order within the
+                 * alone half rotates over the iterations */
+                int solo = (k + it) % mx.n;
                 int active = together || me->index == solo + 1, mrc = IOK_OK;
                 char *text = NULL;
                 size_t len = 0;
