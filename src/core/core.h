@@ -354,6 +354,7 @@ struct iok_member_run {
     char *record; /* malloc'd JSON text of the member's record, or NULL */
     /* the outputs its first run created (kept over its runs): each later
      * run starts from the same state, as iteration_reset.c does */
+    char *planned; /* check_only, rank 0: the files it writes, one a line */
     int made_set, nmade;
     char (*made)[IOK_OPT_STRLEN + 16]; /* this rank's path of each */
 };
@@ -362,6 +363,9 @@ struct iok_member_run {
 int iok_member_collect(struct iok_member_run *m, const struct iok_run *run,
                        const struct iok_plan *plan, const struct iok_result *res,
                        const struct iok_json_input *in);
+/* Rank 0, check_only: the files the member's plan writes, into m->planned. */
+int iok_member_planned(struct iok_member_run *m, const struct iok_run *run,
+                       const struct iok_plan *plan);
 /* Collective over the member: removes what its first run created, untimed. */
 int iok_member_remove_made(struct iok_member_run *m, const struct iok_run *run);
 void iok_member_run_free(struct iok_member_run *m);

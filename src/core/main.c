@@ -446,8 +446,10 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
         if ((rc = iok_agree(run.comm, rc)))
             goto out;
     }
-    if (m && m->check_only) /* a mix checks every member before any runs */
+    if (m && m->check_only) { /* a mix checks every member before any runs */
+        rc = run.rank == 0 ? iok_member_planned(m, &run, plan) : IOK_OK;
         goto out;
+    }
     double parse = MPI_Wtime() - t0;
     MPI_Allreduce(&parse, &res.parse_time, 1, MPI_DOUBLE, MPI_MAX, run.comm);
     res.parse_rank = iok_stat_reduce(parse, run.comm);

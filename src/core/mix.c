@@ -201,6 +201,18 @@ sleep_seconds(double s)
     nanosleep(&t, NULL);
 }
 
+/* A member's run: its lines (errors, signals) carry its label; the mix's
+ * own lines none. */
+static int
+labelled_run(struct iok_mix *mx, struct iok_mix_member *mb, struct iok_member_run *mr)
+{
+    iok_error_label(mb->label);
+    iok_signals_label(mb->label);
+    int rc = mx->run(mb->kernel, mb->argc, mb->argv, mr);
+    iok_error_label("");
+    return rc;
+}
+
 /* One member's run in one round, on its ranks. A run after the first
  * starts without the files the first created (removed, untimed): every run
  * from the same state (main.c, mix_member.c). */
@@ -210,7 +222,7 @@ run_member(struct iok_mix *mx, struct iok_mix_member *mb, struct iok_member_run 
 {
     mr->report = open_memstream(text, len);
     mr->want_record = mx->json[0] != '\0';
-    int rc = mx->run(mb->kernel, mb->argc, mb->argv, mr);
+    int rc = labelled_run(mx, mb, mr);
     if (mr->report)
         fclose(mr->report);
     mr->report = NULL;
@@ -243,8 +255,6 @@ iok_mix_main(int argc, char **argv, iok_member_fn run)
     MPI_Comm_dup(mcomm, &magree);
     MPI_Comm_dup(MPI_COMM_WORLD, &mx.xcomm);
     iok_agree_comm_for(mcomm, magree);
-    iok_error_label(me->label);
-    iok_signals_label(me->label);
     int mrank;
     MPI_Comm_rank(mcomm, &mrank);
     mx.me = me;
@@ -254,9 +264,14 @@ iok_mix_main(int argc, char **argv, iok_member_fn run)
 
     /* every member's options and plan first: a bad one writes nothing */
     struct iok_member_run mr = {.comm = mcomm, .check_only = 1};
-    rc = mx.run(me->kernel, me->argc, me->argv, &mr);
+    rc = labelled_run(&mx, me, &mr);
     mr.check_only = 0;
     sleepy_barrier(mx.xcomm);
+    if ((rc = iok_agree(MPI_COMM_WORLD, rc)))
+        goto out;
+    rc = iok_mix_check_outputs(&mx, mr.planned); /* two members, one file: refused */
+    free(mr.planned);
+    mr.planned = NULL;
     if ((rc = iok_agree(MPI_COMM_WORLD, rc)))
         goto out;
 
@@ -296,13 +311,13 @@ iok_mix_main(int argc, char **argv, iok_member_fn run)
                 if (!rc)
                     rc = iok_agree(MPI_COMM_WORLD, grc);
                 if (wrank == 0 && mx.json[0])
-                    iok_mix_write_record(&mx, rc ? "failed" : "incomplete");
+                    iok_mix_write_record(&mx, rc ? "failed" : "incomplete", rc);
             }
         }
     }
     if (rc == IOK_OK && wrank == 0) {
         iok_mix_print_summary(&mx, stdout);
-        if (mx.json[0] && iok_mix_write_record(&mx, "ok"))
+        if (mx.json[0] && iok_mix_write_record(&mx, "ok", 0))
             rc = IOK_EIO;
     }
     rc = iok_agree(MPI_COMM_WORLD, rc);

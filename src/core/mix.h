@@ -48,6 +48,9 @@ struct iok_mix_round {
     char *report[IOK_MIX_MAX];
 };
 
+/* Collective over the job: refuses two members writing one file (planned:
+ * this member's list on its rank 0). */
+int iok_mix_check_outputs(struct iok_mix *mx, const char *planned);
 int iok_mix_alloc(struct iok_mix *mx);
 void iok_mix_free(struct iok_mix *mx);
 /* Collective over the job: each active member's rank 0 sends its run to
@@ -59,6 +62,6 @@ void iok_mix_print_members(const struct iok_mix *mx, FILE *out);
 void iok_mix_print_round(const struct iok_mix *mx, const struct iok_mix_round *r, FILE *out);
 void iok_mix_print_summary(const struct iok_mix *mx, FILE *out);
 /* Rank 0: the mix's record, rewritten in place after every round. */
-int iok_mix_write_record(struct iok_mix *mx, const char *status);
+int iok_mix_write_record(struct iok_mix *mx, const char *status, int exit_code);
 
 #endif

@@ -59,6 +59,43 @@ iok_mix_round_free(struct iok_mix *mx, struct iok_mix_round *r)
     }
 }
 
+int
+iok_mix_check_outputs(struct iok_mix *mx, const char *planned)
+{
+    int wrank, rc = IOK_OK;
+    MPI_Comm_rank(mx->xcomm, &wrank);
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (mx->mrank == 0)
+        MPI_Isend(planned ? planned : "", planned ? (int)strlen(planned) : 0, MPI_CHAR, 0, TAG_RUN,
+                  mx->xcomm, &req);
+    char *list[IOK_MIX_MAX] = {0};
+    for (int i = 0; wrank == 0 && i < mx->n; i++) {
+        MPI_Status st;
+        int count;
+        MPI_Probe(mx->m[i].first, TAG_RUN, mx->xcomm, &st);
+        MPI_Get_count(&st, MPI_CHAR, &count);
+        list[i] = calloc((size_t)count + 1, 1);
+        MPI_Recv(list[i], count, MPI_CHAR, mx->m[i].first, TAG_RUN, mx->xcomm, MPI_STATUS_IGNORE);
+    }
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    for (int i = 0; wrank == 0 && i < mx->n && rc == IOK_OK; i++)
+        for (char *save = NULL, *p = list[i] ? strtok_r(list[i], "\n", &save) : NULL;
+             p && rc == IOK_OK; p = strtok_r(NULL, "\n", &save))
+            for (int j = i + 1; j < mx->n && rc == IOK_OK; j++) {
+                const char *q = list[j] ? strstr(list[j], p) : NULL;
+                for (; q && rc == IOK_OK; q = strstr(q + 1, p))
+                    if ((q == list[j] || q[-1] == '\n') && q[strlen(p)] == '\n')
+                        rc = iok_error(IOK_EUSAGE,
+                                       "members %d (%s) and %d (%s) both write %s: give them "
+                                       "different files (--dir, -o, ...)",
+                                       i + 1, mx->m[i].kernel->name, j + 1, mx->m[j].kernel->name,
+                                       p);
+            }
+    for (int i = 0; i < mx->n; i++)
+        free(list[i]);
+    return rc;
+}
+
 /* The member's run as one message: rc, seconds, windows, report, record. */
 static char *
 pack(const struct iok_mix *mx, int mrc, const struct iok_member_run *mr, const char *text,
@@ -302,7 +339,7 @@ member_json(const struct iok_mix *mx, const struct iok_mix_member *mb)
 }
 
 int
-iok_mix_write_record(struct iok_mix *mx, const char *status)
+iok_mix_write_record(struct iok_mix *mx, const char *status, int exit_code)
 {
     char date[32];
     time_t now = time(NULL);
@@ -318,6 +355,7 @@ iok_mix_write_record(struct iok_mix *mx, const char *status)
                   "kernel", "mix", "status", status, "iterations", mx->iterations, "order", "ABBA",
                   "time_definition", "the sum of the member's passes' open->close spans", "nprocs",
                   nprocs, "date", date, "iokernels_version", IOK_VERSION, "members", members);
+    json_object_set_new(j, "exit_code", json_integer(exit_code));
     if (mx->failed_member)
         json_object_set_new(j, "failed",
                             json_pack("{s:i, s:s, s:i, s:s}", "member", mx->failed_member, "kernel",

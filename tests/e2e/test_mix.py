@@ -133,6 +133,14 @@ def test_a_bad_member_option_is_one_line_naming_the_member(tmp_path):
         (["--iterations", "0"], [(1, "btio", []), (1, "btio", [])], "--iterations 0"),
         ([], [(1, "nokernel", []), (1, "btio", [])], "unknown kernel nokernel"),
         (["--grid", "8,8,8"], [(1, "btio", []), (1, "btio", [])], "before the first --part"),
+        (
+            [],
+            [
+                (1, "btio", ["--backend", "mpiio"]),
+                (1, "btio", ["--backend", "mpiio", "--dir", "."]),
+            ],
+            "members 1 (btio) and 2 (btio) both write btio.mpi",
+        ),
     ],
 )
 def test_bad_mix_options(opts, parts, words, tmp_path):
