@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* iokernels mix: several kernels at once in one job, each on its own ranks.
  *
- *   iokernels mix [--iterations N] [--start S1,S2,...] [--json FILE]
+ *   iokernels mix [--iterations N] [--start S1,S2,...] [--member-dirs] [--json FILE]
  *                 --part N1:KERNEL [its options] --part N2:KERNEL [its options] ...
  *
  * The job's ranks are split in order (the first N1 ranks are member 1, ...).
@@ -15,8 +15,11 @@
  * member i starts S_i seconds after the others' common start. Every member
  * is checked (options, plan) before any writes; a member that fails ends
  * the mix with its line, and the record keeps the runs completed before. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 #include <time.h>
 
@@ -27,18 +30,21 @@
 static void
 usage(FILE *out)
 {
-    fprintf(out,
-            "usage: iokernels mix [--iterations N] [--start S1,S2,...] [--json FILE]\n"
-            "                     --part N1:KERNEL [its options] --part N2:KERNEL [its options] "
-            "...\n\n"
-            "Runs the kernels at once, member i on the next N_i ranks of the job (the N_i add up\n"
-            "to the job's ranks), each with its own options, backend and files, as alone.\n"
-            "Each iteration runs every member alone (the others idle) and all together, in\n"
-            "ABBA order; each member's slowdown is together/alone with its 95%% interval.\n\n"
-            "  --iterations N   alone/together pairs (default 4, the fewest for an interval)\n"
-            "  --start S1,...   seconds each member starts after the common start, together\n"
-            "  --json FILE      append the mix's record (its members' records inside); a\n"
-            "                   --json among a member's options is the mix's too\n");
+    fprintf(
+        out,
+        "usage: iokernels mix [--iterations N] [--start S1,S2,...] [--member-dirs] [--json FILE]\n"
+        "                     --part N1:KERNEL [its options] --part N2:KERNEL [its options] "
+        "...\n\n"
+        "Runs the kernels at once, member i on the next N_i ranks of the job (the N_i add up\n"
+        "to the job's ranks), each with its own options, backend and files, as alone.\n"
+        "Each iteration runs every member alone (the others idle) and all together, in\n"
+        "ABBA order; each member's slowdown is together/alone with its 95%% interval.\n\n"
+        "  --iterations N   alone/together pairs (default 4, the fewest for an interval)\n"
+        "  --start S1,...   seconds each member starts after the common start, together\n"
+        "  --member-dirs    run member i in the folder memberI (made if missing): like\n"
+        "                   members write their like-named files apart\n"
+        "  --json FILE      append the mix's record (its members' records inside); a\n"
+        "                   --json among a member's options is the mix's too\n");
 }
 
 static int
@@ -109,14 +115,19 @@ parse(int argc, char **argv, int nprocs, struct iok_mix *mx)
             mx->iterations = (int)n;
         } else if (is_opt(a, "--start") && v) {
             starts = v;
+        } else if (!strcmp(a, "--member-dirs")) {
+            mx->member_dirs = 1;
+            takes = 0;
         } else if (is_opt(a, "--json") && v) {
             snprintf(mx->json, sizeof mx->json, "%s", v);
         } else {
-            return iok_error(IOK_EUSAGE,
-                             "mix: %s: the mix's options are --iterations, --start and --json, "
-                             "before the first --part RANKS:KERNEL (a kernel's options follow "
-                             "its --part)",
-                             iok_quote(a));
+            return iok_error(
+                IOK_EUSAGE,
+                "mix: %s: the mix's options are --iterations, --start, --member-dirs and "
+                "--json, "
+                "before the first --part RANKS:KERNEL (a kernel's options follow "
+                "its --part)",
+                iok_quote(a));
         }
         i += takes;
     }
@@ -201,6 +212,24 @@ sleep_seconds(double s)
     nanosleep(&t, NULL);
 }
 
+/* --member-dirs: member i works in ./memberI, made by its rank 0 (a
+ * missing one; an existing folder is used as it is). */
+static int
+enter_member_dir(const struct iok_mix_member *mb, int mrank, MPI_Comm mcomm)
+{
+    char dir[32];
+    snprintf(dir, sizeof dir, "member%d", mb->index);
+    int rc = IOK_OK;
+    if (mrank == 0 && mkdir(dir, 0755) != 0 && errno != EEXIST)
+        rc = iok_error(IOK_EIO, "mix: cannot make the folder %s (%s)", dir, strerror(errno));
+    if ((rc = iok_agree(mcomm, rc)))
+        return rc;
+    if (chdir(dir) != 0)
+        rc = iok_error(IOK_EUSAGE, "mix: cannot enter %s (%s): is it a folder?", dir,
+                       strerror(errno));
+    return rc;
+}
+
 /* A member's run: its lines (errors, signals) carry its label; the mix's
  * own lines none. */
 static int
@@ -257,6 +286,16 @@ iok_mix_main(int argc, char **argv, iok_member_fn run)
     iok_agree_comm_for(mcomm, magree);
     int mrank;
     MPI_Comm_rank(mcomm, &mrank);
+    if (mx.member_dirs && mx.json[0] && mx.json[0] != '/') { /* the record stays here */
+        char cwd[IOK_OPT_STRLEN], full[2 * IOK_OPT_STRLEN + 2];
+        if (getcwd(cwd, sizeof cwd)) {
+            snprintf(full, sizeof full, "%s/%s", cwd, mx.json);
+            if (strlen(full) < sizeof mx.json)
+                memcpy(mx.json, full, strlen(full) + 1);
+        }
+    }
+    if (mx.member_dirs && (rc = iok_agree(MPI_COMM_WORLD, enter_member_dir(me, mrank, mcomm))))
+        return rc;
     mx.me = me;
     mx.mrank = mrank;
     if (wrank == 0)

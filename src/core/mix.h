@@ -28,6 +28,7 @@ struct iok_mix_member {
 
 struct iok_mix {
     int iterations, n, nstart;
+    int member_dirs; /* --member-dirs: member i in ./memberI */
     char json[IOK_OPT_STRLEN];
     struct iok_mix_member m[IOK_MIX_MAX];
     char **args;               /* the members' options, one after another */

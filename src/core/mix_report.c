@@ -59,6 +59,30 @@ iok_mix_round_free(struct iok_mix *mx, struct iok_mix_round *r)
     }
 }
 
+/* With --member-dirs a relative path is memberI/path (NULL-safe). */
+static char *
+in_member_dir(const char *list, int index)
+{
+    size_t n = list ? strlen(list) : 0, cap = 2 * n + 64, at = 0;
+    char *out = calloc(cap, 1), *copy = list ? strdup(list) : NULL;
+    for (char *save = NULL, *p = copy ? strtok_r(copy, "\n", &save) : NULL; out && p;
+         p = strtok_r(NULL, "\n", &save)) {
+        size_t need = strlen(p) + 32;
+        if (at + need >= cap) {
+            char *bigger = realloc(out, cap = 2 * (at + need));
+            if (!bigger)
+                break;
+            out = bigger;
+        }
+        if (p[0] == '/')
+            at += (size_t)snprintf(out + at, cap - at, "%s\n", p);
+        else
+            at += (size_t)snprintf(out + at, cap - at, "member%d/%s\n", index, p);
+    }
+    free(copy);
+    return out;
+}
+
 int
 iok_mix_check_outputs(struct iok_mix *mx, const char *planned)
 {
@@ -74,8 +98,11 @@ iok_mix_check_outputs(struct iok_mix *mx, const char *planned)
         int count;
         MPI_Probe(mx->m[i].first, TAG_RUN, mx->xcomm, &st);
         MPI_Get_count(&st, MPI_CHAR, &count);
-        list[i] = calloc((size_t)count + 1, 1);
-        MPI_Recv(list[i], count, MPI_CHAR, mx->m[i].first, TAG_RUN, mx->xcomm, MPI_STATUS_IGNORE);
+        char *got = calloc((size_t)count + 1, 1);
+        MPI_Recv(got, count, MPI_CHAR, mx->m[i].first, TAG_RUN, mx->xcomm, MPI_STATUS_IGNORE);
+        list[i] = mx->member_dirs ? in_member_dir(got, i + 1) : got;
+        if (list[i] != got)
+            free(got);
     }
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     for (int i = 0; wrank == 0 && i < mx->n && rc == IOK_OK; i++)
