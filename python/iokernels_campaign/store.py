@@ -391,6 +391,12 @@ class Store:
                 self._insert("mix_runs", {"run_id": run_id, **m})
         return run_id
 
+    def _rows_of(self, select, ids):
+        """The rows of `select` (its IN list as {}) for ids, 500 at a time."""
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            yield from self.db.execute(select.format(", ".join("?" * len(chunk))), chunk)
+
     @_named
     def mix_runs(self, run_ids):
         """{run id: [member run rows]} of stored mixes (mixcase.py)."""
@@ -398,15 +404,13 @@ class Store:
         ids = list(run_ids)
         if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'mix_runs'").fetchone():
             return out  # a store read-only from before mixes
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            sql = (
-                "SELECT run_id, member, label, kernel, backend, ranks, start_seconds, iteration, "
-                f"mode, seconds FROM mix_runs WHERE run_id IN ({', '.join('?' * len(chunk))}) "
-                "ORDER BY run_id, member, iteration, mode"
-            )
-            for r in self.db.execute(sql, chunk):
-                out.setdefault(r["run_id"], []).append(dict(r))
+        select = (
+            "SELECT run_id, member, label, kernel, backend, ranks, start_seconds, iteration, "
+            "mode, seconds FROM mix_runs WHERE run_id IN ({}) ORDER BY run_id, member, iteration, "
+            "mode"
+        )
+        for r in self._rows_of(select, ids):
+            out.setdefault(r["run_id"], []).append(dict(r))
         return out
 
     def _insert(self, table, row):
@@ -463,15 +467,12 @@ class Store:
         phases in the order the record lists them."""
         out = {}
         ids = list(run_ids)
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            sql = (
-                "SELECT run_id, phase, SUM(job) AS job, MAX(io) AS io, MIN(rowid) AS o "
-                f"FROM phases WHERE run_id IN ({', '.join('?' * len(chunk))}) "
-                "GROUP BY run_id, phase ORDER BY run_id, o"
-            )
-            for r in self.db.execute(sql, chunk):
-                out.setdefault(r["run_id"], {})[r["phase"]] = (r["job"], bool(r["io"]))
+        select = (
+            "SELECT run_id, phase, SUM(job) AS job, MAX(io) AS io, MIN(rowid) AS o "
+            "FROM phases WHERE run_id IN ({}) GROUP BY run_id, phase ORDER BY run_id, o"
+        )
+        for r in self._rows_of(select, ids):
+            out.setdefault(r["run_id"], {})[r["phase"]] = (r["job"], bool(r["io"]))
         return out
 
     @_named
