@@ -245,3 +245,27 @@ def test_start_offset_moves_the_aggressor_out_of_the_victims_window(tmp_path):
     assert same.rc == 0, same.err
     for m in same.record["members"]:
         assert 0 < m["overlap"][0]["bytes_inside_its_windows"] <= m["together_bytes"], m
+
+
+def test_a_traced_application_is_a_member(tmp_path):
+    """#43 item 3: a replay file (here BTIO's own, exported) as one member,
+    BTIO as the other, each in its own folder (--member-dirs): both write
+    and verify their files."""
+    exported = run(
+        1,
+        ["btio", "--backend", "mpiio", "--grid", "16,16,16", "--export-replay", "bt.replay"],
+        tmp_path,
+    )
+    assert exported.rc == 0, exported.err
+    (tmp_path / "btio.mpi").unlink()
+    replay = ["--backend", "mpiio", str(tmp_path / "bt.replay"), "--verify"]
+    btio = ["--backend", "mpiio", "--grid", "16,16,16", "--verify"]
+    r = mix(2, [(1, "replay", replay), (1, "btio", btio)], tmp_path, ["--member-dirs"])
+    assert r.rc == 0, r.err
+    assert ("1", "replay", "4", "together") in set(sections(r.out))
+    assert set(slowdowns(r.out)) == {1, 2}
+    for m in r.record["members"]:
+        assert all(run_["record"]["verify"]["ok"] for run_ in m["runs"]), m["kernel"]
+    size = 16**3 * 5 * 5 * 8
+    assert (tmp_path / "member1" / "btio.mpi").stat().st_size == size
+    assert (tmp_path / "member2" / "btio.mpi").stat().st_size == size
