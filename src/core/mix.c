@@ -80,6 +80,10 @@ parse_part(const char *text, struct iok_mix_member *mb)
     if (!mb->kernel)
         return iok_error(IOK_EUSAGE, "--part %s: unknown kernel %s (see iokernels --help)",
                          iok_quote(text), iok_quote(end + 1));
+    if (mb->kernel->flags & IOK_KERNEL_TOOL)
+        return iok_error(IOK_EUSAGE,
+                         "--part %s: %s is a tool (iokernels --list): it measures no I/O",
+                         iok_quote(text), mb->kernel->name);
     mb->nranks = (int)n;
     return IOK_OK;
 }

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BIN, MPIEXEC, run
+from conftest import BIN, MPIEXEC, run, run_plain
 from declared import missing
 
 BOUND = 60  # seconds: a failure ends the job within this
@@ -132,6 +132,8 @@ def test_a_bad_member_option_is_one_line_naming_the_member(tmp_path):
         (["--start", "0"], [(1, "btio", []), (1, "btio", [])], "1 value for 2 members"),
         (["--iterations", "0"], [(1, "btio", []), (1, "btio", [])], "--iterations 0"),
         ([], [(1, "nokernel", []), (1, "btio", [])], "unknown kernel nokernel"),
+        ([], [(1, "btio", []), (1, "abrgen", [])], "abrgen is a tool"),
+        ([], [(1, "btio", []), (1, "btio", ["--help"])], "member 2 (btio): --help"),
         (["--grid", "8,8,8"], [(1, "btio", []), (1, "btio", [])], "before the first --part"),
         (
             [],
@@ -269,3 +271,10 @@ def test_a_traced_application_is_a_member(tmp_path):
     size = 16**3 * 5 * 5 * 8
     assert (tmp_path / "member1" / "btio.mpi").stat().st_size == size
     assert (tmp_path / "member2" / "btio.mpi").stat().st_size == size
+
+
+def test_mix_help_names_its_options(tmp_path):
+    r = run_plain(1, ["mix", "--help"], tmp_path)
+    assert r.rc == 0
+    for opt in ("--part N1:KERNEL", "--iterations N", "--start S1", "--member-dirs", "--json"):
+        assert opt in r.out, opt
