@@ -262,6 +262,39 @@ run_member(struct iok_mix *mx, struct iok_mix_member *mb, struct iok_member_run 
     return rc;
 }
 
+/* One round: every member together (each after its --start), or member
+ * `solo` alone while the others sleep; then what it gave, to rank 0. */
+static int
+one_round(struct iok_mix *mx, struct iok_member_run *mr, int it, int together, int solo)
+{
+    struct iok_mix_member *me = mx->me;
+    int active = together || me->index == solo, mrc = IOK_OK, wrank;
+    MPI_Comm_rank(mx->xcomm, &wrank);
+    char *text = NULL;
+    size_t len = 0;
+    sleepy_barrier(mx->xcomm); /* the common start */
+    if (active) {
+        if (together)
+            sleep_seconds(me->start);
+        mrc = run_member(mx, me, mr, &text, &len);
+    }
+    sleepy_barrier(mx->xcomm); /* the others idle, asleep, until all are done */
+    int rc = iok_agree(MPI_COMM_WORLD, mrc);
+    struct iok_mix_round round = {
+        .iteration = it, .together = together, .solo = together ? 0 : solo};
+    int grc = iok_mix_gather(mx, &round, active, mrc, mr, text);
+    free(text);
+    iok_member_run_free(mr);
+    if (grc == IOK_OK && wrank == 0)
+        iok_mix_print_round(mx, &round, stdout);
+    iok_mix_round_free(mx, &round);
+    if (!rc)
+        rc = iok_agree(MPI_COMM_WORLD, grc);
+    if (wrank == 0 && mx->json[0]) /* after every round: a kill keeps what is done */
+        iok_mix_write_record(mx, rc ? "failed" : "incomplete", rc);
+    return rc;
+}
+
 int
 iok_mix_main(int argc, char **argv, iok_member_fn run)
 {
@@ -328,34 +361,10 @@ iok_mix_main(int argc, char **argv, iok_member_fn run)
     for (int it = 0; it < mx.iterations && rc == IOK_OK; it++) {
         for (int half = 0; half < 2 && rc == IOK_OK; half++) {
             int together = (it % 2 == 0) == (half == 1); /* ABBA: A B, B A, A B, ... */
-            for (int k = 0; k < (together ? 1 : mx.n) && rc == IOK_OK; k++) {
+            for (int k = 0; k < (together ? 1 : mx.n) && rc == IOK_OK; k++)
                 /* alone, the members take turns first: the order within the
                  * alone half rotates over the iterations */
-                int solo = (k + it) % mx.n;
-                int active = together || me->index == solo + 1, mrc = IOK_OK;
-                char *text = NULL;
-                size_t len = 0;
-                sleepy_barrier(mx.xcomm); /* the common start */
-                if (active) {
-                    if (together)
-                        sleep_seconds(me->start);
-                    mrc = run_member(&mx, me, &mr, &text, &len);
-                }
-                sleepy_barrier(mx.xcomm); /* the others idle, asleep, until all are done */
-                rc = iok_agree(MPI_COMM_WORLD, mrc);
-                struct iok_mix_round round = {
-                    .iteration = it, .together = together, .solo = together ? 0 : solo + 1};
-                int grc = iok_mix_gather(&mx, &round, active, mrc, &mr, text);
-                free(text);
-                iok_member_run_free(&mr);
-                if (grc == IOK_OK && wrank == 0)
-                    iok_mix_print_round(&mx, &round, stdout);
-                iok_mix_round_free(&mx, &round);
-                if (!rc)
-                    rc = iok_agree(MPI_COMM_WORLD, grc);
-                if (wrank == 0 && mx.json[0])
-                    iok_mix_write_record(&mx, rc ? "failed" : "incomplete", rc);
-            }
+                rc = one_round(&mx, &mr, it, together, (k + it) % mx.n + 1);
         }
     }
     if (rc == IOK_OK && wrank == 0) {
