@@ -450,6 +450,7 @@ def _write(store, st, campaign, title):
         nruns=len(runs),
         nok=sum(r["status"] == "ok" for r in runs),
         ncases=len(summaries),
+        nmixes=len(mixes),
         generated=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         store=str(store.path),
         kernels=kernels,

@@ -147,6 +147,7 @@ def test_the_report_draws_the_matrix(tmp_path):
     st.close()
     page = (tmp_path / "r.html").read_text()
     assert "<h2>Interference (workload mixes)</h2>" in page
+    assert '1 workload mix (<a href="#interference">' in page
     assert 'class="num slower" title="btio mpiio n1 with btio null n1: together / alone' in page
     assert 'class="num tied" title="btio null n1 with btio mpiio n1: together / alone' in page
 
@@ -223,3 +224,32 @@ def test_a_store_from_before_mixes_reads(tmp_path):
     st = Store(db, readonly=True)
     assert st.mix_runs([1]) == {}
     st.close()
+
+
+def test_a_mix_is_one_srun_step_under_sbatch(tmp_path):
+    """--launcher sbatch: the mix is one job step of all its ranks, split
+    inside (the Slurm sandbox run is the lead's; this is the script)."""
+    (tmp_path / "mix.toml").write_text(MIX)
+    p = cli("run", "mix.toml", "--launcher", "sbatch", "--dry-run", "--out", "sb", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    steps = [line for line in p.stdout.splitlines() if " mix --member-dirs " in line]
+    assert len(steps) == 2
+    for line in steps:
+        assert " srun -n 2 " in line and " --iterations 4 --part 1:btio --backend mpiio " in line
+
+
+def test_a_failing_mix_is_stored_failed_with_its_line(tmp_path):
+    """A member whose run cannot start (a hints file that is not there):
+    the case is stored failed, with the member-named line."""
+    text = MIX.replace(
+        'options = { grid = "16,16,16", dumps = 2 }',
+        'options = { grid = "16,16,16", dumps = 2, hints-file = "no-such.hints" }',
+    )
+    (tmp_path / "mix.toml").write_text(text)
+    p = cli("run", "mix.toml", "--db", "m.sqlite", "--out", "out", cwd=tmp_path)
+    assert p.returncode == 1, p.stdout + p.stderr
+    runs = rows(tmp_path / "m.sqlite", "SELECT * FROM runs ORDER BY id")
+    assert [r["status"] for r in runs] == ["failed", "failed"]
+    assert all(r["error"].startswith("iokernels: error: member 2 (btio): ") for r in runs), runs
+    assert "no-such.hints" in runs[0]["error"]
+    assert not rows(tmp_path / "m.sqlite", "SELECT * FROM mix_runs")
