@@ -43,27 +43,37 @@ def slowdowns(out):
 
 def test_null_aggressor_is_a_tie(tmp_path):
     """The control: an aggressor on the null backend moves no data, so the
-    victim (BTIO on MPI-IO, to a file) is tied with itself alone. The
-    verdict's other outcomes (slower, faster) on series built to differ:
+    victim (BTIO on MPI-IO, to a file) is tied with itself alone. A 95%
+    interval misses the truth in 5% of mixes by construction (the machine's
+    other jobs make every run's time vary), so a second mix is run when the
+    first is not tied: a null aggressor that did cost the victim fails both.
+    The verdict's other outcomes (slower, faster) on series built to differ:
     tests/unit/test_slowdown.c."""
-    (tmp_path / "v").mkdir()
-    (tmp_path / "n").mkdir()
-    r = mix(
-        2,
-        [
-            (1, "btio", ["--backend", "mpiio", "--grid", "32,32,32", "--dir", "v"]),
-            (1, "btio", ["--backend", "null", "--grid", "8,8,8", "--dumps", "1", "--dir", "n"]),
-        ],
-        tmp_path,
-        ["--iterations", "6"],
-    )
-    assert r.rc == 0, r.err
-    got = slowdowns(r.out)
-    assert got[1][5] == "tied", r.out[-2000:]
-    victim = r.record["members"][0]["slowdown"]
-    assert victim["call"] == "tied" and victim["low"] <= 1 <= victim["high"], victim
-    assert (tmp_path / "v" / "btio.mpi").stat().st_size == 32**3 * 5 * 5 * 8
-    assert not (tmp_path / "n" / "btio.null").exists()
+    calls = []
+    for attempt in ("a", "b"):
+        (tmp_path / attempt).mkdir()
+        (tmp_path / attempt / "n").mkdir()
+        r = mix(
+            2,
+            [
+                (1, "btio", ["--backend", "mpiio", "--grid", "32,32,32", "--dir", attempt]),
+                (1, "btio", ["--backend", "null", "--grid", "8,8,8", "--dumps", "1"]),
+            ],
+            tmp_path,
+            ["--iterations", "6"],
+        )
+        assert r.rc == 0, r.err
+        victim = r.record["members"][0]["slowdown"]
+        # the line and the record say the same, and the call follows the interval
+        assert slowdowns(r.out)[1][5] == victim["call"], r.out[-2000:]
+        inside = victim["low"] <= 1 <= victim["high"]
+        assert (victim["call"] == "tied") == inside, victim
+        assert (tmp_path / attempt / "btio.mpi").stat().st_size == 32**3 * 5 * 5 * 8
+        assert not list(tmp_path.glob("btio.null*")), "the null member wrote a file"
+        calls.append(victim)
+        if victim["call"] == "tied":
+            break
+    assert calls[-1]["call"] == "tied", calls
 
 
 def test_btio_with_e3sm_g_at_8_ranks(tmp_path, built_backends):
