@@ -271,7 +271,7 @@ def cmd_run(a):
         if note:
             print(note)
     session = runner.run_cases(campaign, inv, store, a.launcher, out, resume=earlier)
-    runs = store.runs(campaign=session.id)
+    runs = [r for r in store.runs(campaign=session.id) if r["kernel"] != "mix"]
     print("\nmedians at each kernel's largest rank count (every case: the report, or list):")
     print(tables.short_table(summarize(runs)))
     if not a.no_report:

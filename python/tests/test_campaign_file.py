@@ -168,7 +168,7 @@ BAD = [
         "--hdf5-layout belongs to backend hdf5: put it under [kernel.backend.hdf5]",
     ),
     ("empty sweep", BLOCK + "sweep = { dumps = [] }\n", "sweep dumps must be a non-empty list"),
-    ("no blocks", "[campaign]\nname = 'x'\n", "no [[kernel]] block"),
+    ("no blocks", "[campaign]\nname = 'x'\n", "no [[kernel]] or [[mix]] block"),
     ("unknown key", BLOCK + "rank = [1]\n", "unknown key 'rank'"),
     ("not toml", "[[kernel]\nname=", "not valid TOML"),
     (

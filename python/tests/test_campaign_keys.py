@@ -55,6 +55,16 @@ VALUES = {
     ("[kernel.lustre]", "stripe_count"): "stripe_count = 2",
     ("[kernel.lustre]", "stripe_size"): "stripe_size = 2097152",
     ("[kernel.lustre]", "required"): "required = false",
+    ("(top level)", "mix"): None,
+    ("[[mix]]", "label"): 'label = "pair"',
+    ("[[mix]]", "iterations"): "iterations = 4",
+    ("[[mix]]", "start"): "start = [0, 1.5]",
+    ("[[mix]]", "sweep"): "sweep = {}",
+    ("[[mix]]", "timeout"): "timeout = 30",
+    ("[[mix]]", "member"): None,
+    # two members: the placeholder's line, then a second member
+    ("[[mix.member]]", "KEY"): 'name = "btio"\nbackends = ["null"]\n'
+    '[[mix.member]]\nname = "btio"\nbackends = ["mpiio"]',
     # a tune file's tables (tune_text below)
     ("(top level)", "tune"): None,
     ("[tune]", "trials"): "trials = 4",
@@ -111,6 +121,9 @@ def test_a_campaign_with_every_declared_key_loads(tmp_path, inv):
     assert mpiio[0].lustre_settings["stripe_count"] == 2
     assert "null" not in {x.backend for x in c.cases}
     assert c.slurm.mpi == "pmix" and c.slurm.ntasks_per_node == 4
+    (mix,) = [x for x in c.cases if x.kernel == "mix"]
+    assert mix.label == "pair" and mix.mix_iterations == 4 and mix.start == (0, 1.5)
+    assert mix.backend == "null+mpiio" and mix.timeout == 30
 
 
 @pytest.mark.parametrize(

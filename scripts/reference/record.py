@@ -100,7 +100,7 @@ def _section(schema, title, ref, intro):
 
 
 def page(schema):
-    """The page's text: the run record, then the ceiling tool's record."""
+    """The page's text: the run record, the ceiling tool's, the mix's."""
     out = md.header("The JSON record", "schema/record.schema.json")
     out += md.text(schema.get("title", "")) + "\n\n"
     out += md.text(schema.get("description", "")) + "\n\n"
@@ -119,5 +119,12 @@ def page(schema):
         "Ceiling record",
         "#/$defs/ceiling_record",
         'Written by `iokernels ceiling --json FILE` (`"kernel": "ceiling"`).',
+    )
+    out += _section(
+        schema,
+        "Mix record",
+        "#/$defs/mix_record",
+        'Written by `iokernels mix --json FILE` (`"kernel": "mix"`; see '
+        "[Workload mixes](../mixes.md)); each member run's own record is a run record.",
     )
     return out

@@ -367,4 +367,46 @@ void iok_signals_record(const char *path, char *prefix);
 /* Collective: every rank's host name, on rank 0 (json_env.c). */
 int iok_env_gather(MPI_Comm comm, char **hosts_out);
 
+/* A mix (mix.c): each member runs its kernel as alone, on its own ranks. */
+struct iok_member_run {
+    MPI_Comm comm;   /* the member's ranks */
+    int check_only;  /* read options, configure and plan, then return: nothing written */
+    int want_record; /* build the member's JSON record into `record` */
+    FILE *report;    /* where the member's rank 0 prints its report (NULL: stdout) */
+    /* filled on the member's rank 0 by iok_member_collect */
+    double io_seconds; /* the sum of its passes' open->close spans */
+    int npass;         /* its passes' windows, on the member's clock (rank 0's) */
+    double *win_start, *win_end, *win_bytes;
+    char *record; /* malloc'd JSON text of the member's record, or NULL */
+    /* the outputs its first run created (kept over its runs): each later
+     * run starts from the same state, as iteration_reset.c does */
+    char *planned; /* check_only, rank 0: the files it writes, one a line */
+    int made_set, nmade;
+    char (*made)[IOK_OPT_STRLEN + 16]; /* this rank's path of each */
+};
+/* After the member's passes (collective over the member's ranks; in: the
+ * record's input, NULL for none). */
+int iok_member_collect(struct iok_member_run *m, const struct iok_run *run,
+                       const struct iok_plan *plan, const struct iok_result *res,
+                       const struct iok_json_input *in);
+/* Rank 0, check_only: the files the member's plan writes, into m->planned. */
+int iok_member_planned(struct iok_member_run *m, const struct iok_run *run,
+                       const struct iok_plan *plan);
+/* Collective over the member: removes what its first run created, untimed. */
+int iok_member_remove_made(struct iok_member_run *m, const struct iok_run *run);
+void iok_member_run_free(struct iok_member_run *m);
+/* run: main.c's run of one kernel, on m->comm (main.c is outside the
+ * core library that the unit tests link) */
+typedef int (*iok_member_fn)(const struct iok_kernel *k, int argc, char **argv,
+                             struct iok_member_run *m);
+int iok_mix_main(int argc, char **argv, iok_member_fn run);
+/* Collective: the run's record as one JSON line (rank 0; NULL elsewhere). */
+int iok_json_line(const struct iok_json_input *in, char **line);
+/* A label put before every error and signal line of this process ("member 2
+ * (e3sm): "); "" for none. */
+void iok_error_label(const char *label);
+void iok_signals_label(const char *label);
+/* The agreements on comm use agree (a duplicate of it, made by its owner). */
+void iok_agree_comm_for(MPI_Comm comm, MPI_Comm agree);
+
 #endif

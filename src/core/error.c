@@ -11,6 +11,13 @@
 #include "core.h"
 
 static char errmsg[2048];
+static char label[128]; /* "member 2 (e3sm): " in a mix, else "" */
+
+void
+iok_error_label(const char *text)
+{
+    snprintf(label, sizeof label, "%s", text ? text : "");
+}
 static int reported; /* the last failure was printed; its message is spent */
 static int failed;   /* the worst status an agreement returned so far: the job is failing */
 
@@ -165,9 +172,21 @@ iok_agree_init(void)
     MPI_Comm_dup(MPI_COMM_WORLD, &agree_world);
 }
 
+/* The same for a mix member's communicator (mix.c makes both). */
+static MPI_Comm member_comm = MPI_COMM_NULL, member_agree = MPI_COMM_NULL;
+
+void
+iok_agree_comm_for(MPI_Comm comm, MPI_Comm agree)
+{
+    member_comm = comm;
+    member_agree = agree;
+}
+
 static MPI_Comm
 agree_comm(MPI_Comm comm)
 {
+    if (comm != MPI_COMM_NULL && comm == member_comm)
+        return member_agree;
     return comm == MPI_COMM_WORLD && agree_world != MPI_COMM_NULL ? agree_world : comm;
 }
 
@@ -209,9 +228,9 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
          * write): nothing but ending the job frees them. */
         if (errmsg[0] || !reported) /* a consequence of a reported error says nothing */
             fprintf(stderr,
-                    "iokernels: error: %s (rank %d; the other ranks did not reach the agreement "
+                    "iokernels: error: %s%s (rank %d; the other ranks did not reach the agreement "
                     "within %d s: the job is aborted)\n",
-                    errmsg[0] ? errmsg : "unspecified failure (no message recorded)", rank,
+                    label, errmsg[0] ? errmsg : "unspecified failure (no message recorded)", rank,
                     agree_seconds());
         abort_job(status);
     }
@@ -222,7 +241,7 @@ iok_agree_max(MPI_Comm comm, int status, int *v, int n)
     /* An error agreed on twice (a helper agrees, then its caller) prints
      * once: printing spends the message. */
     if (all[0] != IOK_OK && all[1] == nprocs - rank && (errmsg[0] || !reported)) {
-        fprintf(stderr, "iokernels: error: %s\n",
+        fprintf(stderr, "iokernels: error: %s%s\n", label,
                 errmsg[0] ? errmsg : "unspecified failure (no message recorded)");
         fflush(stderr);
     }

@@ -355,9 +355,10 @@ iok_json_terminated_prefix(const struct iok_json_input *in)
 }
 
 int
-iok_json_append(const char *path, const struct iok_json_input *in)
+iok_json_line(const struct iok_json_input *in, char **line)
 {
     char *hosts = NULL;
+    *line = NULL;
     int rc = iok_env_gather(in->run->comm, &hosts); /* collective: every rank */
     if (rc || in->run->rank != 0) {
         free(hosts);
@@ -365,10 +366,18 @@ iok_json_append(const char *path, const struct iok_json_input *in)
     }
     json_t *j = build(in, hosts);
     free(hosts);
-    char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));
+    *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));
     json_decref(j);
-    if (!line)
-        return iok_error(IOK_EIO, "cannot encode the JSON record");
+    return *line ? IOK_OK : iok_error(IOK_EIO, "cannot encode the JSON record");
+}
+
+int
+iok_json_append(const char *path, const struct iok_json_input *in)
+{
+    char *line = NULL;
+    int rc = iok_json_line(in, &line); /* collective: every rank */
+    if (rc || in->run->rank != 0)
+        return rc;
     /* one write() of the whole line, O_APPEND: concurrent runs never interleave */
     size_t len = strlen(line);
     line[len] = '\n';

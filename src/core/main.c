@@ -47,6 +47,8 @@ usage(FILE *out)
         fprintf(out, "  %-10s %s\n", iok_kernel_at(i)->name, iok_kernel_at(i)->summary);
     fprintf(out, "  %-10s %s\n", "ceiling",
             "probe plain contiguous I/O of this file system (--size, --dir)");
+    fprintf(out, "  %-10s %s\n", "mix",
+            "several kernels at once on split ranks: alone and together (--part N:KERNEL ...)");
 }
 
 static void
@@ -314,10 +316,16 @@ add_backend_options(const struct iok_backend *b, void **bopts)
     nsets++;
 }
 
+/* M NULL: a run on the whole job; else a mix member's run on M->comm (mix.c) */
 static int
-run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
+run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
+           struct iok_member_run *m)
 {
-    struct iok_run run = {.comm = MPI_COMM_WORLD, .hints = MPI_INFO_NULL};
+    struct iok_run run = {.comm = m ? m->comm : MPI_COMM_WORLD, .hints = MPI_INFO_NULL};
+    FILE *rout = m && m->report ? m->report : stdout; /* where rank 0's report goes */
+    int wrank, wsize; /* IOK_FAULT names a rank of the job, in a mix too */
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     MPI_Comm_rank(run.comm, &run.rank);
     MPI_Comm_size(run.comm, &run.nprocs);
     struct core_flags cf = {0}; /* fields outside the table (machine_report) start at 0 */
@@ -402,7 +410,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
     if (rc == IOK_OK)
         rc = settle_core(&cf, &run);
     if (rc == IOK_OK)
-        rc = iok_fault_init(run.rank, run.nprocs);
+        rc = iok_fault_init(wrank, wsize);
     if (rc == IOK_OK) /* outside every timed region: once per run */
         rc =
             iok_hints_build(&run.core, run.original_hints, run.backend->name, run.comm, &run.hints);
@@ -470,6 +478,10 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         if ((rc = iok_agree(run.comm, rc)))
             goto out;
     }
+    if (m && m->check_only) { /* a mix checks every member before any runs */
+        rc = run.rank == 0 ? iok_member_planned(m, &run, plan) : IOK_OK;
+        goto out;
+    }
     double parse = MPI_Wtime() - t0;
     MPI_Allreduce(&parse, &res.parse_time, 1, MPI_DOUBLE, MPI_MAX, run.comm);
     res.parse_rank = iok_stat_reduce(parse, run.comm);
@@ -478,7 +490,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
      * partial output (signals.c); the record's prefix is built now, as
      * the handler can build nothing */
     char *prefix = NULL;
-    if (run.core.json[0]) {
+    if (run.core.json[0] && !m) {
         struct iok_json_input in = {k, kopts, &run, plan, &res, sets, nsets, IOK_OK, argc, argv};
         prefix = iok_json_terminated_prefix(&in);
     }
@@ -495,6 +507,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         iok_log = &mylog;
     }
     int verify_rc = IOK_OK;
+    if (m && (rc = iok_member_remove_made(m, &run))) /* a mix's later run: as its first */
+        goto out;
     rc = run_passes(k, kopts, &run, plan, &res, &verify_rc);
     if (rc == IOK_OK || rc == IOK_EVERIFY)
         iok_clock_check(run.comm); /* did the offsets hold over the passes? untimed */
@@ -513,13 +527,18 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         iok_signals_quiet();
     if (rc == IOK_OK) {
         if (run.rank == 0 && !run.core.quiet) {
-            k->report(kopts, &run, plan, &res, stdout);
+            k->report(kopts, &run, plan, &res, rout);
             if (!run.core.machine_report && !(k->flags & IOK_KERNEL_TOOL))
-                iok_report_core(&run, plan, &res, stdout);
+                iok_report_core(&run, plan, &res, rout);
         }
         rc = verify_rc;
     }
-    if ((rc == IOK_OK || rc == IOK_EVERIFY) && run.core.json[0]) {
+    if (m && (rc == IOK_OK || rc == IOK_EVERIFY)) {
+        struct iok_json_input in = {k, kopts, &run, plan, &res, sets, nsets, rc, argc, argv};
+        int jrc = iok_member_collect(m, &run, plan, &res, m->want_record ? &in : NULL);
+        if ((jrc = iok_agree(run.comm, jrc)))
+            rc = jrc;
+    } else if ((rc == IOK_OK || rc == IOK_EVERIFY) && run.core.json[0]) {
         struct iok_json_input in = {k, kopts, &run, plan, &res, sets, nsets, rc, argc, argv};
         int jrc = iok_json_append(run.core.json, &in); /* collective */
         jrc = iok_agree(run.comm, jrc);
@@ -555,6 +574,13 @@ out:
     return rc;
 }
 
+static int
+run_member(const struct iok_kernel *k, int argc, char **argv, struct iok_member_run *m)
+{
+    int printed_help = 0;
+    return run_kernel(k, argc, argv, &printed_help, m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -584,6 +610,8 @@ main(int argc, char **argv)
         /* a bad IOK_* value: its line is printed, nothing has run */
     } else if (!strcmp(what, "ceiling")) {
         rc = iok_ceiling_main(argc - 2, argv + 2);
+    } else if (!strcmp(what, "mix")) {
+        rc = iok_mix_main(argc - 2, argv + 2, run_member);
     } else {
         const struct iok_kernel *k = iok_kernel_find(what);
         if (!k) {
@@ -594,7 +622,7 @@ main(int argc, char **argv)
                 usage(stderr);
             rc = IOK_EUSAGE;
         } else {
-            rc = run_kernel(k, argc - 2, argv + 2, &printed_help);
+            rc = run_kernel(k, argc - 2, argv + 2, &printed_help, NULL);
         }
     }
     if (rc == IOK_EIO || (rc != IOK_OK && iok_abandoned)) {

@@ -27,6 +27,13 @@
 
 static volatile sig_atomic_t handling, quiet;
 static int sig_rank, keep_partial;
+static char label[128]; /* "member 2 (e3sm): " in a mix (mix.c), else "" */
+
+void
+iok_signals_label(const char *text)
+{
+    snprintf(label, sizeof label, "%s", text ? text : "");
+}
 static struct timespec t_start;
 /* what the run is doing, twice: text for the line, JSON-escaped for the
  * record; two copies, the handler reads the one `cur` names */
@@ -135,7 +142,9 @@ on_signal(int sig)
         remove_partial(partial);
     if (sig_rank == 0) {
         char line[2 * TEXT];
-        size_t at = put_str(line, 0, sizeof line, "iokernels: terminated by ");
+        size_t at = put_str(line, 0, sizeof line, "iokernels: ");
+        at = put_str(line, at, sizeof line, label);
+        at = put_str(line, at, sizeof line, "terminated by ");
         at = put_str(line, at, sizeof line, sig_name(sig));
         at = put_str(line, at, sizeof line, " during ");
         at = put_str(line, at, sizeof line, doing[c]);
@@ -183,6 +192,7 @@ iok_signals_install(int rank, int keep)
 {
     sig_rank = rank;
     keep_partial = keep;
+    quiet = 0; /* a mix's member runs again after its last run ended quiet */
     clock_gettime(CLOCK_MONOTONIC, &t_start);
     const char *session = getenv("OMPI_MCA_orte_jobfam_session_dir");
     if (session && *session)

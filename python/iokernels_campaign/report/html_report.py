@@ -16,7 +16,7 @@ from pathlib import Path
 import jinja2
 
 from ..spec import rules
-from . import frame, palette, plots, staged, verdict
+from . import frame, interference, palette, plots, staged, verdict
 from .aggregate import fraction_text, mislabelled_phases, summarize
 from .tables import MIB, fmt, source
 
@@ -437,7 +437,9 @@ def write(store, html_path, campaign=None, title=None):
 
 def _write(store, st, campaign, title):
     pdir = st.work  # moved into place when the page is complete
-    runs = store.runs(campaign=campaign)
+    every = store.runs(campaign=campaign)
+    runs = [r for r in every if r["kernel"] != "mix"]  # a mix: the interference matrix
+    mixes = [r["id"] for r in every if r["kernel"] == "mix"]
     camps = [c for c in store.campaigns() if campaign is None or campaign in (c["id"], c["name"])]
     summaries = summarize(runs, store.phases(r["id"] for r in runs if r["status"] == "ok"))
     bw = frame.bandwidths(runs)
@@ -450,12 +452,14 @@ def _write(store, st, campaign, title):
         nruns=len(runs),
         nok=sum(r["status"] == "ok" for r in runs),
         ncases=len(summaries),
+        nmixes=len(mixes),
         generated=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         store=str(store.path),
         kernels=kernels,
         sources=_sources_html(summaries),
         null=_null_table(stats),
-        failed=_failed_html(runs),
+        failed=_failed_html(every),
+        interference=interference.html_table(interference.cells(store.mix_runs(mixes))),
         mislabelled=", ".join(mislabelled_phases(summaries)),
         figures=[{"title": t, "data": _png(p)} for t, p in figures],
         campaigns=camp_table,

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..base import interrupt
 from ..base.paths import show
-from ..spec import envvars, lustre, slurm
+from ..spec import envvars, lustre, mixcase, slurm
 from ..spec.spec import Case
 from . import jobfate, launch, outcome, resumed
 
@@ -152,6 +152,8 @@ def progress_line(session, case, mode, iteration, res):
     if res.status != "ok":
         code = "" if res.exit_code is None else f" (exit {res.exit_code})"
         return f"{head} {took}  FAILED{code}: {res.error}"
+    if res.record.get("kernel") == "mix":
+        return f"{head} {took}  ok  {mixcase.progress(res.record)}"
     s = res.record["summary"]
     bw = s["read_bandwidth_mib_s"] if mode == "read" else s["write_bandwidth_mib_s"]
     line = f"{head} {took}  ok  {bw:10.1f} MiB/s"
@@ -465,7 +467,12 @@ def collect(session_dir, store, echo=print, job_ended=False):
     stored = pending = failed = 0
     for case_json in sorted(session_dir.glob("*/case.json")):
         cdir = case_json.parent
-        case = Case.from_description(json.loads(case_json.read_text()))
+        d = json.loads(case_json.read_text())
+        case = (
+            mixcase.MixCase.from_description(d, Case)
+            if d.get("kind") == "mix"
+            else Case.from_description(d)
+        )
         striping = lustre.read(cdir)
         refusal = _striping_refusal(case, striping)
         for it in range(1, case.iterations + 1):

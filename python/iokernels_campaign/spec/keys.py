@@ -30,6 +30,12 @@ TABLES = {
     "[kernel.backend.NAME]": "Options for backend NAME only, over the block's `options`.",
     "[kernel.env]": "Environment variables of this block's runs, over `[campaign.env]`.",
     "[kernel.lustre]": "Striping of this block's case directories, over `[campaign.lustre]`.",
+    "[[mix]]": "Several kernels at once in one job (`iokernels mix`, see "
+    "[Workload mixes](../mixes.md)): every combination of its members' cases (and swept "
+    "starts) is a case.",
+    "[[mix.member]]": "One member of the mix, in rank order: a `[[kernel]]` block (name, "
+    "label, ranks, backends, options, sweep, input, backend, env) without modes, "
+    "iterations or timeout.",
     "[tune]": "Only in a tune file (`iokernels-campaign tune`, see [Tuning](../tune.md)): "
     "its one `[[kernel]]` block, one rank count, no `sweep`, is the case tuned.",
     "[tune.space]": "The settings a tune varies, each with its values; the value "
@@ -74,7 +80,14 @@ _RUN = (
 _ROWS = (
     ("(top level)", "campaign", "table", "", "the `[campaign]` table"),
     ("(top level)", "slurm", "table", "", "the `[slurm]` table"),
-    ("(top level)", "kernel", "array of tables", "", "the `[[kernel]]` blocks; at least one"),
+    (
+        "(top level)",
+        "kernel",
+        "array of tables",
+        "",
+        "the `[[kernel]]` blocks; at least one, or a `[[mix]]` block",
+    ),
+    ("(top level)", "mix", "array of tables", "", "the `[[mix]]` blocks"),
     (
         "(top level)",
         "tune",
@@ -182,6 +195,25 @@ _ROWS = (
     ),
     ("[kernel.env]", "NAME", *_ENV),
     *(("[kernel.lustre]",) + r for r in _LUSTRE),
+    ("[[mix]]", "label", "string", "the members' labels joined by +", "names the block's cases"),
+    (
+        "[[mix]]",
+        "iterations",
+        "integer",
+        "`[campaign]`'s, at least 4",
+        "alone/together pairs inside the job (`mix --iterations`); 4 is the fewest for an interval",
+    ),
+    (
+        "[[mix]]",
+        "start",
+        "list of numbers",
+        "all 0",
+        "seconds each member starts after the common start, together (`mix --start`)",
+    ),
+    ("[[mix]]", "sweep", "table", "`{}`", "`start = [[0, 0], [0, 2.5]]`: each list is a case"),
+    ("[[mix]]", "timeout", "number", "`[campaign]`'s", "seconds for the whole job"),
+    ("[[mix]]", "member", "array of tables", "", "see `[[mix.member]]`; two or more"),
+    ("[[mix.member]]", "KEY", "as in `[[kernel]]`", "", "the keys of a `[[kernel]]` block"),
     ("[tune]", "trials", "integer", "", "budget: settings tried, the defaults included"),
     (
         "[tune]",

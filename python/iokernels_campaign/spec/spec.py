@@ -41,7 +41,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import envvars, keys, lustre, optcheck, rules, slurm
+from . import envvars, keys, lustre, mixcase, optcheck, rules, slurm
 
 RESERVED = {
     "backend": "use backends = [...] in the block",
@@ -436,7 +436,7 @@ def build(path, data, inventory):
     if unknown:
         if "tune" in unknown:
             _fail(where, "a [tune] table: this is a tune file (iokernels-campaign tune FILE)")
-        _fail(where, f"unknown table {sorted(unknown)[0]!r} (known: campaign, slurm, kernel)")
+        _fail(where, f"unknown table {sorted(unknown)[0]!r} (known: campaign, slurm, kernel, mix)")
     head = _table(f"{where}: [campaign]", "campaign", data.get("campaign", {}))
     unknown = set(head) - CAMPAIGN_KEYS
     if unknown:
@@ -466,12 +466,17 @@ def build(path, data, inventory):
         "lustre": campaign_lustre if "lustre" in head else {},
     }
     blocks = data.get("kernel", [])
-    if not isinstance(blocks, list) or not blocks:
-        _fail(where, "no [[kernel]] block: nothing to run")
+    mixes = data.get("mix", [])
+    if not isinstance(blocks, list) or not isinstance(mixes, list) or not (blocks or mixes):
+        _fail(where, "no [[kernel]] or [[mix]] block: nothing to run")
     cases = []
     for i, block in enumerate(blocks, 1):
         cases += _block_cases(
             f"{where}: [[kernel]] block {i}", _table(where, "kernel", block), defaults, inventory
+        )
+    for i, block in enumerate(mixes, 1):  # several kernels at once (mixcase.py)
+        cases += mixcase.block_cases(
+            f"{where}: [[mix]] block {i}", block, defaults, inventory, _block_cases
         )
     seen = {}
     for c in cases:

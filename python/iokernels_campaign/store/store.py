@@ -82,6 +82,12 @@ CREATE TABLE IF NOT EXISTS phases (
     run_id INTEGER NOT NULL REFERENCES runs(id), {", ".join(PHASE_COLUMNS)},
     PRIMARY KEY (run_id, pass_idx, phase));
 CREATE INDEX IF NOT EXISTS runs_case ON runs (case_hash);
+CREATE TABLE IF NOT EXISTS mix_runs (
+    run_id INTEGER NOT NULL REFERENCES runs(id), member INTEGER NOT NULL, label TEXT,
+    kernel TEXT NOT NULL, backend TEXT, ranks INTEGER, start_seconds REAL,
+    iteration INTEGER NOT NULL, mode TEXT NOT NULL CHECK (mode IN ('alone', 'together')),
+    seconds REAL NOT NULL, record TEXT,
+    PRIMARY KEY (run_id, member, iteration, mode));
 CREATE TABLE IF NOT EXISTS tunes (
     campaign_id TEXT PRIMARY KEY REFERENCES campaigns(id), answer TEXT NOT NULL);
 """
@@ -92,7 +98,31 @@ class StoreError(Exception):
     refuses: one line naming the file."""
 
 
-STORE_TABLES = ("meta", "campaigns", "runs", "passes", "phases")
+STORE_TABLES = ("meta", "campaigns", "runs", "passes", "phases")  # mix_runs: created on open
+
+
+def mix_rows(case, record):
+    """The rows of mix_runs for a stored mix (whatever its status: the runs
+    a failed mix completed are kept): one per member, iteration and mode."""
+    rows = []
+    for i, m in enumerate((record or {}).get("members", [])):
+        member = case.members[i] if i < len(case.members) else None
+        for run in m.get("runs", []):
+            rows.append(
+                {
+                    "member": m["index"],
+                    "label": case.member_label(i) if member else m["kernel"],
+                    "kernel": m["kernel"],
+                    "backend": member.backend if member else None,
+                    "ranks": m["nprocs"],
+                    "start_seconds": m["start_seconds"],
+                    "iteration": run["iteration"],
+                    "mode": run["mode"],
+                    "seconds": run["seconds"],
+                    "record": json.dumps(run["record"]) if "record" in run else None,
+                }
+            )
+    return rows
 
 
 def sqlite_message(path, e):
@@ -340,7 +370,8 @@ class Store:
             "elapsed": outcome.elapsed,
         }
         figures, passes, phases = {}, [], []
-        if outcome.status == "ok":
+        mix = case.kernel == "mix"  # one run; its members' runs in mix_runs
+        if outcome.status == "ok" and not mix:
             figures = run_columns(outcome.record)
             passes, phases = pass_rows(outcome.record)
         row.update({k: v for k, v in (extra or {}).items() if k in EXTRA_COLUMNS})
@@ -357,7 +388,31 @@ class Store:
                 self._insert("passes", {"run_id": run_id, **p})
             for ph in phases:
                 self._insert("phases", {"run_id": run_id, **ph})
+            for m in mix_rows(case, outcome.record) if mix else ():
+                self._insert("mix_runs", {"run_id": run_id, **m})
         return run_id
+
+    def _rows_of(self, select, ids):
+        """The rows of `select` (its IN list as {}) for ids, 500 at a time."""
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            yield from self.db.execute(select.format(", ".join("?" * len(chunk))), chunk)
+
+    @_named
+    def mix_runs(self, run_ids):
+        """{run id: [member run rows]} of stored mixes (mixcase.py)."""
+        out = {}
+        ids = list(run_ids)
+        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'mix_runs'").fetchone():
+            return out  # a store read-only from before mixes
+        select = (
+            "SELECT run_id, member, label, kernel, backend, ranks, start_seconds, iteration, "
+            "mode, seconds FROM mix_runs WHERE run_id IN ({}) ORDER BY run_id, member, iteration, "
+            "mode"
+        )
+        for r in self._rows_of(select, ids):
+            out.setdefault(r["run_id"], []).append(dict(r))
+        return out
 
     def _insert(self, table, row):
         cols = list(row)
@@ -414,15 +469,12 @@ class Store:
         phases in the order the record lists them."""
         out = {}
         ids = list(run_ids)
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            sql = (
-                "SELECT run_id, phase, SUM(job) AS job, MAX(io) AS io, MIN(rowid) AS o "
-                f"FROM phases WHERE run_id IN ({', '.join('?' * len(chunk))}) "
-                "GROUP BY run_id, phase ORDER BY run_id, o"
-            )
-            for r in self.db.execute(sql, chunk):
-                out.setdefault(r["run_id"], {})[r["phase"]] = (r["job"], bool(r["io"]))
+        select = (
+            "SELECT run_id, phase, SUM(job) AS job, MAX(io) AS io, MIN(rowid) AS o "
+            "FROM phases WHERE run_id IN ({}) GROUP BY run_id, phase ORDER BY run_id, o"
+        )
+        for r in self._rows_of(select, ids):
+            out.setdefault(r["run_id"], {})[r["phase"]] = (r["job"], bool(r["io"]))
         return out
 
     @_named
