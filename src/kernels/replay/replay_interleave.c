@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The replay's interleaved passes (replay_plan.h, rp_groups_build): a
+ * file's writes and its reads are its two passes; passes whose operations
+ * interleave in some rank's traced order (one's first operation before
+ * another's last, and after its first), and a file's two passes where a
+ * read comes before its last write, are open at the same time, and the
+ * connected sets of them become one group each (iok_filegroup), run by the
+ * core as one pass with the files open together. A group's steps are its
+ * passes' steps merged in traced order: each pass's own steps in their
+ * order, the next step taken from the pass whose next step's earliest
+ * operation (over the ranks) comes first in the replay file. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay_plan.h"
+
+static int
+find(int *up, int q)
+{
+    while (up[q] != q)
+        q = up[q] = up[up[q]];
+    return q;
+}
+
+static const int64_t *sort_first; /* for cmp_first (plans are built serially) */
+
+static int
+cmp_first(const void *a, const void *b)
+{
+    int64_t x = sort_first[*(const int *)a], y = sort_first[*(const int *)b];
+    return (x > y) - (x < y);
+}
+
+/* Unites the passes whose spans in rank r's operations overlap: sorted by
+ * their first operation, a pass that starts before the furthest last
+ * operation so far joins that one. */
+static void
+unite_rank(const int64_t *first, const int64_t *last, int npass, int *idx, int *up)
+{
+    int n = 0;
+    for (int q = 0; q < npass; q++)
+        if (first[q] >= 0)
+            idx[n++] = q;
+    sort_first = first;
+    qsort(idx, (size_t)n, sizeof *idx, cmp_first);
+    for (int i = 1, reach = n ? idx[0] : 0; i < n; i++) {
+        int q = idx[i];
+        if (first[q] < last[reach])
+            up[find(up, q)] = find(up, reach);
+        if (last[q] > last[reach])
+            reach = q;
+    }
+}
+
+/* The earliest operation of step k of a schedule, over the job ranks. */
+static int64_t
+step_key(const struct rp_sched *sc, int k, int nprocs)
+{
+    int64_t key = INT64_MAX;
+    for (int p = 0; p < nprocs; p++) {
+        int oi = sc->op[(size_t)k * nprocs + p];
+        if (oi >= 0 && oi < key)
+            key = oi;
+    }
+    return key;
+}
+
+/* Group g's steps: a fill of a file it writes first, then its passes'
+ * steps merged in traced order. */
+static int
+group_steps(const struct rp_plan *p, const int *member, int nmember, struct iok_filegroup_step *out)
+{
+    int n = 0;
+    int *at = calloc((size_t)nmember + 1, sizeof *at);
+    if (!at)
+        return -1;
+    for (int m = 0; m < nmember; m++)
+        if (member[m] % 2 == 0 && p->files[member[m] / 2].nfill)
+            out[n++] = (struct iok_filegroup_step){member[m] / 2, IOK_OP_WRITE, 0};
+    for (;;) {
+        int best = -1;
+        int64_t bkey = INT64_MAX;
+        for (int m = 0; m < nmember; m++) {
+            const struct rp_fileplan *fp = &p->files[member[m] / 2];
+            const struct rp_sched *sc = member[m] % 2 ? &fp->r : &fp->w;
+            if (at[m] >= sc->nsteps)
+                continue;
+            int64_t key = step_key(sc, at[m], p->nprocs);
+            if (best < 0 || key < bkey) {
+                best = m;
+                bkey = key;
+            }
+        }
+        if (best < 0)
+            break;
+        int f = member[best] / 2, rd = member[best] % 2;
+        int step = at[best]++ + (rd ? 0 : p->files[f].nfill > 0);
+        out[n++] = (struct iok_filegroup_step){f, rd ? IOK_OP_READ : IOK_OP_WRITE, step};
+    }
+    free(at);
+    return n;
+}
+
+int
+rp_groups_build(const struct rp_trace *t, const struct rp_plan *p, int writes, int reads,
+                struct rp_groups *out)
+{
+    memset(out, 0, sizeof *out);
+    int npass = 2 * p->nfiles, nranks = t->ranks > 0 ? t->ranks : 1;
+    int *plan_of = malloc((size_t)(t->nfiles + 1) * sizeof *plan_of);
+    int *up = malloc((size_t)(npass + 1) * sizeof *up),
+        *idx = malloc((size_t)(npass + 1) * sizeof *idx);
+    int64_t *first = malloc((size_t)(npass + 1) * sizeof *first);
+    int64_t *last = malloc((size_t)(npass + 1) * sizeof *last);
+    int *size = calloc((size_t)npass + 1, sizeof *size);
+    out->of_pass = malloc((size_t)(npass + 1) * sizeof *out->of_pass);
+    int rc = plan_of && up && idx && first && last && size && out->of_pass ? 0 : -1;
+    for (int f = 0; rc == 0 && f < t->nfiles; f++)
+        plan_of[f] = -1;
+    for (int f = 0; rc == 0 && f < p->nfiles; f++)
+        plan_of[p->files[f].traced] = f;
+    for (int q = 0; rc == 0 && q < npass; q++)
+        up[q] = q;
+    /* each trace rank's spans: its operations (in trace order) by rank */
+    int64_t *rs = calloc((size_t)nranks + 2, sizeof *rs);
+    int64_t *byr = malloc((size_t)(t->nops + 1) * sizeof *byr);
+    rc = rc == 0 && rs && byr ? 0 : -1;
+    for (int64_t i = 0; rc == 0 && i < t->nops; i++)
+        rs[t->ops[i].rank + 2]++;
+    for (int r = 0; rc == 0 && r < nranks; r++)
+        rs[r + 2] += rs[r + 1];
+    for (int64_t i = 0; rc == 0 && i < t->nops; i++)
+        byr[rs[t->ops[i].rank + 1]++] = i;
+    for (int r = 0; rc == 0 && r < nranks; r++) {
+        for (int q = 0; q < npass; q++)
+            first[q] = last[q] = -1;
+        for (int64_t k = r ? rs[r] : 0; k < rs[r + 1]; k++) {
+            int64_t i = byr[k];
+            const struct iok_logop *o = &t->ops[i];
+            int f = o->file >= 0 && o->file < t->nfiles ? plan_of[o->file] : -1;
+            if (f < 0 || !(o->write ? writes : reads))
+                continue;
+            int q = 2 * f + !o->write;
+            first[q] = first[q] < 0 ? i : first[q];
+            last[q] = i;
+        }
+        unite_rank(first, last, npass, idx, up);
+        /* a file read before its last write: its reads among its writes */
+        for (int q = 0; q < npass; q += 2)
+            if (first[q + 1] >= 0 && first[q] >= 0 && first[q + 1] < last[q])
+                up[find(up, q + 1)] = find(up, q);
+    }
+    free(rs);
+    free(byr);
+    for (int q = 0; rc == 0 && q < npass; q++)
+        size[find(up, q)]++;
+    int nsteps = 0;
+    for (int q = 0; rc == 0 && q < npass; q++) {
+        out->of_pass[q] = -1;
+        if (size[find(up, q)] < 2)
+            continue;
+        const struct rp_fileplan *fp = &p->files[q / 2];
+        nsteps += (q % 2 ? fp->r.nsteps : fp->w.nsteps) + (q % 2 == 0 && fp->nfill > 0);
+    }
+    out->steps = malloc((size_t)(nsteps + 1) * sizeof *out->steps);
+    out->g = malloc((size_t)(npass / 2 + 1) * sizeof *out->g);
+    rc = rc == 0 && out->steps && out->g ? 0 : -1;
+    /* a group per root with two passes or more, in the order of its first pass */
+    int at = 0;
+    for (int q = 0; rc == 0 && q < npass; q++) {
+        int root = find(up, q);
+        if (size[root] < 2 || out->of_pass[q] >= 0)
+            continue;
+        int nm = 0, g = out->n++;
+        for (int m = q; m < npass; m++)
+            if (find(up, m) == root) {
+                idx[nm++] = m;
+                out->of_pass[m] = g;
+                out->needs_rw |= m % 2 && out->of_pass[m - 1] == g;
+            }
+        int n = group_steps(p, idx, nm, out->steps + at);
+        if (n < 0)
+            rc = -1;
+        else {
+            out->g[g] = (struct iok_filegroup){n, out->steps + at};
+            at += n;
+        }
+    }
+    free(plan_of);
+    free(up);
+    free(idx);
+    free(first);
+    free(last);
+    free(size);
+    if (rc)
+        rp_groups_free(out);
+    return rc;
+}
+
+void
+rp_groups_free(struct rp_groups *g)
+{
+    free(g->g);
+    free(g->steps);
+    free(g->of_pass);
+    memset(g, 0, sizeof *g);
+}
