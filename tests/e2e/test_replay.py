@@ -547,7 +547,7 @@ def test_files_open_together_run_in_traced_order(tmp_path):
 
 
 def test_files_open_together_on_a_backend_without_read_write(tmp_path, built_backends):
-    """ADIOS2 cannot hold a file open for reading and writing: the replay runs
+    """ADIOS2 does not open a file for reading and writing at once: the replay runs
     file by file there, and the fidelity says so."""
     if "adios2" not in built_backends:
         missing("adios2", "backend not built")
@@ -558,6 +558,6 @@ def test_files_open_together_on_a_backend_without_read_write(tmp_path, built_bac
     fid = r.record["fidelity"]
     assert fid["exact"] is False and fid["sequences"]["order"]["differ"] == 2
     assert fid["reasons"][0].startswith(
-        "replayed one pass per file and kind (adios2 cannot hold a file open for reading and "
-        "writing at once)"
+        "replayed one pass per file and kind (the adios2 backend does not open a file for "
+        "reading and writing at once)"
     ), fid["reasons"]

@@ -167,7 +167,8 @@ plan_groups(const struct replay_opts *o, const struct iok_run *run, struct repla
     else if (st->verify)
         snprintf(why, sizeof why, "--verify reads every file back file by file");
     else if (st->groups.needs_rw && !(run->backend->caps & IOK_CAP_READWRITE))
-        snprintf(why, sizeof why, "%s cannot hold a file open for reading and writing at once",
+        snprintf(why, sizeof why,
+                 "the %s backend does not open a file for reading and writing at once",
                  run->backend->name);
     if (!why[0]) {
         plan->nfilegroups = st->groups.n;
