@@ -546,6 +546,49 @@ def test_files_open_together_run_in_traced_order(tmp_path):
     assert "order across files open at the same time: 2 ranks, 2 replayed in another order" in r.out
 
 
+def test_files_open_together_verified(tmp_path):
+    """--verify in an interleaved pass: every traced read checked where it
+    runs (after the writes the trace made before it), every written byte
+    read back after the group's steps; the order stays as traced."""
+    mixed_replay(tmp_path)
+    (tmp_path / "out").mkdir()
+    r, calls = straced(tmp_path, ["--verify"])
+    assert r.rc == 0, r.err
+    # as traced, then each rank's read-back of what it wrote (a, then b)
+    assert [c for c in calls[0] if c[1] == "write"] == [
+        c for c in traced_calls(tmp_path)[0] if c[1] == "write"
+    ]
+    assert calls[0][: len(MIXED)] == traced_calls(tmp_path)[0], calls[0]
+    assert r.record["fidelity"]["exact"] is True and r.record["fidelity"]["reasons"] == []
+    v = r.record["verify"]
+    # traced reads 2 x (1024 + 4096), read-back 2 x (3 x 1024 + 4096): byte variables
+    assert v["values_mismatched"] == 0 and v["values_checked"] == 2 * (5120 + 7168), v
+
+
+def test_a_read_before_its_write_runs_as_traced(tmp_path):
+    """A file read before the trace writes those bytes (what it held before):
+    the bytes are filled first, untimed and unlogged, then the read and the
+    write run as traced, verified; the file-by-file order (--order by-file)
+    writes first and is not exact."""
+    (tmp_path / "t.replay").write_text(
+        "iokernels-replay 1\nranks 1\nfile 0 8192 /a\n"
+        "op 0 0 read indep - - 1 0 4096\nop 0 0 write indep - - 1 0 8192\n"
+    )
+    (tmp_path / "out").mkdir()
+    r = run(1, ["replay", "t.replay", "--dir", "out", "--verify"], tmp_path)
+    assert r.rc == 0, r.err
+    assert "4096 bytes in 1 ranges the trace reads before it writes them" in r.out
+    assert r.record["fidelity"]["exact"] is True, r.record["fidelity"]
+    assert r.record["verify"]["values_mismatched"] == 0
+    r = run(
+        1, ["replay", "t.replay", "--dir", "out", "--overwrite", "--order", "by-file"], tmp_path
+    )
+    assert r.rc == 0, r.err
+    seq = r.record["fidelity"]["sequences"]
+    assert r.record["fidelity"]["exact"] is False and seq["first_difference"]["index"] == 0, seq
+    assert seq["first_difference"]["traced"].startswith("read"), seq
+
+
 def test_files_open_together_on_a_backend_without_read_write(tmp_path, built_backends):
     """ADIOS2 does not open a file for reading and writing at once: the replay runs
     file by file there, and the fidelity says so."""

@@ -452,7 +452,8 @@ groups_case(const char *ops, int ngroups, int nsteps, const struct iok_filegroup
     struct iok_schema s[2];
     CHECK(rp_parse(text, strlen(text), "g.replay", &t) == IOK_OK, "%s", iok_errmsg());
     CHECK(rp_plan_build(&t, 1, 0, "g.replay", &p, s, 2) == IOK_OK, "%s", iok_errmsg());
-    CHECK(rp_groups_build(&t, &p, 1, 1, &g) == 0 && g.n == ngroups, "%s: %d groups", what, g.n);
+    CHECK(rp_groups_build(&t, &p, 1, 1, 0, 1, &g) == 0 && g.n == ngroups, "%s: %d groups", what,
+          g.n);
     for (int i = 0; ngroups && i < nsteps; i++)
         CHECK(g.g[0].nsteps == nsteps && g.g[0].steps[i].file == want[i].file &&
                   g.g[0].steps[i].op == want[i].op && g.g[0].steps[i].step == want[i].step,
@@ -491,10 +492,12 @@ test_groups(void)
                 "op 0 0 read indep - - 1 0 4\nop 0 1 read indep - - 1 0 4\n"
                 "op 0 0 write indep - - 1 4 4\n",
                 1, 5, mixed, "interleaved");
-    /* read before it is written (the bytes it reads are written later: no
-     * fill), then written: as traced, in one file created read-write */
-    static const struct iok_filegroup_step rw[2] = {{0, IOK_OP_READ, 0}, {0, IOK_OP_WRITE, 0}};
-    groups_case("op 0 0 read indep - - 1 0 4\nop 0 0 write indep - - 1 0 4\n", 1, 2, rw,
+    /* read before it is written: the bytes it reads (what the file held
+     * before) filled first, untimed, then read and written as traced, in
+     * one file created read-write */
+    static const struct iok_filegroup_step rw[3] = {
+        {0, IOK_OP_WRITE, 0}, {0, IOK_OP_READ, 0}, {0, IOK_OP_WRITE, 1}};
+    groups_case("op 0 0 read indep - - 1 0 4\nop 0 0 write indep - - 1 0 4\n", 1, 3, rw,
                 "read first");
     /* file by file, or all written first: no group, the passes suffice */
     groups_case("op 0 0 write indep - - 1 0 4\nop 0 0 read indep - - 1 0 4\n"

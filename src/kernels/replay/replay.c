@@ -157,20 +157,28 @@ static int
 plan_groups(const struct replay_opts *o, const struct iok_run *run, struct replay_state *st,
             struct iok_plan *plan)
 {
-    if (rp_groups_build(&st->trace, &st->rp, run->do_write, run->do_read, &st->groups))
+    if (rp_groups_build(&st->trace, &st->rp, run->do_write, run->do_read, st->verify, 0,
+                        &st->groups))
         return iok_error(IOK_EIO, "out of memory planning %s", o->input);
     if (!st->groups.n)
         return IOK_OK;
     char why[160] = "";
     if (strcmp(o->order, "traced"))
         snprintf(why, sizeof why, "--order by-file");
-    else if (st->verify)
-        snprintf(why, sizeof why, "--verify reads every file back file by file");
     else if (st->groups.needs_rw && !(run->backend->caps & IOK_CAP_READWRITE))
         snprintf(why, sizeof why,
                  "the %s backend does not open a file for reading and writing at once",
                  run->backend->name);
-    if (!why[0]) {
+    if (!why[0]) { /* again, filling what a group reads before it writes it */
+        rp_groups_free(&st->groups);
+        if (rp_groups_build(&st->trace, &st->rp, run->do_write, run->do_read, st->verify, 1,
+                            &st->groups))
+            return iok_error(IOK_EIO, "out of memory planning %s", o->input);
+        for (int f = 0; f < st->rp.nfiles; f++) {
+            struct iok_file_plan *fp = &plan->files[f];
+            fp->nsteps_write = (st->rp.files[f].nfill > 0) + st->rp.files[f].w.nsteps;
+            fp->nsteps = fp->nsteps_write > fp->nsteps_read ? fp->nsteps_write : fp->nsteps_read;
+        }
         plan->nfilegroups = st->groups.n;
         plan->filegroups = st->groups.g;
         return IOK_OK;
@@ -430,7 +438,12 @@ replay_report(const void *kopts, const struct iok_run *run, const struct iok_pla
         fprintf(out, "  %s -> %s (%lld bytes, %d write steps, %d read steps)\n",
                 t->files[fp->traced].path, plan->files[f].path, (long long)fp->extent, fp->w.nsteps,
                 fp->r.nsteps);
-        if (fp->nfill)
+        if (fp->nfill && st->groups.n && st->groups.of_pass[2 * f] >= 0)
+            fprintf(out,
+                    "  filled first: %lld bytes in %lld ranges the trace reads before it writes "
+                    "them or never writes (before its group's steps, outside the timed I/O)\n",
+                    (long long)fp->fill_bytes, (long long)fp->nfill);
+        else if (fp->nfill)
             fprintf(out,
                     "  filled first: %lld bytes in %lld ranges the trace reads but never writes "
                     "(the write pass's first step, outside the timed I/O)\n",

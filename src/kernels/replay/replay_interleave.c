@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iokernels/reqlog.h"
 #include "replay_plan.h"
 
 static int
@@ -101,9 +102,112 @@ group_steps(const struct rp_plan *p, const int *member, int nmember, struct iok_
     return n;
 }
 
+/* The bytes one file holds so far in a group's run: merged when read. */
+struct held {
+    struct iok_logseg *s;
+    int64_t n, cap, merged;
+};
+
+static int
+held_add(struct held *h, const struct iok_logseg *segs, int64_t n)
+{
+    if (h->n + n > h->cap) {
+        int64_t cap = 2 * (h->n + n) + 16;
+        struct iok_logseg *s = realloc(h->s, (size_t)cap * sizeof *s);
+        if (!s)
+            return -1;
+        h->s = s;
+        h->cap = cap;
+    }
+    memcpy(h->s + h->n, segs, (size_t)n * sizeof *segs);
+    h->n += n;
+    return 0;
+}
+
+static int
+held_covers(struct held *h, const struct iok_logseg *g)
+{
+    if (h->merged != h->n)
+        h->merged = h->n = iok_segs_merge(h->s, h->n, IOK_SEGS_SORTED);
+    int64_t lo = 0, hi = h->n - 1;
+    while (lo < hi) { /* the last segment starting at or before g */
+        int64_t mid = (lo + hi + 1) / 2;
+        if (h->s[mid].off <= g->off)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return g->len == 0 ||
+           (h->n && h->s[lo].off <= g->off && h->s[lo].off + h->s[lo].len >= g->off + g->len);
+}
+
+/* Bytes a group reads before any earlier step (or the fill) writes them:
+ * the trace read what the file held before (a read before a later
+ * write). They join the file's fill (untimed, before the group's steps,
+ * the deterministic values its later writes write too, so --verify's
+ * check of that read holds). Files the group only reads were written and
+ * filled before it. Returns the files whose fill grew, or -1 when memory
+ * runs out. */
+static int
+fill_gaps(const struct rp_trace *t, struct rp_plan *p, const struct iok_filegroup *g,
+          const int *of_pass, int gi)
+{
+    struct held *h = calloc((size_t)p->nfiles + 1, sizeof *h), *gap = NULL;
+    int rc = h && (gap = calloc((size_t)p->nfiles + 1, sizeof *gap)) ? 0 : -1;
+    for (int i = 0; rc == 0 && i < g->nsteps; i++) {
+        const struct iok_filegroup_step *st = &g->steps[i];
+        struct rp_fileplan *fp = &p->files[st->file];
+        int rd = st->op == IOK_OP_READ;
+        if (rd && of_pass[2 * st->file] != gi)
+            continue;
+        if (!rd && st->step == 0 && fp->nfill) {
+            rc = held_add(&h[st->file], fp->fill, fp->nfill);
+            continue;
+        }
+        const struct rp_sched *sc = rd ? &fp->r : &fp->w;
+        int k = rd ? st->step : st->step - (fp->nfill > 0);
+        for (int q = 0; rc == 0 && q < p->nprocs; q++) {
+            int oi = sc->op[(size_t)k * p->nprocs + q];
+            const struct iok_logop *o = oi >= 0 ? &t->ops[oi] : NULL;
+            for (int64_t j = 0; o && rc == 0 && j < o->nseg; j++) {
+                const struct iok_logseg *sg = &t->segs[o->seg0 + j];
+                if (rd && !held_covers(&h[st->file], sg))
+                    rc = held_add(&gap[st->file], sg, 1);
+                if (rc == 0 && (!rd || gap[st->file].n))
+                    rc = held_add(&h[st->file], sg, 1);
+            }
+        }
+    }
+    int grew = 0;
+    for (int f = 0; rc == 0 && f < p->nfiles; f++) {
+        struct rp_fileplan *fp = &p->files[f];
+        if (!gap[f].n)
+            continue;
+        if (held_add(&gap[f], fp->fill, fp->nfill)) {
+            rc = -1;
+            break;
+        }
+        free(fp->fill);
+        fp->nfill = iok_segs_merge(gap[f].s, gap[f].n, IOK_SEGS_SORTED);
+        fp->fill = gap[f].s;
+        gap[f].s = NULL;
+        fp->fill_bytes = 0;
+        for (int64_t i = 0; i < fp->nfill; i++)
+            fp->fill_bytes += fp->fill[i].len;
+        grew++;
+    }
+    for (int f = 0; h && f < p->nfiles; f++) {
+        free(h[f].s);
+        free(gap ? gap[f].s : NULL);
+    }
+    free(h);
+    free(gap);
+    return rc ? -1 : grew;
+}
+
 int
-rp_groups_build(const struct rp_trace *t, const struct rp_plan *p, int writes, int reads,
-                struct rp_groups *out)
+rp_groups_build(const struct rp_trace *t, struct rp_plan *p, int writes, int reads, int verify,
+                int fill, struct rp_groups *out)
 {
     memset(out, 0, sizeof *out);
     int npass = 2 * p->nfiles, nranks = t->ranks > 0 ? t->ranks : 1;
@@ -162,7 +266,9 @@ rp_groups_build(const struct rp_trace *t, const struct rp_plan *p, int writes, i
         const struct rp_fileplan *fp = &p->files[q / 2];
         nsteps += (q % 2 ? fp->r.nsteps : fp->w.nsteps) + (q % 2 == 0 && fp->nfill > 0);
     }
-    out->steps = malloc((size_t)(nsteps + 1) * sizeof *out->steps);
+    /* a fill step per file that gets one (fill_gaps), and with --verify a
+     * read-back step per file the group reads */
+    out->steps = malloc((size_t)(nsteps + 2 * npass + 1) * sizeof *out->steps);
     out->g = malloc((size_t)(npass / 2 + 1) * sizeof *out->g);
     rc = rc == 0 && out->steps && out->g ? 0 : -1;
     /* a group per root with two passes or more, in the order of its first pass */
@@ -179,12 +285,18 @@ rp_groups_build(const struct rp_trace *t, const struct rp_plan *p, int writes, i
                 out->needs_rw |= m % 2 && out->of_pass[m - 1] == g;
             }
         int n = group_steps(p, idx, nm, out->steps + at);
-        if (n < 0)
+        out->g[g] = (struct iok_filegroup){n, out->steps + at};
+        int grew = n < 0 ? -1 : fill ? fill_gaps(t, p, &out->g[g], out->of_pass, g) : 0;
+        if (grew > 0) /* the steps again: a new fill step shifts the write steps */
+            n = group_steps(p, idx, nm, out->steps + at);
+        if (grew < 0 || n < 0)
             rc = -1;
-        else {
-            out->g[g] = (struct iok_filegroup){n, out->steps + at};
-            at += n;
-        }
+        for (int m = 0; verify && rc == 0 && m < nm; m++) /* its read pass's last step */
+            if (idx[m] % 2)
+                out->steps[at + n++] = (struct iok_filegroup_step){idx[m] / 2, IOK_OP_READ,
+                                                                   p->files[idx[m] / 2].r.nsteps};
+        out->g[g].nsteps = n;
+        at += n;
     }
     free(plan_of);
     free(up);

@@ -67,9 +67,14 @@ struct rp_groups {
 };
 
 /* Builds the groups of the passes the run makes (writes, reads: --mode).
- * Returns 0, or -1 when memory runs out. */
-int rp_groups_build(const struct rp_trace *t, const struct rp_plan *p, int writes, int reads,
-                    struct rp_groups *out);
+ * fill: bytes a group reads before a step of it writes them join the
+ * file's fill (p->files[].fill: the trace read what the file held before;
+ * 0 leaves the plan as it is).
+ * verify (--verify): each group ends with the read-back step of every file
+ * it reads (the read pass's last step). Returns 0, or -1 when memory runs
+ * out. */
+int rp_groups_build(const struct rp_trace *t, struct rp_plan *p, int writes, int reads, int verify,
+                    int fill, struct rp_groups *out);
 void rp_groups_free(struct rp_groups *g);
 
 /* The order of the passes (iok_plan.pass_order): each plan file's write
