@@ -207,6 +207,9 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
         if (mode[f])
             iok_sync_node(run->comm, plan->files[f].path);
     out->synced_before = !noio;
+    for (int f = 0; f < nf && !noio && run->core.drop_caches; f++)
+        if (mode[f] == G_R) /* files the group creates are in no cache yet */
+            iok_drop_caches(run->comm, plan->files[f].path, 0, out->cache, sizeof out->cache);
     out->created = writes && !noio;
     int reset = iok_mem_reset_peak() == 0, all_reset;
     MPI_Allreduce(&reset, &all_reset, 1, MPI_INT, MPI_MIN, run->comm);
@@ -341,6 +344,9 @@ close:
     iok_signals_partial(NULL);
     iok_osbytes_now(&os1);
     g_osbytes(run->comm, &os0, &os1, out);
+    if (!writes && !noio) /* each node's counts, for the cache verdict */
+        iok_read_nodes(run->comm, plan->files[first].path, bytes,
+                       os0.read_bytes < 0 ? -1 : os1.read_bytes - os0.read_bytes, out);
     g_result(&g, open_start, close_end, bytes, nreq, checked, bad, out);
     if (!noio)
         rc = check_written_files(run, plan, mode, wbytes);

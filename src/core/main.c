@@ -264,8 +264,10 @@ run_filegroup(const struct iok_kernel *k, const void *kopts, const struct iok_ru
         rc = IOK_OK;
         iok_error_clear();
     }
-    if (rc == IOK_OK)
+    if (rc == IOK_OK) {
+        iok_read_source(run, p);
         res->npasses++;
+    }
     return rc;
 }
 

@@ -589,6 +589,28 @@ def test_a_read_before_its_write_runs_as_traced(tmp_path):
     assert seq["first_difference"]["traced"].startswith("read"), seq
 
 
+def test_files_read_together_in_a_read_run(tmp_path):
+    """--mode read of files whose reads interleave: one read pass with both
+    files opened read-only, in traced order, exact; the page cache dropped
+    before it and its verdict given, as for any read pass."""
+    (tmp_path / "t.replay").write_text(
+        "iokernels-replay 1\nranks 1\nfile 0 8192 /a\nfile 1 8192 /b\n"
+        "op 0 0 write indep - - 1 0 8192\nop 0 1 write indep - - 1 0 8192\n"
+        "op 0 0 read indep - - 1 0 4096\nop 0 1 read indep - - 1 0 4096\n"
+        "op 0 0 read indep - - 1 4096 4096\n"
+    )
+    (tmp_path / "out").mkdir()
+    r = run(1, ["replay", "t.replay", "--dir", "out", "--mode", "write"], tmp_path)
+    assert r.rc == 0, r.err
+    assert "group" not in r.out  # the writes alone do not interleave
+    r = run(1, ["replay", "t.replay", "--dir", "out", "--mode", "read", "--drop-caches"], tmp_path)
+    assert r.rc == 0, r.err
+    (p,) = r.record["passes"]
+    assert p["op"] == "read" and p["path"] == "out/a.mpi + out/b.mpi" and p["bytes"] == 12288
+    assert r.record["fidelity"]["exact"] is True, r.record["fidelity"]
+    assert "read-write" not in r.out and "page cache dropped before the read" in r.out
+
+
 def test_files_open_together_on_a_backend_without_read_write(tmp_path, built_backends):
     """ADIOS2 does not open a file for reading and writing at once: the replay runs
     file by file there, and the fidelity says so."""

@@ -452,9 +452,9 @@ replay_report(const void *kopts, const struct iok_run *run, const struct iok_pla
     if (st->groups.n)
         fprintf(out,
                 "Order: as traced; %d group%s of files open at the same time in the trace, each "
-                "opened together and run as one pass (a file both written and read created "
-                "read-write)\n",
-                st->groups.n, st->groups.n == 1 ? "" : "s");
+                "opened together and run as one pass%s\n",
+                st->groups.n, st->groups.n == 1 ? "" : "s",
+                st->groups.needs_rw ? " (a file both written and read created read-write)" : "");
     else if (st->by_file[0])
         fprintf(out, "Order: %s\n", st->by_file);
     if (st->rp.nskipped)
