@@ -84,8 +84,9 @@ struct iok_plan {
 void iok_plan_free(struct iok_plan *plan);
 /* 1 when plan->pass_order (if any) lists each pass and group at most once,
  * in range, no file's read pass before its write pass, and every group's
- * steps name a shared file of the plan, a write or a read, a step >= 0;
- * checked by the core before the passes (a kernel bug otherwise). */
+ * steps (one or more) name a shared file of the plan, a write or a read,
+ * a step >= 0; checked by the core before the passes (a kernel bug
+ * otherwise). */
 int iok_plan_order_valid(const struct iok_plan *plan);
 
 /* Removes an output file the run wrote, or the directory of files a backend

@@ -18,7 +18,7 @@ iok_plan_free(struct iok_plan *plan)
 static int
 group_valid(const struct iok_plan *plan, int g)
 {
-    if (g < 0 || g >= plan->nfilegroups || !plan->filegroups || plan->filegroups[g].nsteps < 0)
+    if (g < 0 || g >= plan->nfilegroups || !plan->filegroups || plan->filegroups[g].nsteps < 1)
         return 0;
     const struct iok_filegroup *gr = &plan->filegroups[g];
     for (int i = 0; i < gr->nsteps; i++) {

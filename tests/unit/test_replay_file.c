@@ -470,6 +470,8 @@ groups_case(const char *ops, int ngroups, int nsteps, const struct iok_filegroup
         struct iok_filegroup gb = {1, &bad};
         plan->filegroups = &gb;
         CHECK(!iok_plan_order_valid(plan), "%s: a group naming file 5 taken", what);
+        gb.nsteps = 0;
+        CHECK(!iok_plan_order_valid(plan), "%s: a group of no steps taken", what);
     }
     free(plan);
     rp_groups_free(&g);
