@@ -72,7 +72,7 @@ check_files(const struct iok_run *run, const struct iok_plan *plan, const unsign
             continue;
         int over = run->core.overwrite || iteration > 0;
         if (mode[f] & G_W) {
-            rc = iok_check_output_path(fp->path, over, 0, &claimed[f]);
+            rc = iok_check_output_path(fp->path, over, !strcmp(be->name, "adios2"), &claimed[f]);
             if (rc == IOK_OK)
                 rc = iok_check_output_room(fp->path, be->name, &fp->schema, 1, over);
         } else
@@ -177,6 +177,11 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
     iok_timeline_init(&g.tl);
     if (!mode || !h || !claimed || !wbytes)
         rc = iok_error(IOK_EIO, "out of memory for an interleaved pass");
+    else if (k->exchange) /* its lists move between ranks per file: not here */
+        rc = iok_error(IOK_EIO,
+                       "kernel %s has an exchange and a file group (a kernel bug: a "
+                       "group runs the kernel's lists as they are)",
+                       k->name);
     for (int i = 0; rc == IOK_OK && i < gr->nsteps; i++)
         mode[gr->steps[i].file] |= gr->steps[i].op == IOK_OP_WRITE ? G_W : G_R;
     int writes = 0, first = -1;

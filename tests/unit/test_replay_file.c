@@ -441,17 +441,18 @@ pass_order_case(const char *ops, int n, const int *want, const char *what)
 /* Passes open at the same time in the trace: one group, its steps in the
  * traced order (rp_groups_build), taken by the core's check. */
 static void
-groups_case(const char *ops, int ngroups, int nsteps, const struct iok_filegroup_step *want,
-            const char *what)
+groups_case_on(int ranks, const char *ops, int ngroups, int nsteps,
+               const struct iok_filegroup_step *want, const char *what)
 {
     char text[512];
-    snprintf(text, sizeof text, "iokernels-replay 1\nranks 1\nfile 0 0 /a\nfile 1 0 /b\n%s", ops);
+    snprintf(text, sizeof text, "iokernels-replay 1\nranks %d\nfile 0 0 /a\nfile 1 0 /b\n%s", ranks,
+             ops);
     struct rp_trace t;
     struct rp_plan p;
     struct rp_groups g;
     struct iok_schema s[2];
     CHECK(rp_parse(text, strlen(text), "g.replay", &t) == IOK_OK, "%s", iok_errmsg());
-    CHECK(rp_plan_build(&t, 1, 0, "g.replay", &p, s, 2) == IOK_OK, "%s", iok_errmsg());
+    CHECK(rp_plan_build(&t, ranks, 0, "g.replay", &p, s, 2) == IOK_OK, "%s", iok_errmsg());
     CHECK(rp_groups_build(&t, &p, 1, 1, 0, 1, &g) == 0 && g.n == ngroups, "%s: %d groups", what,
           g.n);
     for (int i = 0; ngroups && i < nsteps; i++)
@@ -482,6 +483,13 @@ groups_case(const char *ops, int ngroups, int nsteps, const struct iok_filegroup
 }
 
 static void
+groups_case(const char *ops, int ngroups, int nsteps, const struct iok_filegroup_step *want,
+            const char *what)
+{
+    groups_case_on(1, ops, ngroups, nsteps, want, what);
+}
+
+static void
 test_groups(void)
 {
     /* mpi-io-test's rank: side file, data, side file, reads, side file again */
@@ -501,6 +509,14 @@ test_groups(void)
         {0, IOK_OP_WRITE, 0}, {0, IOK_OP_READ, 0}, {0, IOK_OP_WRITE, 1}};
     groups_case("op 0 0 read indep - - 1 0 4\nop 0 0 write indep - - 1 0 4\n", 1, 3, rw,
                 "read first");
+    /* rank 0 writes a, reads b, writes a; rank 1 wrote b before that read:
+     * b's write joins the group (b exists when the group opens it) */
+    static const struct iok_filegroup_step joined[4] = {
+        {0, IOK_OP_WRITE, 0}, {1, IOK_OP_WRITE, 0}, {1, IOK_OP_READ, 0}, {0, IOK_OP_WRITE, 1}};
+    groups_case_on(2,
+                   "op 0 0 write indep - - 1 0 4\nop 1 1 write indep - - 1 0 4\n"
+                   "op 0 1 read indep - - 1 0 4\nop 0 0 write indep - - 1 4 4\n",
+                   1, 4, joined, "another rank's write");
     /* file by file, or all written first: no group, the passes suffice */
     groups_case("op 0 0 write indep - - 1 0 4\nop 0 0 read indep - - 1 0 4\n"
                 "op 0 1 write indep - - 1 0 4\nop 0 1 read indep - - 1 0 4\n",

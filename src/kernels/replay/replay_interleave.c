@@ -3,8 +3,10 @@
  * file's writes and its reads are its two passes; passes whose operations
  * interleave in some rank's traced order (one's first operation before
  * another's last, and after its first), and a file's two passes where a
- * read comes before its last write, are open at the same time, and the
- * connected sets of them become one group each (iok_filegroup), run by the
+ * read (by any rank) comes before its last write, are open at the same
+ * time, and the connected sets of them become one group each
+ * (iok_filegroup; a group that reads a file takes the file's writes too,
+ * so the file exists when the group opens it), run by the
  * core as one pass with the files open together. A group's steps are its
  * passes' steps merged in traced order: each pass's own steps in their
  * order, the next step taken from the pass whose next step's earliest
@@ -249,15 +251,37 @@ rp_groups_build(const struct rp_trace *t, struct rp_plan *p, int writes, int rea
             last[q] = i;
         }
         unite_rank(first, last, npass, idx, up);
-        /* a file read before its last write: its reads among its writes */
-        for (int q = 0; q < npass; q += 2)
-            if (first[q + 1] >= 0 && first[q] >= 0 && first[q + 1] < last[q])
-                up[find(up, q + 1)] = find(up, q);
     }
     free(rs);
     free(byr);
+    /* a file read (by any rank) before its last write (by any rank): its
+     * reads among its writes, in one group */
+    for (int q = 0; rc == 0 && q < npass; q++)
+        first[q] = last[q] = -1;
+    for (int64_t i = 0; rc == 0 && i < t->nops; i++) {
+        const struct iok_logop *o = &t->ops[i];
+        int f = o->file >= 0 && o->file < t->nfiles ? plan_of[o->file] : -1;
+        if (f >= 0 && (o->write ? writes : reads)) {
+            int q = 2 * f + !o->write;
+            first[q] = first[q] < 0 ? i : first[q];
+            last[q] = i;
+        }
+    }
+    for (int q = 0; rc == 0 && q < npass; q += 2)
+        if (first[q + 1] >= 0 && first[q] >= 0 && first[q + 1] < last[q])
+            up[find(up, q + 1)] = find(up, q);
     for (int q = 0; rc == 0 && q < npass; q++)
         size[find(up, q)]++;
+    /* a group that reads a file the trace wrote (all before its reads)
+     * takes those writes too: the file exists when the group opens it,
+     * however early the group starts */
+    for (int q = 0; rc == 0 && q < npass; q += 2) {
+        int rr = find(up, q + 1), wr = find(up, q);
+        if (size[rr] >= 2 && first[q] >= 0 && rr != wr) {
+            up[wr] = rr;
+            size[rr] += size[wr];
+        }
+    }
     int nsteps = 0;
     for (int q = 0; rc == 0 && q < npass; q++) {
         out->of_pass[q] = -1;
