@@ -5,8 +5,9 @@
  *
  * Each entry point is one timed phase:
  *   create + define   (write)  or  open   (read)
- *   put | get         post the step's accesses
- *   wait              complete what put/get posted (no-op when blocking)
+ *   xfer              post the step's accesses, to the file (IOK_DIR_WRITE)
+ *                     or from it (IOK_DIR_READ)
+ *   wait              complete what xfer posted (NULL when every call blocks)
  *   flush             make written data durable (--fsync), inside the write
  *   close
  * Errors: return an iok_status after iok_error() with a message naming the
@@ -17,11 +18,16 @@
 
 #include <mpi.h>
 
+#include "iokernels/error.h"
 #include "iokernels/options.h"
 #include "iokernels/request.h"
 #include "iokernels/schema.h"
 
-#define IOK_BACKEND_ABI 1
+#define IOK_BACKEND_ABI 2 /* 2: one xfer entry where put and get were */
+
+/* A transfer's direction (as IOR's xfer(access, ...)): a backend whose put
+ * and get differ only in it serves both from one function. */
+enum iok_dir { IOK_DIR_WRITE, IOK_DIR_READ };
 
 enum iok_api { IOK_API_BLOCKING, IOK_API_NONBLOCKING, IOK_API_VARN };
 
@@ -39,7 +45,7 @@ enum iok_caps {
     IOK_CAP_COMPOUND = 1u << 10,   /* schema compound types on variables and attributes */
     IOK_CAP_HINTS = 1u << 11,      /* hands iok_backend_params.info to its library */
     /* collective mode needs each access's calls_max (request.h): the core
-     * agrees on it once per step, untimed, before put/get */
+     * agrees on it once per step, untimed, before xfer */
     IOK_CAP_AGREED_CALLS = 1u << 12,
     /* stores fixed dimensions of length 0 (variables without elements):
      * NetCDF has none (length 0 means unlimited) */
@@ -48,7 +54,7 @@ enum iok_caps {
      * independent calls in one run */
     IOK_CAP_CALL_LEVEL = 1u << 14,
     /* honours iok_backend_params.readwrite: create() opens the new file for
-     * reading too, so that get() may read what put() wrote before close */
+     * reading too, so that a read xfer may read what a write xfer wrote before close */
     IOK_CAP_READWRITE = 1u << 15,
 };
 
@@ -92,12 +98,13 @@ struct iok_backend {
     /* Optional (NULL = none), not timed: validates a step's list against
      * what the backend can do and sets acc[i].calls (this rank's library
      * calls for access i; the core has set it to nsub). Called by the core
-     * before the ranks agree on the step, so that put/get neither check nor
+     * before the ranks agree on the step, so that xfer neither checks nor
      * agree inside the timed region. */
     int (*prepare)(void *handle, struct iok_reqlist *r);
-    int (*put)(void *handle, const struct iok_reqlist *r);
-    int (*get)(void *handle, struct iok_reqlist *r);
-    int (*wait)(void *handle);
+    /* Posts the step's accesses: writes r's buffers (IOK_DIR_WRITE, which
+     * leaves them as they are) or reads into them (IOK_DIR_READ). */
+    int (*xfer)(void *handle, enum iok_dir dir, struct iok_reqlist *r);
+    int (*wait)(void *handle);  /* may be NULL: every call of xfer blocks */
     int (*flush)(void *handle); /* may be NULL: then --fsync is refused */
     int (*close)(void *handle);
     /* May be NULL. The hints in effect on an open file, as the library
@@ -107,6 +114,35 @@ struct iok_backend {
      * create + define or open. Not collective unless the backend says so. */
     int (*info)(void *handle, MPI_Info *out);
 };
+
+/* Completes what xfer posted (nothing when the backend has no wait). */
+static inline int
+iok_backend_wait(const struct iok_backend *b, void *handle)
+{
+    return b->wait ? b->wait(handle) : IOK_OK;
+}
+
+/* A backend that compresses (IOK_CAP_DEFLATE) through a parallel library
+ * that compresses only in collective transfers (parallel HDF5, NetCDF-4 on
+ * it): every variable's deflate level is 0-9, and none is above 0 unless
+ * the transfers are collective. library: named in the message. */
+static inline int
+iok_backend_check_deflate(const char *path, const struct iok_schema *s,
+                          const struct iok_backend_params *p, const char *library)
+{
+    for (int v = 0; v < s->nvars; v++) {
+        int level = s->vars[v].deflate;
+        if (level < 0 || level > 9)
+            return iok_error(IOK_EUSAGE, "%s: variable %s asks for deflate level %d: use 0-9", path,
+                             s->vars[v].name, level);
+        if (level > 0 && !p->collective)
+            return iok_error(IOK_EUSAGE,
+                             "%s: variable %s is compressed (deflate %d): parallel %s writes "
+                             "compressed data only with collective transfers",
+                             path, s->vars[v].name, level, library);
+    }
+    return IOK_OK;
+}
 
 /* The info to hand the library: p->info, or MPI_INFO_NULL when the caller
  * left the field zero (a zero MPI_Info is not MPI_INFO_NULL in OpenMPI). */

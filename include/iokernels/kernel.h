@@ -138,6 +138,16 @@ struct iok_kernel {
      * wins over them and --no-original-hints leaves them out. NULL-key
      * terminated; NULL: none. */
     const struct iok_kernel_hint *original_hints;
+    /* The rule on the job's rank count, declared once: NULL (any count) or
+     * "square" (1, 4, 9, ...: BTIO's q x q cells). The core enforces it
+     * before plan() and for `--check --ranks N`; --help --json says it. */
+    const char *ranks;
+    /* Optional (NULL = none): the kernel's rules that tie its options to the
+     * rank count (BTIO: at least 3 grid points per cell and axis). Pure: no
+     * MPI, no I/O, the same answer on every rank; called by the core after
+     * configure() and the rank rule, before plan(), and for `--check
+     * --ranks N` with that N instead of the job's. */
+    int (*check_ranks)(const void *kopts, int nprocs);
 
     /* Applies the native input file's text to the option sets. */
     int (*read_input)(const char *text, const char *path, const struct iok_optset *sets, int nsets);

@@ -21,6 +21,11 @@ enum iok_opt_type {
 
 #define IOK_OPT_STRLEN 1024
 
+/* A macro's value as text, for a bound given by a constant:
+ * .max = IOK_STR(IOK_CEILING_SAMPLES_MAX). */
+#define IOK_STR_(x) #x
+#define IOK_STR(x) IOK_STR_(x)
+
 struct iok_option {
     const char *name; /* long name, used as --name and as key in input files */
     char short_name;  /* 0 if none; -x value */
@@ -29,6 +34,14 @@ struct iok_option {
     const char *def; /* default as text; NULL = zero/empty */
     const char *help;
     const char *choices; /* IOK_OPT_CHOICE only: "a|b|c" */
+    /* What validation needs, declared here once: the parser refuses a value
+     * outside [min, max] (numbers; each of the three of an INT3), --help
+     * shows the range and --help --json carries it. Bounds are text the
+     * option's own parser reads ("1", "16", "4k"); NULL: unbounded. A rule
+     * that ties several options, or an option to the rank count, stays in
+     * the kernel's configure() or check_ranks(). */
+    const char *min, *max;
+    const char *unit; /* what the number counts ("records", "seconds"); NULL: none */
 };
 
 /* A table bound to the struct it fills. */
@@ -37,6 +50,10 @@ struct iok_optset {
     const struct iok_option *opts; /* terminated by { NULL } */
     void *base;
 };
+
+/* A whole number as the options take it (k, m, g, t suffixes: powers of
+ * 1024, when allow_suffix). 0, or -1 if `s` is not one. */
+int iok_parse_int64(const char *s, int64_t *out, int allow_suffix);
 
 /* Fills every field of the set with its default. */
 int iok_opts_defaults(const struct iok_optset *set);
@@ -60,6 +77,10 @@ void iok_opts_format(const struct iok_optset *set, const struct iok_option *o, c
  * "off" for a flag, "none" for an empty value, or as the help text words it
  * itself when it holds "(default". */
 void iok_opt_help_text(const struct iok_option *o, char *out, size_t len);
+
+/* The option's range as the help and the error line word it ("1 to 16
+ * samples", "at least 1", "each at least 1"), or "" when it has none. */
+void iok_opt_range_text(const struct iok_option *o, char *out, size_t len);
 
 /* The option's argument as the help shows it: "N", "TEXT", "X,Y,Z", the
  * choices "a|b|c", or "" for a flag. */

@@ -53,9 +53,14 @@ ceiling = false
 
 [[kernel]]
 name = "btio"
-label = "btio-nohints"
+label = "btio-badenv"
 backends = ["null", "mpiio"]
-options = { grid = "16,16,16", dumps = 2, hints-file = "no-such.hints" }
+options = { grid = "16,16,16", dumps = 2 }
+# runs that fail for real, in their own environment: what iokernels --check
+# (asked when the campaign is read, in the campaign tool's environment)
+# cannot see coming
+[kernel.env]
+IOK_AGREE_SECONDS = "never"
 """
 
 

@@ -189,12 +189,14 @@ BAD = [
     (
         "below the kernel's least",
         BLOCK.replace('"16,16,16" }', '"16,16,16", dumps = 0 }'),
-        "option dumps = 0: expected at least 1",
+        # the binary's own line (iokernels btio --check), not a copy of its rule
+        "kernel btio on mpiio cannot run at 1 ranks (write): command line: --dumps takes at "
+        "least 1, not '0'",
     ),
     (
         "above the kernel's most",
         BLOCK.replace('"16,16,16" }', '"16,16,16", method = 7 }'),
-        "option method = 7: expected 0 to 3",
+        "command line: --method takes 0 to 3, not '7'",
     ),
     (
         "int3 with two numbers",
@@ -221,16 +223,27 @@ BAD = [
         BLOCK.replace('"16,16,16" }', '"16,16,16", hints = "a\\u0000b" }'),
         "option hints = 'a\\x00b': expected one line of printable text",
     ),
+    (  # the binary reads the hints file as a run would: refused before anything runs
+        "hints file missing",
+        BLOCK.replace('"16,16,16" }', '"16,16,16", hints-file = "no-such.hints" }'),
+        "(write): cannot open hints file no-such.hints",
+    ),
+    (  # a range the campaign tool's old copy of the rules missed
+        "ceiling samples above the core's most",
+        BLOCK.replace('"16,16,16" }', '"16,16,16", ceiling-samples = 17 }'),
+        "command line: --ceiling-samples takes 1 to 16, not '17'",
+    ),
     (
         "btio at a non-square rank count",
         BLOCK + "ranks = [1, 2, 4]\n",
-        "kernel btio cannot run at 2 ranks: BTIO needs a square number of processes "
-        "(1, 4, 9, 16, ...), not 2",
+        "kernel btio on mpiio cannot run at 2 ranks (write): btio needs a square number of "
+        "processes (1, 4, 9, 16, ...), not 2",
     ),
     (
         "btio grid too small for the ranks",
         BLOCK.replace('"16,16,16"', '"8,8,8"') + "ranks = [9]\n",
-        "kernel btio cannot run at 9 ranks: grid 8x8x8 is too small for 9 processes",
+        "kernel btio on mpiio cannot run at 9 ranks (write): grid 8x8x8 is too small for 9 "
+        "processes",
     ),
     (
         "btio default grid too small",
@@ -370,3 +383,57 @@ def test_what_the_binary_says_of_its_kernels(tmp_path, inv, text, expected):
 def test_btio_reads_may_be_shifted(tmp_path, inv):
     c = load(tmp_path, inv, BLOCK.replace('"16,16,16" }', '"16,16,16", shift-ranks = 1 }'))
     assert "--shift-ranks" in c.cases[0].argv("read")
+
+
+def test_a_refusal_is_the_binarys_own_line(tmp_path, inv):
+    """The campaign hands on what `iokernels KERNEL --check` prints, word
+    for word (so a rule changed in the C changes the campaign's answer)."""
+    import subprocess
+
+    p = subprocess.run(
+        [str(inv.binary), "btio", "--check", "--grid", "16,16,16", "--dumps", "0"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    line = p.stderr.strip().removeprefix("iokernels: error: ")
+    assert p.returncode == 2 and "--dumps" in line
+    text = BLOCK.replace('"16,16,16" }', '"16,16,16", dumps = 0 }')
+    assert error(tmp_path, inv, text).endswith(f"(write): {line}")
+
+
+def rules_in(source):
+    """What in a module's source looks like a copied option rule: a number
+    other than the few the type checks need, the word square, a table of
+    ranges, an option name of the binary's as a literal."""
+    import ast
+
+    # type limits, an int3's three, text length, timeout, workers
+    allowed = {0, 1, 2, 3, 8, 31, 63, 120, 4096}
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+            if not isinstance(node.value, bool) and node.value not in allowed:
+                found.append(f"number {node.value!r}")
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if "square" in node.value.lower() or node.value in RULED_NAMES:
+                found.append(f"text {node.value!r}")
+        if isinstance(node, ast.Name) and node.id in ("RANGES", "rank_refusal"):
+            found.append(node.id)
+    return found
+
+
+# options with a range or a rank rule in the binary (any would do: a copied
+# rule names its option)
+RULED_NAMES = {"grid", "dumps", "method", "ncomp", "nlevs", "records", "ceiling-samples"}
+
+
+def test_optcheck_holds_no_rule_of_its_own():
+    from pathlib import Path
+
+    import iokernels_campaign.spec.optcheck as optcheck
+
+    assert rules_in(Path(optcheck.__file__).read_text()) == []
+    # what the module held before: caught
+    planted = 'RANGES = {("btio", "dumps"): (1, None)}\nq = "a square number"\n'
+    assert {"RANGES", "text 'dumps'", "text 'a square number'"} <= set(rules_in(planted))

@@ -94,8 +94,12 @@ def test_every_declared_key_has_a_value_here():
     assert set(VALUES) == {(k.table, k.name) for k in keys.KEYS}
 
 
+# a BTIO input file the binary's --check reads (mode, method, dumps, grid, dir)
+INPUTBT = "w\n0\n2\n16 16 16\n.\n"
+
+
 def test_a_campaign_with_every_declared_key_loads(tmp_path, inv):
-    (tmp_path / "inputbt.data").write_text("")
+    (tmp_path / "inputbt.data").write_text(INPUTBT)
     path = tmp_path / "c.toml"
     path.write_text(campaign_text())
     c = spec.load(path, inv)

@@ -243,7 +243,9 @@ def test_srun_inside_an_allocation_places_ranks_and_exports_env(tmp_path, slurm_
         'modes = ["write", "read"]', 'modes = ["write"]'
     )
     text += '[[kernel]]\nname = "btio"\nlabel = "broken"\nbackends = ["mpiio"]\nranks = [1]\n'
-    text += 'options = { grid = "16,16,16", dumps = 2, hints-file = "no-such.hints" }\n'
+    text += (
+        'options = { grid = "16,16,16", dumps = 2 }\n[kernel.env]\nIOK_AGREE_SECONDS = "never"\n'
+    )
     text = text.replace('constraint = "cpu"\n', "").replace(
         'srun = ["--cpu-bind=cores"]', f'srun = ["--task-prolog={prolog}"]'
     )
@@ -256,7 +258,7 @@ def test_srun_inside_an_allocation_places_ranks_and_exports_env(tmp_path, slurm_
         + run,
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
-    assert p.returncode == 1, p.stdout + p.stderr  # broken: iokernels finds no hints file
+    assert p.returncode == 1, p.stdout + p.stderr  # broken: a bad IOK_ variable in its environment
     job_id = int(re.search(r"Granted job allocation (\d+)", p.stderr).group(1))
     got = {r["label"]: r for r in rows(tmp_path / "x.sqlite", "SELECT * FROM runs")}
     ok = got["btio"]
@@ -270,7 +272,7 @@ def test_srun_inside_an_allocation_places_ranks_and_exports_env(tmp_path, slurm_
     assert "DARSHAN_EXCLUDE_DIRS=/proc,/etc\n" in seen  # through srun's own environment
     # a run that failed before writing a record keeps the allocation's job
     assert (got["broken"]["status"], got["broken"]["slurm_job_id"]) == ("failed", job_id)
-    assert got["broken"]["error"].startswith("iokernels: error: cannot open hints file no-such")
+    assert got["broken"]["error"].startswith("iokernels: error: IOK_AGREE_SECONDS=never")
 
 
 MPIEXEC = """

@@ -29,14 +29,17 @@ ranks = [1, 4]
 options = { grid = "16,16,16", dumps = 2 }
 """
 
-# a block whose runs fail for real: iokernels finds no such hints file
+# a block whose runs fail for real, in their own environment (which the
+# campaign's --check, in the tool's, cannot see)
 BROKEN = """
 [[kernel]]
 name = "btio"
 label = "broken"
 backends = ["null", "mpiio"]
 ranks = [1]
-options = { grid = "16,16,16", dumps = 2, hints-file = "no-such.hints" }
+options = { grid = "16,16,16", dumps = 2 }
+[kernel.env]
+IOK_AGREE_SECONDS = "never"
 """
 
 
@@ -212,7 +215,7 @@ def test_sbatch_submits_one_job_that_runs_and_collect_stores_it(tmp_path, slurm_
             assert isinstance(step, int)  # from the record: the rank's SLURM_STEP_ID
         elif mode == "write":
             assert (status, code, wbytes) == ("failed", 2, None)
-            assert err.startswith("iokernels: error: cannot open hints file no-such.hints")
+            assert err.startswith("iokernels: error: IOK_AGREE_SECONDS=never")
         else:
             assert (status, code) == ("failed", None)
             assert err == "not run: the write step of this iteration failed"

@@ -15,11 +15,11 @@ MIB = 1048576.0
 
 def test_run_stores_results_and_failures(tiny):
     d, db, p = tiny
-    assert p.returncode == 1, p.stderr  # some runs failed (no hints file), stored as such
+    assert p.returncode == 1, p.stderr  # some runs failed (a bad IOK_ variable), stored as such
     lines = [x for x in p.stdout.splitlines() if x.startswith("[")]
     assert len(lines) == 8 and lines[0].startswith("[1/8] btio null n1")
     assert all(" ok " in x for x in lines if "] btio " in x)
-    assert "FAILED (exit 2): iokernels: error: cannot open hints file no-such.hints" in p.stdout
+    assert "FAILED (exit 2): iokernels: error: IOK_AGREE_SECONDS=never" in p.stdout
     runs = rows(db, "SELECT * FROM runs ORDER BY id")
     assert len(runs) == 8
     ok = [r for r in runs if r["status"] == "ok"]
@@ -58,15 +58,15 @@ def test_run_stores_results_and_failures(tiny):
 def test_failed_runs_are_never_results(tiny):
     _, db, _ = tiny
     failed = rows(db, "SELECT * FROM runs WHERE status = 'failed' ORDER BY id")
-    assert len(failed) == 4 and all(r["label"] == "btio-nohints" for r in failed)
+    assert len(failed) == 4 and all(r["label"] == "btio-badenv" for r in failed)
     for r in failed:
         assert r["write_bandwidth"] is None and r["nprocs"] is None
         assert rows(db, "SELECT * FROM passes WHERE run_id = ?", r["id"]) == []
         if r["mode"] == "write":
             assert r["exit_code"] == 2
             assert r["error"] == (
-                "iokernels: error: cannot open hints file no-such.hints (No such file or "
-                "directory): check the path"
+                "iokernels: error: IOK_AGREE_SECONDS=never: expected whole seconds from 1 to "
+                "86400 (e.g. 30 or 30s; unset: 10)"
             )
         else:
             assert r["exit_code"] is None
@@ -96,8 +96,8 @@ def test_each_case_keeps_its_directory(tiny):
     assert "BT-IO Benchmark" in (d / "write.stdout").read_text()
     case = json.loads((d.parent / "case.json").read_text())
     assert case["backend"] == "mpiio" and case["ranks"] == 1
-    bad = next(r for r in runs if r["label"] == "btio-nohints" and r["mode"] == "write")
-    assert "cannot open hints file" in (Path(bad["case_dir"]) / "write.stderr").read_text()
+    bad = next(r for r in runs if r["label"] == "btio-badenv" and r["mode"] == "write")
+    assert "IOK_AGREE_SECONDS=never" in (Path(bad["case_dir"]) / "write.stderr").read_text()
 
 
 def test_list_filters(tiny):
@@ -105,11 +105,11 @@ def test_list_filters(tiny):
     p = cli("list", db, cwd=d)
     assert p.returncode == 0, p.stderr
     body = [x for x in p.stdout.splitlines() if x[:1].isdigit() or x.strip()[:1].isdigit()]
-    assert len([x for x in body if " btio " in x or " btio-nohints " in x]) == 8
+    assert len([x for x in body if " btio " in x or " btio-badenv " in x]) == 8
     p = cli("list", db, "--backend", "mpiio", "--failed", cwd=d)
-    table = [x for x in p.stdout.splitlines() if " btio-nohints " in x]
+    table = [x for x in p.stdout.splitlines() if " btio-badenv " in x]
     assert len(table) == 2 and all("mpiio" in x and "FAILED" in x for x in table)
-    assert "cannot open hints file no-such.hints" in p.stdout
+    assert "IOK_AGREE_SECONDS=never" in p.stdout
     p = cli("list", db, "--kernel", "e3sm", cwd=d)
     assert p.stdout.strip() == "no runs match"
     p = cli("list", d / "missing.sqlite", cwd=d)
@@ -134,7 +134,7 @@ def test_report_is_one_self_contained_page(tiny, tmp_path):
         "SELECT ceiling_bandwidth FROM runs WHERE backend='mpiio' AND status='ok' AND mode='write'",
     )[0]["ceiling_bandwidth"]
     assert f'<td class="num">{ceil / 1048576:.1f}</td>' in page
-    assert "cannot open hints file no-such.hints" in page  # in the failed runs
+    assert "IOK_AGREE_SECONDS=never" in page  # in the failed runs
     # the environment table names the MPI-IO layer the records name
     rec = json.loads(
         rows(db, "SELECT record FROM runs WHERE backend='mpiio' AND status='ok'")[0]["record"]

@@ -24,9 +24,37 @@ def split_default(help_text):
     return help_text, None
 
 
+def _bound(v):
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def range_text(opt):
+    """The range `--help --json` declares (min, max, unit), "" for none:
+    the one the parser enforces (src/core/options.c)."""
+    lo, hi = opt.get("min"), opt.get("max")
+    if lo is None and hi is None:
+        return ""
+    if lo is not None and hi is not None:
+        text = f"{_bound(lo)} to {_bound(hi)}"
+    else:
+        text = f"at least {_bound(lo)}" if lo is not None else f"at most {_bound(hi)}"
+    text = ("each " if opt["type"] == "int3" else "") + text
+    return text + (f" ({opt['unit']})" if opt.get("unit") else "")
+
+
+def _without_range(help_text):
+    """The help text without the range the core appends to it (the table
+    shows the range in its own column): "(default: 3; 0 to 3)" -> "(default:
+    3)", "... (default: x) (1 to 16)" -> "... (default: x)"."""
+    head, found, tail = help_text.rpartition("(default: ")
+    if found and help_text.endswith(")") and "; " in tail:
+        return f"{head}(default: {tail.rsplit('; ', 1)[0]})"
+    return help_text
+
+
 def default_text(opt):
     """The default as the reference shows it."""
-    _, said = split_default(opt["help"])
+    _, said = split_default(_without_range(opt["help"]))
     if said is not None:
         return said
     d = opt["default"]
@@ -54,16 +82,17 @@ def argument_text(opt):
 def options_table(opts):
     rows = []
     for o in opts:
-        desc, _ = split_default(o["help"])
+        desc, _ = split_default(_without_range(o["help"]))
         rows.append(
             (
                 ", ".join(md.code(n) for n in option_names(o)),
                 argument_text(o),
                 md.text(default_text(o)),
+                md.text(range_text(o)),
                 md.text(desc),
             )
         )
-    return md.table(("Option", "Argument", "Default", "Description"), rows)
+    return md.table(("Option", "Argument", "Default", "Range", "Description"), rows)
 
 
 def _input_line(k):
@@ -98,6 +127,11 @@ def kernel_page(k):
         out += (
             f"Barriers by default: {md.code(k['barriers'])}, what its original does "
             "(`--barriers` changes it).\n\n"
+        )
+    if k.get("ranks", "any") != "any":  # the kernel's rule on the rank count
+        out += (
+            f"Rank count: {md.code(k['ranks'])} (checked before the plan; "
+            "`--check --ranks N` checks it without N ranks).\n\n"
         )
     hints = k.get("original_hints") or []
     if hints:

@@ -815,6 +815,14 @@ a2_get(void *h, struct iok_reqlist *r)
 
 /* ---- completion, flush, close ---- */
 
+/* Puts and gets differ in more than their direction here (a writer's
+ * blocks and steps, a reader's selections): one entry, two functions. */
+static int
+a2_xfer(void *h, enum iok_dir dir, struct iok_reqlist *r)
+{
+    return dir == IOK_DIR_WRITE ? a2_put(h, r) : a2_get(h, r);
+}
+
 static int
 a2_wait(void *h)
 {
@@ -952,8 +960,7 @@ const struct iok_backend iok_backend_adios2 = {
     .define = a2_define,
     .open = a2_open,
     .prepare = a2_prepare,
-    .put = a2_put,
-    .get = a2_get,
+    .xfer = a2_xfer,
     .wait = a2_wait,
     .flush = a2_flush,
     .close = a2_close,

@@ -239,17 +239,7 @@ hdf5_create(void **handle, const char *path, const struct iok_schema *s,
             const struct iok_backend_params *p)
 {
     *handle = NULL;
-    for (int v = 0; v < s->nvars; v++) {
-        int level = s->vars[v].deflate;
-        if (level < 0 || level > 9)
-            return iok_error(IOK_EUSAGE, "%s: variable %s asks for deflate level %d: use 0-9", path,
-                             s->vars[v].name, level);
-        if (level > 0 && !p->collective)
-            return iok_error(IOK_EUSAGE,
-                             "%s: variable %s is compressed (deflate %d): parallel HDF5 writes "
-                             "compressed data only with collective transfers",
-                             path, s->vars[v].name, level);
-    }
+    IOK_TRY(iok_backend_check_deflate(path, s, p, "HDF5"));
     struct h5file *f;
     int rc = new_handle(&f, path, s, p);
     if (rc == IOK_OK && (f->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, f->fapl)) < 0)
@@ -676,8 +666,10 @@ hdf5_prepare(void *handle, struct iok_reqlist *r)
 /* The calls of every access, padded with empty ones up to calls_max (the
  * most any rank makes, agreed by the core before the post). */
 static int
-transfer(struct h5file *f, const struct iok_reqlist *r, int write)
+hdf5_xfer(void *handle, enum iok_dir dir, struct iok_reqlist *r)
 {
+    struct h5file *f = handle;
+    const int write = dir == IOK_DIR_WRITE;
     int rc = IOK_OK;
     for (int i = 0; i < r->n && rc == IOK_OK; i++) {
         const struct iok_access *a = &r->acc[i];
@@ -685,24 +677,6 @@ transfer(struct h5file *f, const struct iok_reqlist *r, int write)
         rc = do_access(f, a, can_union, f->p.collective ? a->calls_max : a->calls, write);
     }
     return rc;
-}
-
-static int
-hdf5_put(void *handle, const struct iok_reqlist *r)
-{
-    return transfer(handle, r, 1);
-}
-
-static int
-hdf5_get(void *handle, struct iok_reqlist *r)
-{
-    return transfer(handle, r, 0);
-}
-
-static int
-hdf5_wait(void *handle)
-{
-    return IOK_OK;
 }
 
 static int
@@ -791,9 +765,7 @@ const struct iok_backend iok_backend_hdf5 = {
     .define = hdf5_define,
     .open = hdf5_open,
     .prepare = hdf5_prepare,
-    .put = hdf5_put,
-    .get = hdf5_get,
-    .wait = hdf5_wait,
+    .xfer = hdf5_xfer,
     .flush = hdf5_flush,
     .close = hdf5_close,
     .info = hdf5_info,

@@ -360,8 +360,10 @@ mem_type(struct mpiio_file *f, size_t n, MPI_Datatype *mtype, void **base, int *
 }
 
 static int
-transfer(struct mpiio_file *f, const struct iok_reqlist *r, int writing)
+mpiio_xfer(void *h, enum iok_dir dir, struct iok_reqlist *r)
 {
+    struct mpiio_file *f = h;
+    const int writing = dir == IOK_DIR_WRITE;
     size_t n = 0;
     MPI_Offset disp = 0;
     MPI_Datatype mtype = MPI_BYTE;
@@ -413,24 +415,6 @@ transfer(struct mpiio_file *f, const struct iok_reqlist *r, int writing)
 }
 
 static int
-mpiio_put(void *h, const struct iok_reqlist *r)
-{
-    return transfer(h, r, 1);
-}
-
-static int
-mpiio_get(void *h, struct iok_reqlist *r)
-{
-    return transfer(h, r, 0);
-}
-
-static int
-mpiio_wait(void *h)
-{
-    return IOK_OK;
-}
-
-static int
 mpiio_flush(void *h)
 {
     struct mpiio_file *f = h;
@@ -477,9 +461,7 @@ const struct iok_backend iok_backend_mpiio = {
     .create = mpiio_create,
     .define = mpiio_define,
     .open = mpiio_open,
-    .put = mpiio_put,
-    .get = mpiio_get,
-    .wait = mpiio_wait,
+    .xfer = mpiio_xfer, /* blocking calls: no wait */
     .flush = mpiio_flush,
     .close = mpiio_close,
     .info = mpiio_info,

@@ -81,7 +81,7 @@ static const struct iok_option nc4_options[] = {
     {"netcdf4-fill", 0, IOK_OPT_BOOL, offsetof(struct nc4_opts, fill), "0",
      "pre-fill variables with fill values (default: off, NC_NOFILL)", NULL},
     {"netcdf4-deflate", 0, IOK_OPT_INT, offsetof(struct nc4_opts, deflate), "0",
-     "deflate level 0-9 with shuffle; needs collective transfers", NULL},
+     "deflate level with shuffle; needs collective transfers", NULL, .min = "0", .max = "9"},
     {"netcdf4-dimscales", 0, IOK_OPT_CHOICE, offsetof(struct nc4_opts, dimscales), "auto",
      "attach HDF5 dimension scales to the variables; auto: not when a dimension has 256 "
      "variables or more (parallel HDF5 1.10 fails there; NC_NODIMSCALE_ATTACH)",
@@ -212,22 +212,10 @@ nc4_create(void **handle, const char *path, const struct iok_schema *s,
 {
     *handle = NULL;
     const struct nc4_opts *o = p->opts;
-    if (o && (o->deflate < 0 || o->deflate > 9))
-        return iok_error(IOK_EUSAGE, "--netcdf4-deflate must be a level 0-9, not %d", o->deflate);
     if (o && o->deflate > 0 && !p->collective)
         return iok_error(IOK_EUSAGE, "--netcdf4-deflate needs collective transfers (--collective)");
 
-    for (int v = 0; v < s->nvars; v++) {
-        int level = s->vars[v].deflate;
-        if (level < 0 || level > 9)
-            return iok_error(IOK_EUSAGE, "%s: variable %s asks for deflate level %d: use 0-9", path,
-                             s->vars[v].name, level);
-        if (level > 0 && !p->collective)
-            return iok_error(IOK_EUSAGE,
-                             "%s: variable %s is compressed (deflate %d): parallel NetCDF-4 "
-                             "writes compressed data only with collective transfers",
-                             path, s->vars[v].name, level);
-    }
+    IOK_TRY(iok_backend_check_deflate(path, s, p, "NetCDF-4"));
 
     int dsmode;
     IOK_TRY(nc4_dimscale_mode(path, s, o ? o->dimscales : "auto", &dsmode));
@@ -472,8 +460,10 @@ nc4_open(void **handle, const char *path, const struct iok_schema *s,
  * the core also checked every request against the schema, which open
  * matched with the file). */
 static int
-nc4_xfer(struct nc4_file *f, const struct iok_reqlist *r, int write)
+nc4_xfer(void *handle, enum iok_dir dir, struct iok_reqlist *r)
 {
+    struct nc4_file *f = handle;
+    const int write = dir == IOK_DIR_WRITE;
     const char *call = write ? "nc_put_vara" : "nc_get_vara";
     int n = r->n, rc = IOK_OK;
     for (int i = 0; i < n && rc == IOK_OK; i++) {
@@ -505,24 +495,6 @@ nc4_xfer(struct nc4_file *f, const struct iok_reqlist *r, int write)
         }
     }
     return rc;
-}
-
-static int
-nc4_put(void *handle, const struct iok_reqlist *r)
-{
-    return nc4_xfer(handle, r, 1);
-}
-
-static int
-nc4_get(void *handle, struct iok_reqlist *r)
-{
-    return nc4_xfer(handle, r, 0);
-}
-
-static int
-nc4_wait(void *handle)
-{
-    return IOK_OK; /* vara calls are blocking */
 }
 
 static int
@@ -595,9 +567,7 @@ const struct iok_backend iok_backend_netcdf4 = {
     .create = nc4_create,
     .define = nc4_define,
     .open = nc4_open,
-    .put = nc4_put,
-    .get = nc4_get,
-    .wait = nc4_wait,
+    .xfer = nc4_xfer, /* vara calls block: no wait */
     .flush = nc4_flush,
     .close = nc4_close,
 #ifdef IOK_HAVE_HDF5

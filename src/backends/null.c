@@ -29,13 +29,7 @@ null_define(void *h)
 }
 
 static int
-null_put(void *h, const struct iok_reqlist *r)
-{
-    return IOK_OK;
-}
-
-static int
-null_get(void *h, struct iok_reqlist *r)
+null_xfer(void *h, enum iok_dir dir, struct iok_reqlist *r)
 {
     return IOK_OK;
 }
@@ -51,9 +45,7 @@ const struct iok_backend iok_backend_null = {
     .create = null_create,
     .define = null_define,
     .open = null_create,
-    .put = null_put,
-    .get = null_get,
-    .wait = null_define,
+    .xfer = null_xfer,
     .flush = null_define,
     .close = null_define,
 };

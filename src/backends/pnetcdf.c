@@ -301,8 +301,10 @@ static int complete(struct pnc_file *f);
  * and nonblocking modes decide locally (nonblocking requests meet in the
  * step's wait_all). */
 static int
-transfer(struct pnc_file *f, const struct iok_reqlist *r, int writing)
+pnc_xfer(void *h, enum iok_dir dir, struct iok_reqlist *r)
 {
+    struct pnc_file *f = h;
+    const int writing = dir == IOK_DIR_WRITE;
     int rc = IOK_OK;
     int coll = f->collective && f->api != IOK_API_NONBLOCKING;
     for (int i = 0; i < r->n; i++) {
@@ -324,18 +326,6 @@ transfer(struct pnc_file *f, const struct iok_reqlist *r, int writing)
             rc = e; /* keep going: the other ranks are in the same collectives */
     }
     return rc;
-}
-
-static int
-pnc_put(void *h, const struct iok_reqlist *r)
-{
-    return transfer(h, r, 1);
-}
-
-static int
-pnc_get(void *h, struct iok_reqlist *r)
-{
-    return transfer(h, r, 0);
 }
 
 /* Completes the posted requests (collective wait_all, or wait). */
@@ -407,8 +397,7 @@ const struct iok_backend iok_backend_pnetcdf = {
     .create = pnc_create,
     .define = pnc_define,
     .open = pnc_open,
-    .put = pnc_put,
-    .get = pnc_get,
+    .xfer = pnc_xfer,
     .wait = pnc_wait,
     .flush = pnc_flush,
     .close = pnc_close,

@@ -193,15 +193,17 @@ iok_read_source(const struct iok_run *run, struct iok_pass_result *p)
                  n->fs, n->uncounted, n->nodes);
         return;
     }
-    /* storage delivered at least half of what was read on every node (the
-     * worst node decides), or it was memory */
+    /* storage delivered at least IOK_FROM_STORAGE_FRACTION of what was read
+     * on every node (the worst node decides), or it was memory */
     p->source_known = 1;
-    p->from_storage = 2 * p->os.read_bytes >= p->bytes && n->worst_fraction >= 0.5;
+    p->from_storage = p->os.read_bytes >= IOK_FROM_STORAGE_FRACTION * (double)p->bytes &&
+                      n->worst_fraction >= IOK_FROM_STORAGE_FRACTION;
     int len = snprintf(p->source, sizeof p->source,
-                       "%s: OS read_bytes %lld = %.1f%% of %lld bytes read (%s half)",
+                       "%s: OS read_bytes %lld = %.1f%% of %lld bytes read (%s %.0f%%)",
                        p->from_storage ? "storage" : "page cache", (long long)p->os.read_bytes,
                        p->bytes ? 100.0 * (double)p->os.read_bytes / (double)p->bytes : 100.0,
-                       (long long)p->bytes, p->from_storage ? "at least" : "under");
+                       (long long)p->bytes, p->from_storage ? "at least" : "under",
+                       100.0 * IOK_FROM_STORAGE_FRACTION);
     if (n->nodes > 1 && len > 0 && (size_t)len < sizeof p->source)
         snprintf(p->source + len, sizeof p->source - (size_t)len,
                  "; worst of %d nodes: node %d, %.1f%%", n->nodes, n->worst,

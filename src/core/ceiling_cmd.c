@@ -31,7 +31,8 @@ static const struct iok_option ceiling_options[] = {
     {"size", 0, IOK_OPT_INT64, offsetof(struct ceiling_opts, size), "1g",
      "bytes in all, over all ranks (k, m, g suffixes)"},
     {"samples", 0, IOK_OPT_INT, offsetof(struct ceiling_opts, samples), "3",
-     "samples of each measurement (1-16); the best is printed"},
+     "samples of each measurement; the best is printed", .min = "1",
+     .max = IOK_STR(IOK_CEILING_SAMPLES_MAX), .unit = "samples"},
     {"dir", 0, IOK_OPT_STRING, offsetof(struct ceiling_opts, dir), ".",
      "directory of the probe file (iokernels.ceiling, removed afterwards)"},
     {"json", 0, IOK_OPT_STRING, offsetof(struct ceiling_opts, json), NULL,
@@ -94,9 +95,6 @@ iok_ceiling_main(int argc, char **argv)
     if (rc == IOK_OK && o.size < nprocs)
         rc = iok_error(IOK_EUSAGE, "--size must be at least one byte per rank, not %lld",
                        (long long)o.size);
-    if (rc == IOK_OK && (o.samples < 1 || o.samples > IOK_CEILING_SAMPLES_MAX))
-        rc = iok_error(IOK_EUSAGE, "--samples must be 1 to %d, not %d", IOK_CEILING_SAMPLES_MAX,
-                       o.samples);
     if ((rc = iok_agree(MPI_COMM_WORLD, rc)))
         return rc;
     if (o.help && json_help) { /* described as a tool: no input, no backend */

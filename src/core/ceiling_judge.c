@@ -18,8 +18,6 @@
 #include "core.h"
 
 #define MiB 1048576.0
-/* a pass within 2% of its ceiling is at it, not above it */
-#define MARGIN 1.02
 
 static void
 spread(const double *bw, int n, double *lo, double *hi)
@@ -42,7 +40,7 @@ iok_ceiling_judge(const struct iok_run *run, struct iok_pass_result *p)
     p->cache_suspect = 0;
     int writing = p->op == IOK_OP_WRITE;
     double ref = writing ? c->bandwidth : c->read_bandwidth;
-    if (!c->measured || ref <= 0 || p->bandwidth <= MARGIN * ref)
+    if (!c->measured || ref <= 0 || p->bandwidth <= IOK_CEILING_MARGIN * ref)
         return;
     c->above = 1;
     double lo, hi;
@@ -51,7 +49,7 @@ iok_ceiling_judge(const struct iok_run *run, struct iok_pass_result *p)
     snprintf(probe, sizeof probe, "the probe's %d samples ran %.0f-%.0f MiB/s", c->samples,
              lo / MiB, hi / MiB);
     if (!writing && c->read_kind == IOK_CEIL_READ_STORAGE && p->os.read_bytes >= 0 &&
-        p->os.read_bytes < 0.9 * (double)p->bytes) {
+        p->os.read_bytes < IOK_FROM_STORAGE_FRACTION * (double)p->bytes) {
         p->cache_suspect = 1;
         snprintf(c->reason, sizeof c->reason,
                  "served from the page cache: the OS read %lld of its %lld bytes from storage "

@@ -12,10 +12,29 @@
 #include "iokernels/kernel.h"
 #include "iokernels/run.h"
 
+/* Thresholds of the suite's verdicts, defined once: the report and the
+ * record use these, the record carries them ("thresholds") and the
+ * campaign tool reads them from there.
+ *
+ * A pass within 2% of its ceiling is at it, not above it: the probe's own
+ * samples vary by about that much between runs (ceiling_judge.c). */
+#define IOK_CEILING_MARGIN 1.02
+/* A read pass is from storage when storage delivered at least this
+ * fraction of its bytes on every node (OS read_bytes), else it is called
+ * the page cache's (cache.c). 0.9, not 0.5: "from storage" says the figure
+ * is the storage's, and a read half served from memory can run twice as
+ * fast as storage allows; the 10% left covers pages counted twice or read
+ * again from the cache (headers, metadata read by every rank). The ceiling
+ * judge names the page cache as the reason a storage read ran above its
+ * ceiling by the same fraction, so the two verdicts never disagree. */
+#define IOK_FROM_STORAGE_FRACTION 0.9
+
 /* The core's options (core_options.c) and the struct they fill. */
 struct core_flags {
     struct iok_core_opts o;
     int collective, independent, help;
+    int check;                        /* --check: configure and plan, no I/O */
+    char check_ranks[IOK_OPT_STRLEN]; /* --ranks N[,N...] with --check */
 };
 extern const struct iok_option iok_core_options[];
 
@@ -258,6 +277,13 @@ void iok_ceiling_judge(const struct iok_run *run, struct iok_pass_result *p);
 
 /* `iokernels ceiling`: the probe on its own. */
 int iok_ceiling_main(int argc, char **argv);
+
+/* The kernel's rank rules (rank_rules.c): its declared rule on the count
+ * ("square") and its check_ranks(), for `nprocs` ranks. Pure, every rank. */
+int iok_rank_rules(const struct iok_kernel *k, const void *kopts, int nprocs);
+/* `--ranks N[,N...]` as counts (at most `max`), each at least 1; IOK_EUSAGE
+ * with one line otherwise. */
+int iok_rank_counts(const char *text, int *counts, int max, int *n);
 
 /* The request log (reqlog.c, iokernels/reqlog.h): iok_log is the run's
  * (NULL: none kept). start: a barrier, then the log's clock; add: one call

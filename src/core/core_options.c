@@ -47,9 +47,11 @@ const struct iok_option iok_core_options[] = {
      "durability, reads of the run's kind: cached, or from storage after --drop-caches); the best "
      "sample is the ceiling"},
     {"ceiling-samples", 0, IOK_OPT_INT, offsetof(struct core_flags, o.ceiling_samples), "3",
-     "samples of each kind the ceiling probe takes (1-16; every one is recorded)"},
+     "samples of each kind the ceiling probe takes (every one is recorded)", .min = "1",
+     .max = IOK_STR(IOK_CEILING_SAMPLES_MAX), .unit = "samples"},
     {"iterations", 0, IOK_OPT_INT, offsetof(struct core_flags, o.iterations), "1",
-     "repeat the whole write (and read) this many times; each is recorded"},
+     "repeat the whole write (and read) this many times; each is recorded", .min = "1",
+     .unit = "iterations"},
     {"drop-caches", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.drop_caches), NULL,
      "before each read pass drop the page cache (root) or fadvise DONTNEED the files"},
     {"shift-ranks", 0, IOK_OPT_INT, offsetof(struct core_flags, o.shift_ranks), "0",
@@ -70,10 +72,19 @@ const struct iok_option iok_core_options[] = {
      "(BTIO); none (default: what the kernel's original does, see the end of --help)",
      "phase|pass|none"},
     {"deadline", 0, IOK_OPT_DOUBLE, offsetof(struct core_flags, o.deadline), "0",
-     "stonewalling (IOR -D): post no new step X seconds after the open; 0 = none"},
+     "stonewalling (IOR -D): post no new step X seconds after the open; 0 = none", .min = "0",
+     .unit = "seconds"},
     {"agree-every", 0, IOK_OPT_INT, offsetof(struct core_flags, o.agree_every), "1",
      "ranks agree on errors and the deadline every K steps instead of every step, and do not "
      "meet after each step's I/O (independent transfers or a file per process; collective "
-     "transfers on a shared file agree every step: every rank must enter the same calls)"},
+     "transfers on a shared file agree every step: every rank must enter the same calls)",
+     .min = "1", .unit = "steps"},
+    {"check", 0, IOK_OPT_BOOL, offsetof(struct core_flags, check), NULL,
+     "check the options: configure and plan the run, do no I/O and create no file; exit 0, or "
+     "2 with the line the run would print"},
+    {"ranks", 0, IOK_OPT_STRING, offsetof(struct core_flags, check_ranks), NULL,
+     "N[,N...] with --check: check the rank rules for these rank counts without launching "
+     "them; the plan, which needs the ranks, is built only for the job's own count (default: "
+     "the job's ranks)"},
     {"help", 'h', IOK_OPT_BOOL, offsetof(struct core_flags, help), NULL, "this help"},
     {NULL}};

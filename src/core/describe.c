@@ -119,6 +119,18 @@ default_value(const struct iok_optset *set, const struct iok_option *o)
     }
 }
 
+/* A bound of the option's range as a typed JSON value (null: none). */
+static json_t *
+bound(const struct iok_option *o, const char *text)
+{
+    int64_t v;
+    if (!text)
+        return json_null();
+    if (o->type == IOK_OPT_DOUBLE)
+        return json_real(strtod(text, NULL));
+    return iok_parse_int64(text, &v, 1) ? json_null() : json_integer(v);
+}
+
 static json_t *
 choices(const char *list)
 {
@@ -155,17 +167,22 @@ iok_describe_kernel(const struct iok_kernel *k, const struct iok_optset *sets, i
             iok_opt_help_text(o, help, sizeof help);
             char shortname[2] = {o->short_name, '\0'};
             const char *meta = iok_opt_meta(o);
-            json_array_append_new(
-                opts, json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:s, s:s}", "name", o->name,
-                                "short", o->short_name ? json_string(shortname) : json_null(),
-                                "type", type_names[o->type], "argument",
-                                meta[0] ? json_string(meta) : json_null(), "default",
-                                default_value(&sets[i], o), "choices",
-                                choices(o->type == IOK_OPT_CHOICE ? o->choices : NULL), "help",
-                                help, "group", sets[i].title));
+            json_t *one = json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:s, s:s}", "name", o->name,
+                                    "short", o->short_name ? json_string(shortname) : json_null(),
+                                    "type", type_names[o->type], "argument",
+                                    meta[0] ? json_string(meta) : json_null(), "default",
+                                    default_value(&sets[i], o), "choices",
+                                    choices(o->type == IOK_OPT_CHOICE ? o->choices : NULL), "help",
+                                    help, "group", sets[i].title);
+            /* the range the parser enforces, from the same table entry */
+            json_object_set_new(one, "min", bound(o, o->min));
+            json_object_set_new(one, "max", bound(o, o->max));
+            json_object_set_new(one, "unit", o->unit ? json_string(o->unit) : json_null());
+            json_array_append_new(opts, one);
         }
-    dump(json_pack("{s:s, s:s, s:o, s:o, s:s, s:o, s:o}", "kernel", k->name, "summary", k->summary,
-                   "flags", kernel_flags(k->flags), "input", kernel_input(k), "barriers",
+    dump(json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:o, s:o}", "kernel", k->name, "summary",
+                   k->summary, "flags", kernel_flags(k->flags), "input", kernel_input(k), "ranks",
+                   k->ranks ? k->ranks : "any", "barriers",
                    k->default_barriers ? k->default_barriers : "phase", "original_hints",
                    original_hints(k), "options", opts),
          out);

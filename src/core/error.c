@@ -8,17 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* limits.c: the limit a failed call met, in its message */
-int iok_limits_note(int status);
-/* env.c: IOK_AGREE_SECONDS, checked at start-up */
-int iok_env_agree_seconds(void);
-/* signals.c: the SIGTERM that follows an abort is the abort's (core.h) */
-void iok_signals_job_failing(void);
-/* declared in core.h, defined below */
-void iok_abort_job(int code);
-
-/* declared in core.h, defined below */
-void iok_agree_init(void);
+#include "core.h"
 
 static char errmsg[2048];
 static int reported; /* the last failure was printed; its message is spent */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What a path holds, told by its signature before any library opens it (as
- * E3SM-IO's driver picks its reader): a folder, an ADIOS2 BP dataset (a
- * folder with md.idx), a NetCDF classic file (CDF-1, -2 or -5), an HDF5 file
- * (signature at 0, 512, 1024, ...), or something else. A read checks that
+/* What a path holds, told by its signature before any library opens it
+ * (formats/format.h: a folder, an ADIOS2 BP dataset, a NetCDF classic file,
+ * an HDF5 file, ...). A read checks that
  * the file is what its backend reads and that it is not shorter than its
  * header says it holds; a write checks the path and that the data can fit
  * before any file is created. Rank 0 looks; the caller agrees. */
@@ -16,131 +15,49 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "formats/cdf.h"
+#include "formats/format.h"
+#include "formats/hdf5_sb.h"
 #include "iokernels/error.h"
-
-enum kind { K_FOLDER, K_BP, K_CDF1, K_CDF2, K_CDF5, K_HDF5, K_EMPTY, K_OTHER };
-
-static const char *const kind_names[] = {"a folder",
-                                         "an ADIOS2 BP dataset",
-                                         "a NetCDF classic file (CDF-1)",
-                                         "a NetCDF 64-bit offset file (CDF-2)",
-                                         "a NetCDF 64-bit data file (CDF-5)",
-                                         "an HDF5 file",
-                                         "an empty file",
-                                         "a file of no format this suite reads"};
-
-static const unsigned char hdf5_sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-
-static uint64_t
-le(const unsigned char *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-/* The kind of an open file of `size` bytes; *hdf5_at: where its signature is. */
-static enum kind
-kind_of_file(int fd, int64_t size, int64_t *hdf5_at)
-{
-    unsigned char b[8];
-    if (size == 0)
-        return K_EMPTY;
-    if (pread(fd, b, 4, 0) == 4 && !memcmp(b, "CDF", 3) && (b[3] == 1 || b[3] == 2 || b[3] == 5))
-        return b[3] == 1 ? K_CDF1 : b[3] == 2 ? K_CDF2 : K_CDF5;
-    for (int64_t at = 0; at + 8 <= size; at = at ? 2 * at : 512)
-        if (pread(fd, b, 8, at) == 8 && !memcmp(b, hdf5_sig, 8)) {
-            *hdf5_at = at;
-            return K_HDF5;
-        }
-    return K_OTHER;
-}
-
-/* The bytes an HDF5 file's superblock says it holds (base address + end
- * of file address), or -1 when unknown. */
-static int64_t
-hdf5_eof(int fd, int64_t at)
-{
-    unsigned char b[64];
-    if (pread(fd, b, sizeof b, at) != (ssize_t)sizeof b)
-        return -1;
-    int ver = b[8], so, base_at;
-    if (ver == 0 || ver == 1) {
-        so = b[13];
-        base_at = ver == 0 ? 24 : 28;
-    } else if (ver == 2 || ver == 3) {
-        so = b[9];
-        base_at = 12;
-    } else {
-        return -1;
-    }
-    if (so != 4 && so != 8)
-        return -1;
-    /* v0/v1: base, free-space, end of file; v2/v3: base, extension, end of file */
-    uint64_t base = le(b + base_at, so), eof = le(b + base_at + 2 * so, so);
-    uint64_t undef = so == 8 ? UINT64_MAX : UINT32_MAX;
-    if (eof == undef || base == undef || base + eof > (uint64_t)INT64_MAX)
-        return -1;
-    return (int64_t)(base + eof);
-}
-
-/* The CDF header's walk (with E3SM's map reader, its first user). */
-int e3sm_cdf_header_walk(const char *path, int64_t *data_end);
 
 /* What to do about a path of kind `got` where another kind was wanted. */
 static const char *
-advice(enum kind got)
+advice(enum iok_format got)
 {
     switch (got) {
-    case K_BP:
+    case IOK_FMT_BP:
         return "read it with --backend adios2";
-    case K_CDF1:
-    case K_CDF2:
-    case K_CDF5:
+    case IOK_FMT_CDF1:
+    case IOK_FMT_CDF2:
+    case IOK_FMT_CDF5:
         return "read it with --backend pnetcdf";
-    case K_HDF5:
+    case IOK_FMT_HDF5:
         return "read it with --backend hdf5 (netcdf4 if NetCDF-4 wrote it)";
     default:
         return "write it first (--mode write) or fix the path";
     }
 }
 
-/* A BP dataset: md.idx beginning with its header ("ADIOS-BP v2.<...>
- * Index Table", BP4 and BP5 alike) */
-static int
-is_bp(const char *path)
-{
-    char idx[PATH_MAX], head[8];
-    snprintf(idx, sizeof idx, "%s/md.idx", path);
-    int fd = open(idx, O_RDONLY);
-    int bp = fd >= 0 && pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
-             !memcmp(head, "ADIOS-BP", sizeof head);
-    if (fd >= 0)
-        close(fd);
-    return bp;
-}
-
 /* The kinds a backend reads, by name; -1: any (mpiio, null). */
 static int
-wanted(const char *backend, enum kind *want)
+wanted(const char *backend, enum iok_format *want)
 {
     if (!strcmp(backend, "pnetcdf"))
-        *want = K_CDF5; /* any CDF */
+        *want = IOK_FMT_CDF5; /* any CDF */
     else if (!strcmp(backend, "hdf5") || !strcmp(backend, "netcdf4"))
-        *want = K_HDF5;
+        *want = IOK_FMT_HDF5;
     else if (!strcmp(backend, "adios2"))
-        *want = K_BP;
+        *want = IOK_FMT_BP;
     else
         return 0;
     return 1;
 }
 
 static const char *
-wanted_name(enum kind want, const char *backend)
+wanted_name(enum iok_format want, const char *backend)
 {
-    return want == K_CDF5                ? "a NetCDF classic file (CDF-1, -2 or -5)"
-           : want == K_BP                ? "an ADIOS2 BP dataset (a folder with md.idx)"
+    return want == IOK_FMT_CDF5          ? "a NetCDF classic file (CDF-1, -2 or -5)"
+           : want == IOK_FMT_BP          ? "an ADIOS2 BP dataset (a folder with md.idx)"
            : !strcmp(backend, "netcdf4") ? "a NetCDF-4 file (HDF5)"
                                          : "an HDF5 file";
 }
@@ -181,13 +98,13 @@ check_kind(const char *path, const char *backend, const struct iok_schema *s, in
                                "cannot read %s (%s): write it first (--mode write) or fix "
                                "the path",
                                path, strerror(errno));
-    enum kind want = K_OTHER, got;
+    enum iok_format want = IOK_FMT_OTHER, got;
     int typed = wanted(backend, &want);
     if (S_ISDIR(st.st_mode)) {
-        got = is_bp(path) ? K_BP : K_FOLDER;
+        got = iok_format_of_path(path); /* BP or a folder */
         if (typed && got == want)
             return IOK_OK;
-        return iok_error(code, "%s is %s%s, not %s: %s", path, kind_names[got], after,
+        return iok_error(code, "%s is %s%s, not %s: %s", path, iok_format_name(got), after,
                          typed ? wanted_name(want, backend) : "a file",
                          written ? "the data did not reach it" : advice(got));
     }
@@ -200,9 +117,9 @@ check_kind(const char *path, const char *backend, const struct iok_schema *s, in
         return iok_error(code, "cannot read %s%s (%s): fix its permissions or the path", path,
                          after, strerror(errno));
     int64_t at = 0, size = (int64_t)st.st_size;
-    got = kind_of_file(fd, size, &at);
+    got = iok_format_of_file(fd, size, &at);
     int rc = IOK_OK;
-    int cdf = got == K_CDF1 || got == K_CDF2 || got == K_CDF5;
+    int cdf = iok_format_is_cdf(got);
     if (written && size > 0) {
         int64_t nul = nul_prefix(fd, size);
         if (nul == size)
@@ -210,14 +127,14 @@ check_kind(const char *path, const char *backend, const struct iok_schema *s, in
         else if (nul > 0)
             snprintf(lost, sizeof lost, " (its first %lld bytes are NUL)", (long long)nul);
     }
-    if (typed && !(got == want || (want == K_CDF5 && cdf))) {
-        rc = iok_error(code, "%s is %s%s%s, not %s: %s", path, kind_names[got], after, lost,
+    if (typed && !(got == want || (want == IOK_FMT_CDF5 && cdf))) {
+        rc = iok_error(code, "%s is %s%s%s, not %s: %s", path, iok_format_name(got), after, lost,
                        wanted_name(want, backend),
                        written ? "the data did not reach the file, though every library call "
                                  "reported success"
                                : advice(got));
-    } else if (typed && got == K_HDF5) {
-        int64_t eof = hdf5_eof(fd, at);
+    } else if (typed && got == IOK_FMT_HDF5) {
+        int64_t eof = iok_hdf5_eof(fd, at);
         if (eof > size)
             rc = iok_error(code,
                            "%s is truncated%s: %lld bytes, shorter than the %lld its HDF5 "
@@ -226,7 +143,7 @@ check_kind(const char *path, const char *backend, const struct iok_schema *s, in
                            written ? "" : "; write it again");
     } else if (typed && cdf) {
         int64_t need = -1;
-        rc = e3sm_cdf_header_walk(path, &need);
+        rc = iok_cdf_header_walk(path, &need);
         if (rc == IOK_OK && need > size)
             rc = iok_error(code,
                            "%s is truncated%s: %lld bytes, shorter than the %lld at which its "

@@ -276,14 +276,14 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
             goto close;
         const int untimed = rl.untimed;
         double posted = untimed ? iok_now() : (g_start(&g, IOK_PH_POST), g.t0);
-        int io_rc = IOK_FAULTED(IOK_PH_POST, fp->path) ? IOK_EIO
-                    : writing                          ? be->put(h[st->file], &rl)
-                                                       : be->get(h[st->file], &rl);
+        int io_rc = IOK_FAULTED(IOK_PH_POST, fp->path)
+                        ? IOK_EIO
+                        : be->xfer(h[st->file], writing ? IOK_DIR_WRITE : IOK_DIR_READ, &rl);
         if (!untimed) {
             g_stop(&g, IOK_PH_POST);
             g_start(&g, IOK_PH_WAIT);
         }
-        int wrc = IOK_FAULTED(IOK_PH_WAIT, fp->path) ? IOK_EIO : be->wait(h[st->file]);
+        int wrc = IOK_FAULTED(IOK_PH_WAIT, fp->path) ? IOK_EIO : iok_backend_wait(be, h[st->file]);
         double waited = iok_now();
         if (untimed)
             g.suite += waited - posted;

@@ -294,6 +294,10 @@ build(const struct iok_json_input *in, const char *hosts)
     json_object_set_new(sum, "read_from_storage",
                         reads && !unknown ? json_boolean(stored == reads) : json_null());
     json_object_set_new(j, "summary", sum);
+    /* the thresholds the verdicts above used, for readers of the record */
+    json_object_set_new(j, "thresholds",
+                        json_pack("{s:f, s:f}", "ceiling_margin", IOK_CEILING_MARGIN,
+                                  "from_storage_fraction", IOK_FROM_STORAGE_FRACTION));
     json_object_set_new(j, "iterations", iterations_json(res, run->core.iterations));
     json_object_set_new(j, "passes", passes);
     /* the whole process (every pass; /usr/bin/time sees only the last), per rank */

@@ -144,17 +144,10 @@ settle_core(struct core_flags *cf, struct iok_run *run)
     if (!o->barriers[0])
         snprintf(o->barriers, sizeof o->barriers, "%s",
                  run->kernel_default_barriers ? run->kernel_default_barriers : "phase");
-    if (o->deadline < 0)
-        return iok_error(IOK_EUSAGE, "--deadline must be 0 (none) or positive, not %g",
-                         o->deadline);
-    if (o->iterations < 1)
-        return iok_error(IOK_EUSAGE, "--iterations must be at least 1, not %d", o->iterations);
-    if (o->agree_every < 1)
-        return iok_error(IOK_EUSAGE, "--agree-every must be at least 1 (every step), not %d",
-                         o->agree_every);
-    if (o->ceiling_samples < 1 || o->ceiling_samples > IOK_CEILING_SAMPLES_MAX)
-        return iok_error(IOK_EUSAGE, "--ceiling-samples must be 1 to %d, not %d",
-                         IOK_CEILING_SAMPLES_MAX, o->ceiling_samples);
+    /* the ranges of --deadline, --iterations, ... are the table's
+     * (core_options.c), enforced as each value is parsed */
+    if (cf->check_ranks[0] && !cf->check)
+        return iok_error(IOK_EUSAGE, "--ranks goes with --check: drop it, or add --check");
     if ((run->kernel_flags & IOK_KERNEL_TOOL) &&
         (o->verify || o->ceiling || o->iterations != 1 || o->drop_caches || o->fsync))
         return iok_error(IOK_EUSAGE, "this subcommand is a tool, not a benchmark: drop --verify, "
@@ -464,6 +457,33 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         }
     }
 
+    /* the rank rules for the job's count, or for those of --check --ranks */
+    int counts[64] = {run.nprocs}, ncounts = 1, plan_it = 0; /* plan: the job's count */
+    if (cf.check_ranks[0])
+        rc = iok_rank_counts(cf.check_ranks, counts, 64, &ncounts);
+    for (int i = 0; rc == IOK_OK && i < ncounts; i++) {
+        rc = iok_rank_rules(k, kopts, counts[i]);
+        plan_it |= counts[i] == run.nprocs;
+    }
+    if ((rc = iok_agree(run.comm, rc)))
+        goto out;
+    char said[IOK_OPT_STRLEN + 16]; /* the counts checked, for the line that says so */
+    snprintf(said, sizeof said, "%s rank%s", cf.check_ranks[0] ? cf.check_ranks : "",
+             ncounts == 1 && counts[0] == 1 ? "" : "s");
+    if (!cf.check_ranks[0])
+        snprintf(said, sizeof said, "%d rank%s", run.nprocs, run.nprocs == 1 ? "" : "s");
+    if (cf.check && (k->flags & IOK_KERNEL_TOOL)) { /* a tool's plan is its work */
+        if (run.rank == 0)
+            printf("iokernels %s: options OK (a tool: its plan is its work, not done)\n", k->name);
+        goto out;
+    }
+    if (cf.check && !plan_it) { /* the plan needs the ranks it is for */
+        if (run.rank == 0)
+            printf("iokernels %s: options and rank rules OK for %s (not planned: run --check "
+                   "on that many ranks to plan it)\n",
+                   k->name, said);
+        goto out;
+    }
     rc = k->plan(kopts, &run, plan);
     if (rc == IOK_OK && run.rank == 0)
         rc = iok_check_plan_paths(&run, plan);
@@ -471,6 +491,13 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help)
         rc = iok_limits_check_memory(&run, plan);
     if ((rc = iok_agree(run.comm, rc)))
         goto out;
+    if (cf.check) { /* configured and planned: nothing opened, nothing written */
+        if (run.rank == 0)
+            printf("iokernels %s: options OK for %s (configured and planned at %d: %d file%s; "
+                   "no I/O)\n",
+                   k->name, said, run.nprocs, plan->nfiles, plan->nfiles == 1 ? "" : "s");
+        goto out;
+    }
     if (plan->original_hints) { /* what plan() found: the same on every rank */
         run.original_hints = plan->original_hints;
         if (run.hints != MPI_INFO_NULL)

@@ -19,8 +19,8 @@ field(const struct iok_optset *set, const struct iok_option *o)
     return (char *)set->base + o->offset;
 }
 
-static int
-parse_int64(const char *s, int64_t *out, int allow_suffix)
+int
+iok_parse_int64(const char *s, int64_t *out, int allow_suffix)
 {
     char *end;
     errno = 0;
@@ -74,6 +74,46 @@ choice_ok(const char *choices, const char *v)
     return 0;
 }
 
+void
+iok_opt_range_text(const struct iok_option *o, char *out, size_t len)
+{
+    const char *each = o->type == IOK_OPT_INT3 ? "three integers, each " : "";
+    if (o->min && o->max)
+        snprintf(out, len, "%s%s to %s", each, o->min, o->max);
+    else if (o->min)
+        snprintf(out, len, "%sat least %s", each, o->min);
+    else if (o->max)
+        snprintf(out, len, "%sat most %s", each, o->max);
+    else
+        snprintf(out, len, "%s", "");
+}
+
+/* Whether a parsed value lies outside the table's [min, max]. A bound the
+ * option's parser cannot read is a bug in the table (test_options reads
+ * every bound), never the user's: it bounds nothing here. */
+static int
+out_of_range(const struct iok_option *o, int64_t iv, double dv)
+{
+    if (o->type == IOK_OPT_DOUBLE) {
+        return (o->min && dv < strtod(o->min, NULL)) || (o->max && dv > strtod(o->max, NULL));
+    }
+    int64_t b;
+    return (o->min && !iok_parse_int64(o->min, &b, 1) && iv < b) ||
+           (o->max && !iok_parse_int64(o->max, &b, 1) && iv > b);
+}
+
+/* One line: where, the option, its range (the fix) and the value refused. */
+static int
+range_error(const struct iok_option *o, const char *value, const char *where)
+{
+    char range[160], shortname[8] = "";
+    iok_opt_range_text(o, range, sizeof range);
+    if (o->short_name)
+        snprintf(shortname, sizeof shortname, " (-%c)", o->short_name);
+    return iok_error(IOK_EUSAGE, "%s: --%s%s takes %s, not '%s'", where, o->name, shortname, range,
+                     iok_quote(value));
+}
+
 int
 iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const char *value,
              const char *where)
@@ -98,16 +138,20 @@ iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const cha
                              iok_quote(value));
         return IOK_OK;
     case IOK_OPT_INT:
-        if (parse_int64(value, &v, 0) || v < -2147483647LL || v > 2147483647LL)
+        if (iok_parse_int64(value, &v, 0) || v < -2147483647LL || v > 2147483647LL)
             return iok_error(IOK_EUSAGE, "%s: --%s takes an integer, not '%s'", where, o->name,
                              iok_quote(value));
+        if (out_of_range(o, v, 0))
+            return range_error(o, value, where);
         *(int *)f = (int)v;
         return IOK_OK;
     case IOK_OPT_INT64:
-        if (parse_int64(value, &v, 1))
+        if (iok_parse_int64(value, &v, 1))
             return iok_error(IOK_EUSAGE,
                              "%s: --%s takes an integer (k, m, g suffixes allowed), not '%s'",
                              where, o->name, iok_quote(value));
+        if (out_of_range(o, v, 0))
+            return range_error(o, value, where);
         *(int64_t *)f = v;
         return IOK_OK;
     case IOK_OPT_DOUBLE: {
@@ -120,6 +164,8 @@ iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const cha
         if (!isfinite(d)) /* strtod takes "nan" and "inf": no option means either */
             return iok_error(IOK_EUSAGE, "%s: --%s takes a finite number, not '%s'", where, o->name,
                              iok_quote(value));
+        if (out_of_range(o, 0, d))
+            return range_error(o, value, where);
         *(double *)f = d;
         return IOK_OK;
     }
@@ -160,6 +206,9 @@ iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const cha
         if (n != 3 || *p)
             return iok_error(IOK_EUSAGE, "%s: --%s takes three integers 'X,Y,Z', not '%s'", where,
                              o->name, iok_quote(value));
+        for (int k = 0; k < 3; k++)
+            if (out_of_range(o, vals[k], 0))
+                return range_error(o, value, where);
         memcpy(out, vals, sizeof vals);
         return IOK_OK;
     }
@@ -253,12 +302,18 @@ iok_opt_help_text(const struct iok_option *o, char *out, size_t len)
 {
     /* a help text that says "(default: ...)" itself describes a default that
      * is no plain value (chosen by the kernel, by another option) */
+    char range[160], tail[180] = "";
+    iok_opt_range_text(o, range, sizeof range);
+    if (range[0])
+        snprintf(tail, sizeof tail, "; %s", range);
     if (strstr(o->help, "(default"))
-        snprintf(out, len, "%s", o->help);
+        snprintf(out, len, "%s%s%s%s", o->help, tail[0] ? " (" : "", tail[0] ? range : "",
+                 tail[0] ? ")" : "");
     else if (o->def && o->def[0])
-        snprintf(out, len, "%s (default: %s)", o->help, o->def);
+        snprintf(out, len, "%s (default: %s%s)", o->help, o->def, tail);
     else
-        snprintf(out, len, "%s (default: %s)", o->help, o->type == IOK_OPT_BOOL ? "off" : "none");
+        snprintf(out, len, "%s (default: %s%s)", o->help, o->type == IOK_OPT_BOOL ? "off" : "none",
+                 tail);
 }
 
 const char *

@@ -393,14 +393,14 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         /* the suite's own step (iok_reqlist.untimed): its calls are its work */
         const int untimed = target->untimed;
         double posted = untimed ? suite_begin() : (start(&ps, IOK_PH_POST), ps.t0);
-        io_rc = IOK_FAULTED(IOK_PH_POST, path) ? IOK_EIO
-                : writing                      ? be->put(h, target)
-                                               : be->get(h, target);
+        io_rc = IOK_FAULTED(IOK_PH_POST, path)
+                    ? IOK_EIO
+                    : be->xfer(h, writing ? IOK_DIR_WRITE : IOK_DIR_READ, target);
         if (!untimed) {
             stop(&ps, IOK_PH_POST);
             start(&ps, IOK_PH_WAIT);
         }
-        int wrc = IOK_FAULTED(IOK_PH_WAIT, path) ? IOK_EIO : be->wait(h);
+        int wrc = IOK_FAULTED(IOK_PH_WAIT, path) ? IOK_EIO : iok_backend_wait(be, h);
         double waited = iok_now();
         if (untimed)
             suite_end(&ps, posted);

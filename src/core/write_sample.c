@@ -191,7 +191,7 @@ iok_wsample_check(const struct iok_run *run, const struct iok_backend_params *pa
     if (rc == IOK_OK && (rc = iok_step_agree(run, run->comm, h, shared, IOK_OK, &rl, &stop, 1)))
         rc = failed(rc);
     if (rc == IOK_OK) {
-        int grc = be->get(h, &rl), wrc = be->wait(h);
+        int grc = be->xfer(h, IOK_DIR_READ, &rl), wrc = iok_backend_wait(be, h);
         if ((rc = iok_agree(run->comm, grc ? grc : wrc)))
             rc = failed(rc);
     }

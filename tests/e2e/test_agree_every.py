@@ -44,4 +44,4 @@ def test_a_failure_between_meetings_ends_the_job(tmp_path, k, phase):
 
 def test_agree_every_must_be_positive(tmp_path):
     r = run_plain(1, [*SMALL, "--agree-every", "0"], tmp_path)
-    assert r.rc == 2 and "--agree-every must be at least 1" in r.err
+    assert r.rc == 2 and "--agree-every takes at least 1" in r.err

@@ -171,10 +171,14 @@ BAD_INPUTS = [
     ),
     ("missing-value", "ncells =\n", "inputs line 1: key 'ncells' has no value"),
     ("not-a-number", "ncells = many\n", "inputs line 1"),
-    ("ncells-zero", "ncells = 0\n", "ncells must be at least 1, not 0"),
-    ("mgs-negative", "max_grid_size = -8\n", "max_grid_size must be at least 1, not -8"),
-    ("nlevs-high", "nlevs = 4\n", "nlevs must be 1 to 3, not 4"),
-    ("nlevs-zero", "nlevs = 0\n", "nlevs must be 1 to 3, not 0"),
+    ("ncells-zero", "ncells = 0\n", "inputs line 1: --ncells takes at least 1, not '0'"),
+    (
+        "mgs-negative",
+        "max_grid_size = -8\n",
+        "inputs line 1: --max_grid_size takes at least 1, not '-8'",
+    ),
+    ("nlevs-high", "nlevs = 4\n", "inputs line 1: --nlevs takes 1 to 3, not '4'"),
+    ("nlevs-zero", "nlevs = 0\n", "inputs line 1: --nlevs takes 1 to 3, not '0'"),
     ("no-equals", "ncells 16\n", "inputs line 1: expected 'key = value'"),
 ]
 

@@ -194,7 +194,7 @@ BAD_INPUTS = [
     ("malformed-mode", 4, ["bad.data"], "q\n3\n5\n16 16 16\n.\n", "bad.data line 1"),
     ("malformed-grid", 4, ["bad.data"], "w\n3\n5\n16 x 16\n.\n", "bad.data line 4"),
     ("short-file", 4, ["bad.data"], "w\n3\n", "bad.data line 3: missing"),
-    ("bad-method", 4, ["--method", "7"], None, "--method must be 0, 1, 2 or 3"),
+    ("bad-method", 4, ["--method", "7"], None, "command line: --method takes 0 to 3, not '7'"),
     ("grid-too-small", 9, ["--grid", "8,8,8"], None, "too small for 9 processes"),
     ("no-such-dir", 4, ["--dir", "no/such/dir"], None, "does not exist"),
     ("dir-is-a-file", 4, ["--dir", "inputbt.data"], None, "is not a directory"),

@@ -243,7 +243,11 @@ BAD_INPUTS = [
     ("unknown-key", "grids = x.abr\n", "input line 1: unknown key 'grids'"),
     ("no-value", "ncomp =\n", "input line 1: key 'ncomp' has no value"),
     ("collective-2", "collective = 2\n", "input line 1: collective must be 0 or 1, not '2'"),
-    ("zero-copies", "replication = 0 1 1\n", "replication factors must be positive, got 0,1,1"),
+    (
+        "zero-copies",
+        "replication = 0 1 1\n",
+        "input line 1: --replicate takes three integers, each at least 1, not '0 1 1'",
+    ),
     ("ordering", "ordering = hilbert\n", "input line 1"),
     ("missing-grid", "grids_file = nowhere.abr\n", "grids file (grids_file / --grids) nowhere.abr"),
 ]

@@ -515,6 +515,30 @@ def test_bp_map_reads_as_the_nc_map(tmp_path, built_backends):
         assert (tmp_path / f"bp_{h}.nc").read_bytes() == (tmp_path / f"nc_{h}.nc").read_bytes()
 
 
+def test_map_is_told_by_its_content(tmp_path, built_backends):
+    """The map reader tells a format by the core's rules (src/core/formats/):
+    an HDF5 map after a 512-byte user block and a BP3 map named .data give
+    the .nc map's history file, byte for byte; the same HDF5 bytes after 300
+    bytes (where no user block can end) are no map."""
+    for b in ("adios2", "hdf5", "pnetcdf"):
+        if b not in built_backends:
+            missing(b, "backend not built")
+    h5 = (E3SM / "map_f_case_16p.h5").read_bytes()
+    (tmp_path / "ub.h5").write_bytes(b"user block".ljust(512, b"\0") + h5)
+    (tmp_path / "bp3.data").write_bytes((E3SM / "map_f_case_16p.bp").read_bytes())
+    for name, src in (("nc", MAP_F), ("ub", tmp_path / "ub.h5"), ("bp3", tmp_path / "bp3.data")):
+        r = run(2, ["e3sm", "-k", "-f", "1", "-o", f"{name}.nc", str(src)], tmp_path)
+        assert r.rc == 0, (name, r.err)
+    want = (tmp_path / "nc_h1.nc").read_bytes()
+    assert (tmp_path / "ub_h1.nc").read_bytes() == want
+    assert (tmp_path / "bp3_h1.nc").read_bytes() == want
+    (tmp_path / "at300.h5").write_bytes(b"\0" * 300 + h5)
+    r = run_plain(2, ["e3sm", "-f", "1", "-o", "x.nc", "at300.h5"], tmp_path, timeout=60)
+    assert r.rc == 2, (r.rc, r.err)
+    (line,) = r.error_lines()
+    assert "at300.h5 is neither NetCDF nor HDF5" in line, line
+
+
 def test_bad_bp_map_is_one_line(tmp_path, built_backends):
     if "adios2" not in built_backends:
         missing("adios2", "backend not built")
@@ -553,7 +577,7 @@ BAD_OPTIONS = [
     ("q-and-box", ["-q", "--rearrange", "box", "-o", "x.nc", str(MAP_G)], "-q (unsorted"),
     ("noncontig", ["-m", "-o", "x.nc", str(MAP_G)], "-m (noncontiguous user buffer)"),
     ("g-h1", ["-f", "1", "-o", "x.nc", str(MAP_G)], "the G case has one history file"),
-    ("records", ["-r", "0", "-o", "x.nc", str(MAP_G)], "-r must be at least 1"),
+    ("records", ["-r", "0", "-o", "x.nc", str(MAP_G)], "--records (-r) takes at least 1, not '0'"),
     ("in-out", ["-i", "a.nc", "-o", "b.nc", str(MAP_G)], "give the same name"),
     ("io-ranks-alone", ["--io-ranks", "2", "-o", "x.nc", str(MAP_G)], "add --rearrange box"),
     (

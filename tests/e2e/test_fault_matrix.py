@@ -62,7 +62,7 @@ def absurd_args(kernel, d):
 def absurd_words(kernel):
     return {
         "amrex": ["boxes per level", "raise max_grid_size"],
-        "chombo": ["ncomp must be 1 to", "not 100000000"],
+        "chombo": ["--ncomp takes 1 to", "not '100000000'"],
     }.get(kernel, ["needs", "bytes of data", "free in"])
 
 

@@ -161,7 +161,7 @@ def test_deadline_must_not_be_negative(tmp_path):
 
 def test_iterations_must_be_positive(tmp_path):
     r = run_plain(1, ["btio", *SMALL, "--iterations", "0"], tmp_path)
-    assert r.rc == 2 and "--iterations must be at least 1" in r.err
+    assert r.rc == 2 and "--iterations takes at least 1" in r.err
 
 
 def test_drop_caches_as_root(tmp_path):
@@ -251,7 +251,7 @@ def test_ceiling_samples_of_the_runs_kind(tmp_path, extra, kind):
 def test_ceiling_samples_out_of_range(tmp_path):
     r = run_plain(1, ["btio", "--grid", "8,8,8", "--ceiling", "--ceiling-samples", "0"], tmp_path)
     assert r.rc == 2
-    assert "--ceiling-samples must be 1 to 16, not 0" in r.err
+    assert "--ceiling-samples takes 1 to 16, not '0'" in r.err
 
 
 def test_ceiling_command(tmp_path):

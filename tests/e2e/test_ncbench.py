@@ -381,7 +381,7 @@ BAD = [
     ("chunk-parts", 1, ["-c", "1:2"], "-c/--chunk-geometry (or auto) '1:2'"),
     ("io-type", 1, ["-t", "both"], "-t/--io-type takes ind, coll or file-per-process, not 'both'"),
     ("format", 1, ["-x", "xml"], "--output-format takes one of human|parser"),
-    ("level", 1, ["-z", "12", "-t", "coll"], "-z/--compression_level takes a deflate level 0-9"),
+    ("level", 1, ["-z", "12", "-t", "coll"], "--compression_level (-z) takes 0 to 9, not '12'"),
     ("level-ind", 1, ["-z", "3"], "only with collective I/O: add -t coll"),
     ("nn-split", 4, ["-n", "3"], "4 ranks do not split over nn = 3"),
     ("nn-ppn", 4, ["-n", "2", "-p", "3"], "4 ranks but nn x ppn = 2 x 3"),

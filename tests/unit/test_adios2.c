@@ -133,7 +133,7 @@ write_file(const char *path, const struct iok_schema *s, enum iok_api api, int h
         iok_reqlist_init(&r);
         write_requests(s, t, hole, &r);
         iok_data_fill(s, &r, SEED, IOK_VALUES_FRESH);
-        rc = be->put(h, &r);
+        rc = be->xfer(h, IOK_DIR_WRITE, &r);
         if (rc == IOK_OK)
             rc = be->wait(h);
         iok_reqlist_free(&r);
@@ -162,7 +162,7 @@ read_file(const char *path, const struct iok_schema *s, enum iok_api api, int64_
         read_requests(s, t, &r);
         rc = be->prepare ? be->prepare(h, &r) : IOK_OK;
         if (rc == IOK_OK)
-            rc = be->get(h, &r);
+            rc = be->xfer(h, IOK_DIR_READ, &r);
         if (rc == IOK_OK)
             rc = be->wait(h);
         if (rc == IOK_OK)

@@ -86,9 +86,9 @@ test_hdf5_round_trip(const struct iok_schema *s, int var)
         if (pass == 0) {
             memcpy(r.acc[0].buf, want, sizeof want);
             CHECK(be->define(h) == IOK_OK, "define: %s", iok_errmsg());
-            CHECK(be->put(h, &r) == IOK_OK, "put: %s", iok_errmsg());
+            CHECK(be->xfer(h, IOK_DIR_WRITE, &r) == IOK_OK, "put: %s", iok_errmsg());
         } else {
-            CHECK(be->get(h, &r) == IOK_OK, "get: %s", iok_errmsg());
+            CHECK(be->xfer(h, IOK_DIR_READ, &r) == IOK_OK, "get: %s", iok_errmsg());
             CHECK(!memcmp(r.acc[0].buf, want, sizeof want), "values read back differ");
         }
         CHECK(be->close(h) == IOK_OK, "close: %s", iok_errmsg());
@@ -114,6 +114,49 @@ test_hdf5_round_trip(const struct iok_schema *s, int var)
     rmdir(dir);
 }
 
+/* The backends that compress through a parallel library refuse a deflate
+ * level outside 0-9, and compression without collective transfers, before
+ * any file exists (iok_backend_check_deflate). */
+static void
+test_deflate_refused(void)
+{
+    static const char *const names[] = {"hdf5", "netcdf4"}, *const libs[] = {"HDF5", "NetCDF-4"};
+    for (int b = 0; b < 2; b++) {
+        const struct iok_backend *be = iok_backend_find(names[b]);
+        if (!be) {
+            printf("%s backend not built: deflate checks skipped\n", names[b]);
+            continue;
+        }
+        struct iok_schema s;
+        iok_schema_init(&s);
+        int d = iok_schema_add_dim(&s, "n", 4, 0);
+        int v = iok_schema_add_var(&s, "x", IOK_DOUBLE, 1, &d);
+        char dir[] = "/tmp/iok_deflate_XXXXXX", path[64];
+        CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+        snprintf(path, sizeof path, "%s/never.h5", dir);
+        for (int c = 0; c < 2; c++) {
+            struct iok_backend_params p = {MPI_COMM_WORLD, c, IOK_API_BLOCKING, NULL};
+            void *h = NULL;
+            char want[160];
+            s.vars[v].deflate = c ? 12 : 1; /* independent: any level; collective: 12 */
+            if (c)
+                snprintf(want, sizeof want, "variable x asks for deflate level 12: use 0-9");
+            else
+                snprintf(want, sizeof want,
+                         "parallel %s writes compressed data only with collective transfers",
+                         libs[b]);
+            iok_error_clear();
+            CHECK(be->create(&h, path, &s, &p) == IOK_EUSAGE && !h, "%s: deflate %d accepted",
+                  names[b], s.vars[v].deflate);
+            CHECK(strstr(iok_errmsg(), want) != NULL, "%s: message %s", names[b], iok_errmsg());
+            CHECK(access(path, F_OK) != 0, "%s created %s", names[b], path);
+            unlink(path); /* only when the check failed */
+        }
+        rmdir(dir);
+        iok_schema_free(&s);
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -124,6 +167,7 @@ main(int argc, char **argv)
     if (var >= 0)
         test_hdf5_round_trip(&s, var);
     iok_schema_free(&s);
+    test_deflate_refused();
     int rc = check_summary("test_schema_groups");
     MPI_Finalize();
     return rc;

@@ -29,6 +29,7 @@ class CaseSummary:
     ceiling_samples: int = 0  # runs whose probe samples the ceiling pools
     ceilings: list = field(default_factory=list)  # this series' runs' own ceilings
     ceiling_above: str | None = None  # why a run ran above its ceiling (the first such run)
+    ceiling_margin: float | None = None  # the records' thresholds.ceiling_margin (margin_of)
     rss_min: float | None = None
     rss_avg: float | None = None
     rss_max: float | None = None
@@ -36,7 +37,8 @@ class CaseSummary:
     verified: bool | None = None  # every successful run checked, no mismatch
     fsync: bool | None = None
     # reads: True every successful run read from storage, False some read came
-    # from the page cache (OS read_bytes under half the bytes read), None unknown
+    # from the page cache (OS read_bytes under the record's from_storage_fraction
+    # of the bytes read), None unknown
     from_storage: bool | None = None
     phases: dict = field(default_factory=dict)  # phase -> median job time (s)
     phase_io: dict = field(default_factory=dict)  # phase -> counted as I/O time
@@ -95,6 +97,7 @@ def summarize(runs, phases_by_run=None):
             s.ceiling_above = next(
                 (r["ceiling_above"] for r in good if r.get("ceiling_above")), None
             )
+            s.ceiling_margin = margin_of(good)
             s.rss_min = _median([r["peak_rss_min"] for r in good])
             s.rss_avg = _median([r["peak_rss_avg"] for r in good])
             s.rss_max = _median([r["peak_rss_max"] for r in good])
@@ -158,16 +161,26 @@ def shown_fraction(bandwidth, ceiling, scale=1048576.0):
     return round(bandwidth / scale, 1) / c if c > 0 else None
 
 
-# a fraction of the ceiling above this is flagged (the C side's margin)
-ABOVE = 1.02
+# The ceiling margin of records written before the record carried it
+# (thresholds.ceiling_margin, src/core/core.h): the only copy, a fallback.
+MARGIN_BEFORE_RECORDS_SAID = 1.02
 
 
-def fraction_text(fraction, above=None, fmt_spec=".2f"):
+def margin_of(runs):
+    """The ceiling margin the runs' records carry (the binary's, defined in
+    C), or the fallback for records from before it was recorded."""
+    said = [r.get("ceiling_margin") for r in runs if r.get("ceiling_margin")]
+    return max(said) if said else MARGIN_BEFORE_RECORDS_SAID
+
+
+def fraction_text(fraction, above=None, fmt_spec=".2f", margin=None):
     """A fraction of the ceiling as text, with "!" when a run ran above its
-    ceiling or the figure shown is above it: never shown silently."""
+    ceiling or the figure shown is above it (past `margin`, the records'
+    margin_of): never shown silently."""
     if fraction is None or fraction != fraction:
         return "-"
-    flag = (isinstance(above, str) and above) or fraction > ABOVE
+    limit = margin if margin and margin == margin else MARGIN_BEFORE_RECORDS_SAID  # NaN: none
+    flag = (isinstance(above, str) and above) or fraction > limit
     return f"{fraction:{fmt_spec}}" + ("!" if flag else "")
 
 

@@ -41,6 +41,7 @@ def bandwidths(runs):
             "ranks": r["ranks"],
             "null": rules.moves_no_data(r["backend"]),
             "ran": r.get("ran", ""),
+            "margin": r.get("ceiling_margin"),  # the record's; None before records said
         }
         if r["write_bytes"]:
             rows.append(
@@ -76,7 +77,7 @@ def bandwidths(runs):
             )
     cols = (
         "label backend series ranks null op kind mib_s seconds ceiling_mib_s fraction above "
-        "cached ran"
+        "cached ran margin"
     )
     return pd.DataFrame(rows, columns=cols.split())
 
@@ -102,6 +103,7 @@ def case_stats(bw):
         kind=("kind", "first"),
         above=("above", lambda v: next((x for x in v if isinstance(x, str) and x), None)),
         cached=("cached", "any"),
+        margin=("margin", "max"),
     )
     out = out.reset_index()
     pooled = bw.groupby(["label", "ranks", "op", "kind"], sort=False)["ceiling_mib_s"]

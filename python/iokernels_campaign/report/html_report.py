@@ -85,7 +85,7 @@ def _cases_html(summaries):
                 fmt(s.bandwidth, ".1f", MIB),
                 source(s.from_storage, s.mode),
                 fmt(s.ceiling_bw, ".1f", MIB),
-                fraction_text(s.ceiling_fraction, s.ceiling_above),
+                fraction_text(s.ceiling_fraction, s.ceiling_above, margin=s.ceiling_margin),
                 rss if s.ok else "-",
                 fmt(s.bytes, ".2f", MIB),
                 {True: "yes", False: "NO", None: "-"}[s.verified],
@@ -250,7 +250,7 @@ def _fraction_cell(st, label, ranks):
         f"({st['kind']}), every backend's"
     )
     return {
-        "text": fraction_text(st["fraction"], above),
+        "text": fraction_text(st["fraction"], above, margin=st.get("margin")),
         "range": "",
         "cls": "",
         "title": (above + "; " if above else "") + title,
@@ -318,8 +318,9 @@ def _kernel_sections(stats, pdir, bw=None):
             text = _answer(op, top, win, st)
             if op == "write" and st["fraction"] == st["fraction"] and st["fraction"] is not None:
                 above = st["above"] if isinstance(st["above"], str) else None
-                text += f", {fraction_text(st['fraction'], above)} of the ceiling"
-                if fraction_text(st["fraction"], above).endswith("!"):
+                shown = fraction_text(st["fraction"], above, margin=st.get("margin"))
+                text += f", {shown} of the ceiling"
+                if shown.endswith("!"):
                     why = above or "the median run was faster than the probe's best sample"
                     text += f" (above it: {html.escape(why)})"
             if st["cached"]:

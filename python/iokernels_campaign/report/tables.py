@@ -3,7 +3,7 @@
 after a campaign), and two stores side by side (compare)."""
 
 from . import verdict
-from .aggregate import fraction_text
+from .aggregate import fraction_text, margin_of
 
 MIB = 1048576.0
 
@@ -82,7 +82,7 @@ def runs_table(runs):
                 _status(r),
                 fmt(bw, scale=MIB),
                 source(r.get("read_from_storage"), r["mode"]),
-                fraction_text(r["ceiling_fraction"], r.get("ceiling_above")),
+                fraction_text(r["ceiling_fraction"], r.get("ceiling_above"), margin=margin_of([r])),
                 fmt(r["peak_rss_max"], scale=MIB),
                 r.get("nodes") or "-",
                 _job_step(r),
@@ -117,7 +117,7 @@ def cases_table(summaries):
                 fmt(s.bandwidth, scale=MIB),
                 source(s.from_storage, s.mode),
                 fmt(s.ceiling_bw, scale=MIB),
-                fraction_text(s.ceiling_fraction, s.ceiling_above),
+                fraction_text(s.ceiling_fraction, s.ceiling_above, margin=s.ceiling_margin),
                 fmt(s.rss_max, scale=MIB),
                 verified,
             ]
@@ -132,7 +132,7 @@ def above_notes(summaries):
         f"! {s.label} {s.series} n{s.ranks}: "
         + (s.ceiling_above or f"median {s.ceiling_fraction:.2f}x the ceiling")
         for s in summaries
-        if fraction_text(s.ceiling_fraction, s.ceiling_above).endswith("!")
+        if fraction_text(s.ceiling_fraction, s.ceiling_above, margin=s.ceiling_margin).endswith("!")
     ]
     return "".join("\n" + x for x in lines)
 
@@ -172,7 +172,11 @@ def short_table(summaries):
                     fmt(w.write_bw if w else None, scale=MIB),
                     fmt(r.read_bw if r else None, scale=MIB) + ("*" if r and r.cached_read else ""),
                     fmt(w.ceiling_bw if w else None, scale=MIB),
-                    fraction_text(w.ceiling_fraction, w.ceiling_above) if w else "-",
+                    (
+                        fraction_text(w.ceiling_fraction, w.ceiling_above, margin=w.ceiling_margin)
+                        if w
+                        else "-"
+                    ),
                     fmt(rss, scale=MIB),
                     failed or "",
                 ]

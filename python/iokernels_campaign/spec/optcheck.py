@@ -3,31 +3,22 @@
 
 Each value against its type in `iokernels KERNEL --help --json` (whole
 numbers in the C type's range, finite numbers, three whole numbers, one line
-of text, a choice). That JSON has types and choices but no ranges and no
-rule on rank counts, and the binary has no option that checks a command
-line without running it: the ranges and rank rules the kernels enforce only
-once a job runs (configure() and plan() in src/kernels/*/, src/core/main.c)
-are mirrored in RANGES and rank_refusal() below; keep them in step."""
+of text, a choice): what it takes to write the command line at all. Whether
+the kernel accepts the values (ranges, rank rules, options that exclude each
+other) only the binary says: refusal() asks it, `iokernels KERNEL --check
+--ranks N ...`, once per distinct command line and rank count, and hands on
+its one line. No range or rank rule is copied here."""
 
+import concurrent.futures
+import functools
 import math
 import re
+import subprocess
+import tempfile
 
 INT_LIMITS = {"int": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 WHOLE = re.compile(r"[+-]?[0-9]+\Z")
 INT3_SEP = re.compile(r"[,x\s]+")
-
-# (section, option) -> (least, most), None: no bound. Section "core" holds
-# for every kernel.
-RANGES = {
-    ("core", "iterations"): (1, None),
-    ("core", "deadline"): (0, None),
-    ("btio", "dumps"): (1, None),
-    ("btio", "method"): (0, 3),
-    ("btio", "grid"): (1, None),  # each of the three
-    ("amrex", "ncells"): (1, None),
-    ("amrex", "ncomp"): (1, None),
-    ("chombo", "ncomp"): (1, None),
-}
 
 
 class BadValue(Exception):
@@ -60,15 +51,6 @@ def _number(v):
     return v
 
 
-def _range(opt, values):
-    lo, hi = RANGES.get((opt.section, opt.name), (None, None))
-    for v in values:
-        if lo is not None and v < lo or hi is not None and v > hi:
-            if hi is None:
-                raise BadValue(f"at least {lo}")
-            raise BadValue(f"{lo} to {hi}")
-
-
 def text(opt, value):
     """The option's value as the command line takes it (a string), or
     BadValue naming what it expects. Flags and choices are checked by the
@@ -76,14 +58,11 @@ def text(opt, value):
     if opt.type in INT_LIMITS:
         if isinstance(value, list):
             raise BadValue("one whole number")
-        n = _whole(opt, value)
-        _range(opt, [n])
-        return str(n)
+        return str(_whole(opt, value))
     if opt.type == "double":
         if isinstance(value, list):
             raise BadValue("one number")
         x = _number(value)
-        _range(opt, [x])
         return str(value) if isinstance(value, str) else repr(x)
     if opt.type == "int3":
         parts = value if isinstance(value, list) else None
@@ -95,7 +74,6 @@ def text(opt, value):
             nums = [_whole(opt, p) for p in parts]
         except BadValue:
             raise BadValue('three whole numbers, "X,Y,Z" or [X, Y, Z]') from None
-        _range(opt, nums)
         return ",".join(map(str, nums))
     if isinstance(value, list):
         if not value or not all(isinstance(v, int | float | str) for v in value):
@@ -109,29 +87,53 @@ def text(opt, value):
     return value
 
 
-def grid(args):
-    """BTIO's grid as three ints from checked args, or None."""
-    g = args.get("grid")
-    return [int(x) for x in g.split(",")] if isinstance(g, str) else None
+def refusal(binary, argv, ranks):
+    """The binary's one line refusing the kernel's command line `argv` (as
+    Case.argv gives it) at `ranks` ranks (a count, or a tuple of counts),
+    or None when it accepts it. Asks `BINARY KERNEL --check --ranks N[,N...]
+    ...` in an empty folder, as a case runs in its own: at 1 rank the binary
+    configures and plans the run; at more it checks the options and the rank
+    rules (the plan needs the ranks). Answers are kept: one call per
+    distinct question."""
+    counts = (ranks,) if isinstance(ranks, int) else tuple(ranks)
+    return _refusal(str(binary), tuple(argv), ",".join(map(str, counts)))
 
 
-def rank_refusal(kernel, ranks, args, modes, options, has_input):
-    """Why `kernel` refuses to run at `ranks` ranks with `args` (the checked
-    command line values) and `modes`, or None."""
-    if kernel != "btio":
+@functools.cache
+def _refusal(binary, argv, ranks):
+    cmd = [binary, argv[0], "--check", "--ranks", ranks, *argv[1:]]
+    with tempfile.TemporaryDirectory(prefix="iok-check-") as empty:
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=empty)
+        except subprocess.TimeoutExpired:
+            return f"{' '.join(cmd)} did not answer in 120 s"
+        except OSError as e:
+            return f"cannot run {binary}: {e.strerror}"
+    if p.returncode == 0:
         return None
-    if "both" in modes:
-        return 'BTIO writes or reads in one run: give modes = ["write", "read"]'
-    q = math.isqrt(ranks)
-    if q * q != ranks:
-        return f"BTIO needs a square number of processes (1, 4, 9, 16, ...), not {ranks}"
-    g = grid(args)
-    if g is None and not has_input and "grid" in options:  # the built-in default
-        default = options["grid"].default
-        g = default if isinstance(default, list) and len(default) == 3 else None
-    if g and min(g) // q < 3:
-        return (
-            f"grid {'x'.join(map(str, g))} is too small for {ranks} processes: cells need "
-            f"at least 3 points per axis (smallest here {min(g) // q}); use a larger grid"
-        )
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    line = lines[-1] if lines else f"exited {p.returncode}"
+    return line.removeprefix("iokernels: error: ")
+
+
+def first_refusal(binary, questions):
+    """The first (argv, ranks, line) of `questions` ((argv, ranks) pairs)
+    the binary refuses, or None. The rank counts of one command line are
+    asked in one call, the command lines side by side (each call mostly
+    waits for MPI to start); a refused call is asked again count by count
+    to name the count."""
+    counts = {}
+    for argv, n in questions:
+        counts.setdefault(tuple(argv), []).append(n)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        asked = pool.map(lambda a: refusal(binary, a, counts[a]), counts)
+        answers = dict(zip(counts, asked, strict=True))
+    for argv, n in questions:
+        key = tuple(argv)
+        why = answers[key] and (refusal(binary, argv, n) if len(counts[key]) > 1 else answers[key])
+        if why:
+            return argv, n, why
+    for key, why in answers.items():  # refused for no one count: for all of them
+        if why:
+            return list(key), ",".join(map(str, counts[key])), why
     return None

@@ -337,9 +337,6 @@ def _block_cases(where, block, defaults, inventory):
                 )
             variant = " ".join(_show(k, v) for k, v in swept.items())
             for n in ranks:
-                why = optcheck.rank_refusal(kernel, n, args, modes, known, bool(input_file))
-                if why:
-                    _fail(where, f"kernel {kernel} cannot run at {n} ranks: {why}")
                 cases.append(
                     Case(
                         kernel,
@@ -356,7 +353,17 @@ def _block_cases(where, block, defaults, inventory):
                         striping,
                     )
                 )
+    _binary_check(where, inventory.binary, cases)
     return cases
+
+
+def _binary_check(where, binary, cases):
+    """The binary's own verdict on each case and mode (optcheck.refusal):
+    the first refusal ends the campaign with the binary's line."""
+    refused = optcheck.first_refusal(binary, [(c.argv(m), c.ranks) for c in cases for m in c.modes])
+    if refused:
+        argv, n, why = refused
+        _fail(where, f"kernel {argv[0]} on {argv[2]} cannot run at {n} ranks ({argv[4]}): {why}")
 
 
 def _input(where, value, base):

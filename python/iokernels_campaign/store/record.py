@@ -220,6 +220,14 @@ def iteration_figures(r):
     return out
 
 
+def ceiling_margin(record):
+    """The record's ceiling margin (thresholds.ceiling_margin: a pass is
+    above its ceiling past ceiling x margin), None for a record written
+    before the record carried it."""
+    t = record.get("thresholds") if isinstance(record, dict) else None
+    return t.get("ceiling_margin") if isinstance(t, dict) else None
+
+
 def ceiling_above(record_text, ops=("write",)):
     """Why a pass of a stored record whose op is in `ops` (write; read) ran
     above its ceiling (the record's reason), or None when none did."""

@@ -30,6 +30,7 @@ from .record import (
     PHASE_COLUMNS,
     RUN_COLUMNS,
     ceiling_above,
+    ceiling_margin,
     mpiio_layer,
     parsed,
     pass_rows,
@@ -393,6 +394,7 @@ class Store:
             rec = parsed(d.pop("record"))  # once, for the four readers below
             d["ceiling_above"] = ceiling_above(rec)
             d["read_ceiling_above"] = ceiling_above(rec, ("read",))
+            d["ceiling_margin"] = ceiling_margin(rec)  # None: a record before the field
             d["ran"] = what_ran(rec)
             d["mpiio"] = mpiio_layer(rec)
             for col in EXTRA_COLUMNS:  # a version 2 store opened read-only

@@ -21,10 +21,11 @@ struct abrgen_opts {
 
 static const struct iok_option abrgen_options[] = {
     {"domain", 0, IOK_OPT_INT, offsetof(struct abrgen_opts, p.domain), "64",
-     "cells per side of the cubic level-0 domain"},
-    {"levels", 0, IOK_OPT_INT, offsetof(struct abrgen_opts, p.levels), "2", "number of levels"},
+     "cells per side of the cubic level-0 domain", .min = "1", .max = "4096", .unit = "cells"},
+    {"levels", 0, IOK_OPT_INT, offsetof(struct abrgen_opts, p.levels), "2", "number of levels",
+     .min = "1", .max = "4", .unit = "levels"},
     {"ratio", 0, IOK_OPT_INT, offsetof(struct abrgen_opts, p.ratio), "4",
-     "refinement ratio between levels"},
+     "refinement ratio between levels", .min = "2"},
     {"min-box", 0, IOK_OPT_INT, offsetof(struct abrgen_opts, p.min_box), "8",
      "smallest box side of the refined levels (the blocking factor)"},
     {"max-box", 0, IOK_OPT_INT, offsetof(struct abrgen_opts, p.max_box), "32", "largest box side"},

@@ -13,12 +13,8 @@
 int
 abrgen_check(const struct abrgen_params *p)
 {
-    if (p->domain < 1 || p->domain > 4096)
-        return iok_error(IOK_EUSAGE, "--domain must be 1 to 4096 cells, not %d", p->domain);
-    if (p->levels < 1 || p->levels > 4)
-        return iok_error(IOK_EUSAGE, "--levels must be 1 to 4, not %d", p->levels);
-    if (p->ratio < 2)
-        return iok_error(IOK_EUSAGE, "--ratio must be at least 2, not %d", p->ratio);
+    /* --domain, --levels, --ratio: ranges of the table (abrgen.c), enforced
+     * as they are parsed; the rest ties options together */
     if (p->min_box < 1 || p->min_box % p->ratio)
         return iok_error(IOK_EUSAGE, "--min-box must be a positive multiple of --ratio %d, not %d",
                          p->ratio, p->min_box);

@@ -27,14 +27,17 @@ struct amrex_opts {
 
 static const struct iok_option amrex_options[] = {
     {"ncells", 0, IOK_OPT_INT, offsetof(struct amrex_opts, ncells), "128",
-     "cells per side of the cubic domain"},
+     "cells per side of the cubic domain", .min = "1", .unit = "cells"},
     {"max_grid_size", 0, IOK_OPT_INT, offsetof(struct amrex_opts, max_grid_size), "32",
-     "largest box side: the domain is chopped into boxes of at most this many cells per side"},
+     "largest box side: the domain is chopped into boxes of at most this many cells per side",
+     .min = "1", .unit = "cells"},
     {"nlevs", 0, IOK_OPT_INT, offsetof(struct amrex_opts, nlevs), "1",
-     "levels (1 as the original; up to 3: each refines the middle half of the one below by 2)"},
-    {"ncomp", 0, IOK_OPT_INT, offsetof(struct amrex_opts, ncomp), "6", "components per cell"},
+     "levels (1 as the original; more: each refines the middle half of the one below by 2)",
+     .min = "1", .max = IOK_STR(AMREX_MAX_LEVELS), .unit = "levels"},
+    {"ncomp", 0, IOK_OPT_INT, offsetof(struct amrex_opts, ncomp), "6", "components per cell",
+     .min = "1", .unit = "components"},
     {"nppc", 0, IOK_OPT_INT, offsetof(struct amrex_opts, nppc), "2",
-     "particles per cell (written only with --particles)"},
+     "particles per cell (written only with --particles)", .min = "0", .unit = "particles"},
     {"particles", 0, IOK_OPT_BOOL, offsetof(struct amrex_opts, particles), NULL,
      "also write nppc particles per level-0 cell to plt00000_particles.<ext>"},
     {"dir", 0, IOK_OPT_STRING, offsetof(struct amrex_opts, dir), ".",
@@ -70,21 +73,7 @@ amrex_read_input(const char *text, const char *path, const struct iok_optset *se
 static int
 amrex_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *name))
 {
-    struct amrex_opts *o = kopts;
-    const struct {
-        const char *name;
-        int value, min;
-    } checks[] = {{"ncells", o->ncells, 1},
-                  {"max_grid_size", o->max_grid_size, 1},
-                  {"ncomp", o->ncomp, 1},
-                  {"nppc", o->nppc, 0}};
-    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
-        if (checks[i].value < checks[i].min)
-            return iok_error(IOK_EUSAGE, "%s must be at least %d, not %d (inputs file or --%s)",
-                             checks[i].name, checks[i].min, checks[i].value, checks[i].name);
-    if (o->nlevs < 1 || o->nlevs > AMREX_MAX_LEVELS)
-        return iok_error(IOK_EUSAGE, "nlevs must be 1 to %d, not %d (inputs file or --nlevs)",
-                         AMREX_MAX_LEVELS, o->nlevs);
+    struct amrex_opts *o = kopts; /* each option's range: the table's */
     if ((int64_t)o->ncells << (o->nlevs - 1) > (1 << 24))
         return iok_error(IOK_EUSAGE,
                          "ncells %d with %d levels is too large (finest level over "

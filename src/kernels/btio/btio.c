@@ -24,11 +24,12 @@ struct btio_opts {
 
 static const struct iok_option btio_options[] = {
     {"method", 0, IOK_OPT_INT, offsetof(struct btio_opts, method), "3",
-     "0 MPI collective, 1 MPI independent, 2 PnetCDF blocking, 3 PnetCDF nonblocking"},
+     "0 MPI collective, 1 MPI independent, 2 PnetCDF blocking, 3 PnetCDF nonblocking", .min = "0",
+     .max = "3"},
     {"dumps", 0, IOK_OPT_INT, offsetof(struct btio_opts, dumps), "5",
-     "number of dumps (records) to write or read"},
+     "number of dumps (records) to write or read", .min = "1", .unit = "records"},
     {"grid", 0, IOK_OPT_INT3, offsetof(struct btio_opts, grid), "64,64,64",
-     "global grid points X,Y,Z"},
+     "global grid points X,Y,Z", .min = "1", .unit = "points"},
     {"dir", 0, IOK_OPT_STRING, offsetof(struct btio_opts, dir), ".",
      "directory of the file btio.<ext>"},
     {NULL}};
@@ -137,15 +138,7 @@ btio_read_input(const char *text, const char *path, const struct iok_optset *set
 static int
 btio_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *name))
 {
-    struct btio_opts *o = kopts;
-    if (o->method < 0 || o->method > 3)
-        return iok_error(IOK_EUSAGE, "--method must be 0, 1, 2 or 3, not %d", o->method);
-    if (o->dumps < 1)
-        return iok_error(IOK_EUSAGE, "--dumps must be at least 1, not %d", o->dumps);
-    for (int k = 0; k < 3; k++)
-        if (o->grid[k] < 1)
-            return iok_error(IOK_EUSAGE, "--grid sizes must be positive, got %d,%d,%d", o->grid[0],
-                             o->grid[1], o->grid[2]);
+    struct btio_opts *o = kopts; /* --method, --dumps, --grid: ranges of the table */
     if (!strcmp(core->mode, "both"))
         return iok_error(IOK_EUSAGE, "BTIO writes or reads in one run: --mode write or read");
     if (!given("backend"))
@@ -160,21 +153,26 @@ btio_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
     return IOK_OK;
 }
 
+/* With q x q cells, each cell needs at least 3 grid points per axis; the
+ * square rank count itself is the kernel's declared rule (.ranks). */
 static int
-btio_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
+btio_check_ranks(const void *kopts, int nprocs)
 {
     const struct btio_opts *o = kopts;
-    int q = btio_ncells(run->nprocs);
-    if (q == 0)
-        return iok_error(IOK_EUSAGE,
-                         "BTIO needs a square number of processes (1, 4, 9, 16, ...), not %d",
-                         run->nprocs);
-    int64_t smallest = btio_min_cell_points(q, o->grid);
+    int q = btio_ncells(nprocs);
+    int64_t smallest = q ? btio_min_cell_points(q, o->grid) : 3;
     if (smallest < 3)
         return iok_error(IOK_EUSAGE,
                          "grid %dx%dx%d is too small for %d processes: cells need at least 3 "
                          "points per axis (smallest here %lld); use a larger --grid",
-                         o->grid[0], o->grid[1], o->grid[2], run->nprocs, (long long)smallest);
+                         o->grid[0], o->grid[1], o->grid[2], nprocs, (long long)smallest);
+    return IOK_OK;
+}
+
+static int
+btio_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
+{
+    const struct btio_opts *o = kopts; /* the rank rules held (btio_check_ranks) */
     struct iok_file_plan *fp = &plan->files[0];
     plan->nfiles = 1;
     if (snprintf(fp->path, sizeof fp->path, "%s/btio%s", o->dir, run->backend->ext) >=
@@ -303,6 +301,8 @@ const struct iok_kernel iok_kernel_btio = {
     .default_input = "inputbt.data",
     .default_barriers = "pass", /* one MPI_Barrier before the timed open, none after */
     .original_hints = btio_hints,
+    .ranks = "square", /* q x q cells */
+    .check_ranks = btio_check_ranks,
     .read_input = btio_read_input,
     .configure = btio_configure,
     .plan = btio_plan,

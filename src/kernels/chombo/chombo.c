@@ -44,9 +44,11 @@ static const struct iok_option chombo_options[] = {
     {"grids", 0, IOK_OPT_STRING, offsetof(struct chombo_opts, grids), DEFAULT_GRIDS,
      "ABR grid file (input file: grids_file); a relative path missing from the working "
      "directory is looked up in the suite's data (PREFIX/share/iokernels or the source tree)"},
-    {"ncomp", 0, IOK_OPT_INT, offsetof(struct chombo_opts, ncomp), "10", "components per cell"},
+    {"ncomp", 0, IOK_OPT_INT, offsetof(struct chombo_opts, ncomp), "10",
+     "components per cell (one attribute each in the plotfile)", .min = "1",
+     .max = IOK_STR(CHOMBO_MAX_NCOMP), .unit = "components"},
     {"replicate", 0, IOK_OPT_INT3, offsetof(struct chombo_opts, replicate), "1,1,1",
-     "copies of the grid along x,y,z (input file: replication)"},
+     "copies of the grid along x,y,z (input file: replication)", .min = "1", .unit = "copies"},
     {"ordering", 0, IOK_OPT_CHOICE, offsetof(struct chombo_opts, ordering), "morton",
      "order of each level's boxes before load balancing (random uses --seed)",
      "morton|lexicographic|file|random"},
@@ -152,16 +154,7 @@ chombo_read_input(const char *text, const char *path, const struct iok_optset *s
 static int
 chombo_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *name))
 {
-    struct chombo_opts *o = kopts;
-    if (o->ncomp < 1 || o->ncomp > CHOMBO_MAX_NCOMP)
-        return iok_error(IOK_EUSAGE,
-                         "ncomp must be 1 to %d (one attribute per component in the plotfile), "
-                         "not %d",
-                         CHOMBO_MAX_NCOMP, o->ncomp);
-    for (int d = 0; d < 3; d++)
-        if (o->replicate[d] < 1)
-            return iok_error(IOK_EUSAGE, "replication factors must be positive, got %d,%d,%d",
-                             o->replicate[0], o->replicate[1], o->replicate[2]);
+    struct chombo_opts *o = kopts; /* --ncomp, --replicate: ranges of the table */
     if (!o->grids[0])
         return iok_error(IOK_EUSAGE, "grids_file is empty: name an ABR grid file");
     if (!given("backend") && iok_backend_known("hdf5"))

@@ -27,9 +27,11 @@ static const struct iok_option e3sm_options[] = {
     {"keep", 'k', IOK_OPT_BOOL, offsetof(struct e3sm_opts, keep), NULL,
      "keep the output files (without -k the files this run wrote are deleted at its end)"},
     {"records", 'r', IOK_OPT_INT, offsetof(struct e3sm_opts, records), "1",
-     "records (time steps) of F h1, G and I h0; F h0 and I h1 hold one, as in the original"},
+     "records (time steps) of F h1, G and I h0; F h0 and I h1 hold one, as in the original",
+     .min = "1", .unit = "records"},
     {"stride", 's', IOK_OPT_INT, offsetof(struct e3sm_opts, stride), "1",
-     "ranks 0, s, 2s, ... do the I/O after the data moves to them (with --rearrange box)"},
+     "ranks 0, s, 2s, ... do the I/O after the data moves to them (with --rearrange box)",
+     .min = "1", .unit = "ranks"},
     {"strategy", 'x', IOK_OPT_CHOICE, offsetof(struct e3sm_opts, strategy), "canonical",
      "I/O strategy: canonical (one file per history file, canonical order) or blob (each "
      "rank's data one block per variable, -g subfiles with an index)",
@@ -40,9 +42,11 @@ static const struct iok_option e3sm_options[] = {
      "--backend adios2)",
      "pnetcdf|hdf5|netcdf4|adios|adios2|mpiio"},
     {"hx", 'f', IOK_OPT_INT, offsetof(struct e3sm_opts, hx), "-1",
-     "history files: 0 h0 only, 1 h1 only, -1 both (F and I cases)"},
+     "history files: 0 h0 only, 1 h1 only, -1 both (F and I cases)", .min = "-1", .max = "1"},
     {"subfiles", 'g', IOK_OPT_INT, offsetof(struct e3sm_opts, subfiles), "1",
-     "number of subfiles (blob strategy): contiguous groups of ranks, one subfile each"},
+     "number of subfiles (blob strategy): contiguous groups of ranks, one subfile each; at "
+     "most the job's ranks",
+     .min = "1", .unit = "subfiles"},
     {"in", 'i', IOK_OPT_STRING, offsetof(struct e3sm_opts, in), NULL,
      "read the history files of this name (F, I: NAME_h0.ext, NAME_h1.ext)"},
     {"out", 'o', IOK_OPT_STRING, offsetof(struct e3sm_opts, out), NULL,
@@ -73,7 +77,7 @@ static const struct iok_option e3sm_options[] = {
      "box: move data to I/O ranks holding contiguous canonical ranges (PIO's box rearranger)",
      "none|box"},
     {"io-ranks", 0, IOK_OPT_INT, offsetof(struct e3sm_opts, io_ranks), "0",
-     "I/O ranks of the rearranger (0: one per node)"},
+     "I/O ranks of the rearranger (0: one per node)", .min = "0", .unit = "ranks"},
     {"replay", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, replay), NULL,
      "turn the blob subfiles of this name into the canonical files of -o (the writer's ranks "
      "and -g)"},
@@ -111,15 +115,7 @@ agree_msg(MPI_Comm comm, int rc)
 static int
 e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *name))
 {
-    struct e3sm_opts *o = kopts;
-    if (o->records < 1)
-        return iok_error(IOK_EUSAGE, "-r must be at least 1, not %d", o->records);
-    if (o->hx < -1 || o->hx > 1)
-        return iok_error(IOK_EUSAGE, "-f must be 0 (h0), 1 (h1) or -1 (both), not %d", o->hx);
-    if (o->stride < 1)
-        return iok_error(IOK_EUSAGE, "-s must be at least 1, not %d", o->stride);
-    if (o->subfiles < 1)
-        return iok_error(IOK_EUSAGE, "-g must be at least 1, not %d", o->subfiles);
+    struct e3sm_opts *o = kopts; /* -r, -f, -s, -g, --io-ranks: ranges of the table */
     if (o->noncontig)
         return iok_error(IOK_EUSAGE, "-m (noncontiguous user buffer) is not supported: each "
                                      "variable's data is one contiguous buffer");
@@ -134,8 +130,6 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
     if (blob && !strcmp(o->rearrange, "box"))
         return iok_error(IOK_EUSAGE, "-x blob and --rearrange box exclude each other: blob "
                                      "writes each rank's data as one block already");
-    if (o->io_ranks < 0)
-        return iok_error(IOK_EUSAGE, "--io-ranks must be positive, not %d", o->io_ranks);
     if (o->io_ranks && o->stride > 1)
         return iok_error(IOK_EUSAGE, "-s and --io-ranks both choose the I/O ranks: give one");
     if ((o->io_ranks || o->stride > 1) && strcmp(o->rearrange, "box"))
@@ -395,6 +389,17 @@ static const struct iok_kernel_hint e3sm_hints_double[] = {
     {"pnetcdf", "nc_var_align_size", "1"},
     {NULL, NULL, NULL},
 };
+
+/* -g groups contiguous ranks, one subfile each: no more subfiles than
+ * ranks (the blob writer; --replay takes the writer's subfiles as found). */
+static int
+e3sm_check_ranks(const void *kopts, int nprocs)
+{
+    const struct e3sm_opts *o = kopts;
+    if (!strcmp(o->strategy, "blob") && !o->replay[0] && o->subfiles > nprocs)
+        return iok_error(IOK_EUSAGE, "-g %d: more subfiles than the %d ranks", o->subfiles, nprocs);
+    return IOK_OK;
+}
 
 static int
 e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
@@ -683,6 +688,7 @@ const struct iok_kernel iok_kernel_e3sm = {
     .opts_size = sizeof(struct e3sm_opts),
     .input_by_path = 1,
     .configure = e3sm_configure,
+    .check_ranks = e3sm_check_ranks,
     .plan = e3sm_plan,
     .requests = e3sm_requests,
     .exchange = e3sm_exchange,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/formats/format.h"
 #include "e3sm_decomp.h"
 #include "e3sm_source.h"
 #include "iokernels/error.h"
@@ -14,34 +15,33 @@
 
 enum kind { K_NONE, K_CDF, K_HDF5, K_BP, K_UNKNOWN };
 
-/* Rank 0 looks at the first bytes; every rank learns the answer. */
+/* Rank 0 tells the container by its content (the core's rules, the same
+ * as for a backend's files: core/formats/format.h); a path named .bp that
+ * is none of them goes to ADIOS2, which names what is wrong with it. Every
+ * rank learns the answer. */
 static enum kind
 detect(const char *path, MPI_Comm comm, char *format, size_t len)
 {
-    int rank, k = K_NONE;
-    unsigned char b[8] = {0};
+    int rank, k = K_NONE, f = IOK_FMT_NONE;
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
-        FILE *f = fopen(path, "rb");
-        size_t n = f ? fread(b, 1, sizeof b, f) : 0;
-        if (f)
-            fclose(f);
+        f = iok_format_of_path(path);
         size_t pl = strlen(path);
-        if (!f)
+        if (f == IOK_FMT_NONE)
             k = K_NONE;
-        else if (n >= 4 && !memcmp(b, "CDF", 3) && (b[3] == 1 || b[3] == 2 || b[3] == 5))
+        else if (iok_format_is_cdf(f))
             k = K_CDF;
-        else if (n == 8 && !memcmp(b, "\211HDF\r\n\032\n", 8))
+        else if (f == IOK_FMT_HDF5)
             k = K_HDF5;
-        else if (pl > 3 && !strcmp(path + pl - 3, ".bp"))
+        else if (f == IOK_FMT_BP || f == IOK_FMT_BP3 || (pl > 3 && !strcmp(path + pl - 3, ".bp")))
             k = K_BP;
         else
             k = K_UNKNOWN;
     }
     MPI_Bcast(&k, 1, MPI_INT, 0, comm);
-    MPI_Bcast(b, 4, MPI_BYTE, 0, comm);
+    MPI_Bcast(&f, 1, MPI_INT, 0, comm);
     if (k == K_CDF)
-        snprintf(format, len, "CDF-%d", b[3]);
+        snprintf(format, len, "CDF-%d", f == IOK_FMT_CDF1 ? 1 : f == IOK_FMT_CDF2 ? 2 : 5);
     else if (k == K_HDF5)
         snprintf(format, len, "HDF5");
     return (enum kind)k;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Generated E3SM decompositions: the parameters, and the common part (pairs
- * to runs, this rank's share). */
+/* Generated E3SM decompositions: the parameters, read through the case's
+ * entry (e3sm_gen_case.h), and the common part (pairs to runs, this rank's
+ * share). */
 #include "e3sm_gen.h"
 
 #include <stdio.h>
@@ -9,179 +10,76 @@
 
 #include "iokernels/error.h"
 
-uint64_t
-e3sm_gen_mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-int
-e3sm_pairs_add(struct e3sm_pairs *p, int64_t off, int64_t len)
-{
-    if (p->n == p->cap) {
-        int64_t cap = p->cap ? 2 * p->cap : 256;
-        int64_t *o = realloc(p->off, (size_t)cap * sizeof *o);
-        if (!o)
-            return -1;
-        p->off = o;
-        int64_t *l = realloc(p->len, (size_t)cap * sizeof *l);
-        if (!l)
-            return -1;
-        p->len = l;
-        p->cap = cap;
-    }
-    p->off[p->n] = off;
-    p->len[p->n++] = len;
-    return 0;
-}
-
-void
-e3sm_pairs_free(struct e3sm_pairs *p)
-{
-    free(p->off);
-    free(p->len);
-    memset(p, 0, sizeof *p);
-}
-
 /* ---- parameters ---- */
 
-struct key {
-    const char *name;
-    size_t at; /* offset of the int64_t in struct e3sm_gen */
-    int64_t min, max;
-};
+/* The cases, one entry each (e3sm_gen_case.h). */
+static const struct e3sm_gen_case *const cases[] = {&e3sm_gen_case_f, &e3sm_gen_case_g,
+                                                    &e3sm_gen_case_i};
 
-#define K(n, f, lo, hi)                                                                            \
-    {                                                                                              \
-        n, offsetof(struct e3sm_gen, f), lo, hi                                                    \
-    }
-static const struct key f_keys[] = {K("ne", ne, 1, 4096),
-                                    K("np", np, 2, 8),
-                                    K("nlev", nlev, 1, 1024),
-                                    K("pcols", pcols, 1, 4096),
-                                    K("procs", procs, 1, 100000000),
-                                    {NULL}};
-static const struct key g_keys[] = {
-    K("cells", cells, 4, 1000000000),       K("edges", edges, 4, 4000000000),
-    K("vertices", vertices, 4, 3000000000), K("nlev", vlev, 1, 1024),
-    K("procs", procs, 1, 100000000),        {NULL}};
-static const struct key i_keys[] = {K("nlat", nlat, 2, 100000),
-                                    K("nlon", nlon, 2, 100000),
-                                    K("land", land, 1, 10000000000),
-                                    K("procs", procs, 1, 100000000),
-                                    {NULL}};
-#undef K
+/* every case's key, after its own */
+static const struct e3sm_gen_key procs_key = E3SM_GEN_KEY("procs", procs, 1, 100000000);
 
 static void
-key_names(const struct key *k, const char *extra, char *out, size_t len)
+key_names(const struct e3sm_gen_key *k, const char *extra, char *out, size_t len)
 {
     size_t n = 0;
     out[0] = '\0';
     for (; k->name && n < len; k++)
-        n += (size_t)snprintf(out + n, len - n, "%s%s", n ? ", " : "", k->name);
-    if (extra && n < len)
-        snprintf(out + n, len - n, ", %s", extra);
+        n += (size_t)snprintf(out + n, len - n, "%s, ", k->name);
+    if (n < len)
+        snprintf(out + n, len - n, "%s%s%s", procs_key.name, extra ? ", " : "", extra ? extra : "");
 }
 
-/* levels=15/10/9/17 (I case) */
-static int
-parse_levels(const char *v, struct e3sm_gen *g, char *err, size_t errlen)
+static int64_t *
+key_value(struct e3sm_gen *g, const struct e3sm_gen_key *k)
 {
-    int n = 0;
-    const char *p = v;
-    while (*p && n < 4) {
-        char *end;
-        long long x = strtoll(p, &end, 10);
-        if (end == p || x < 1 || x > 1024)
-            break;
-        g->lev[n++] = x;
-        p = *end == '/' ? end + 1 : end;
-        if (*end != '/')
-            break;
-    }
-    if (n != 4 || *p) {
-        snprintf(err, errlen,
-                 "levels=%s: give the four sub-grid level counts as A/B/C/D (default "
-                 "15/10/9/17)",
-                 v);
-        return -1;
-    }
-    return 0;
+    return (int64_t *)((char *)g + k->at);
 }
 
+/* g->spec: "f:" and every parameter, the case's own, its extra, procs */
 static void
-defaults(struct e3sm_gen *g)
+spell(struct e3sm_gen *g)
 {
-    g->procs = 16;
-    g->ne = 4, g->np = 4, g->nlev = 72, g->pcols = 16;
-    g->cells = 285, g->vlev = 100;
-    g->nlat = 96, g->nlon = 144;
-    g->lev[0] = 15, g->lev[1] = 10, g->lev[2] = 9, g->lev[3] = 17;
-}
-
-static void
-set_dims(struct e3sm_gen *g)
-{
-    memset(g->ndims, 0, sizeof g->ndims);
-    if (g->kase == E3SM_GEN_F) {
-        int64_t ncol = 6 * g->ne * g->ne * (g->np - 1) * (g->np - 1) + 2;
-        g->ndecomp = 3;
-        g->ndims[0] = g->ndims[1] = 1;
-        g->dims[0][0] = g->dims[1][0] = ncol;
-        g->ndims[2] = 2;
-        g->dims[2][0] = g->nlev;
-        g->dims[2][1] = ncol;
-    } else if (g->kase == E3SM_GEN_G) {
-        int64_t n[6] = {g->cells, g->edges, g->cells, g->edges, g->vertices, g->cells};
-        g->ndecomp = 6;
-        for (int i = 0; i < 6; i++) {
-            g->ndims[i] = i < 2 ? 1 : 2;
-            g->dims[i][0] = n[i];
-            g->dims[i][1] = i == 5 ? g->vlev + 1 : g->vlev;
-        }
-    } else {
-        g->ndecomp = 5;
-        g->ndims[0] = 2;
-        g->dims[0][0] = g->nlat;
-        g->dims[0][1] = g->nlon;
-        for (int i = 1; i < 5; i++) {
-            g->ndims[i] = 3;
-            g->dims[i][0] = g->lev[i - 1];
-            g->dims[i][1] = g->nlat;
-            g->dims[i][2] = g->nlon;
-        }
+    const struct e3sm_gen_case *c = g->kase;
+    size_t n = (size_t)snprintf(g->spec, sizeof g->spec, "%c:", c->name), len = sizeof g->spec;
+    for (const struct e3sm_gen_key *k = c->keys; k->name && n < len; k++)
+        n += (size_t)snprintf(g->spec + n, len - n, "%s=%lld,", k->name,
+                              (long long)*key_value(g, k));
+    if (c->extra && n < len) {
+        n += (size_t)snprintf(g->spec + n, len - n, "%s=", c->extra);
+        if (n < len)
+            c->spell_extra(g, g->spec + n, len - n);
+        n = strlen(g->spec);
+        if (n < len)
+            n += (size_t)snprintf(g->spec + n, len - n, ",");
     }
+    if (n < len)
+        snprintf(g->spec + n, len - n, "%s=%lld", procs_key.name, (long long)g->procs);
 }
 
 int
 e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
-    defaults(g);
-    const struct key *keys;
-    if (!strncmp(spec, "f", 1) && (spec[1] == ':' || !spec[1]))
-        g->kase = E3SM_GEN_F, keys = f_keys;
-    else if (!strncmp(spec, "g", 1) && (spec[1] == ':' || !spec[1]))
-        g->kase = E3SM_GEN_G, keys = g_keys;
-    else if (!strncmp(spec, "i", 1) && (spec[1] == ':' || !spec[1]))
-        g->kase = E3SM_GEN_I, keys = i_keys;
-    else {
+    g->procs = 16;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases && !g->kase; i++)
+        if (spec[0] == cases[i]->name && (spec[1] == ':' || !spec[1]))
+            g->kase = cases[i];
+    if (!g->kase) {
         snprintf(err, errlen,
                  "--generate %s: give the case first, f, g or i, then its parameters, e.g. "
                  "f:ne=30,procs=512",
                  spec);
         return -1;
     }
-    int edges_given = 0, vert_given = 0, land_given = 0;
+    const struct e3sm_gen_case *c = g->kase;
+    c->defaults(g);
     char *copy = strdup(spec[1] ? spec + 2 : ""), *save = NULL;
     int rc = 0;
     for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(t, '=');
         char names[160];
-        key_names(keys, g->kase == E3SM_GEN_I ? "levels" : NULL, names, sizeof names);
+        key_names(c->keys, c->extra, names, sizeof names);
         if (!eq) {
             snprintf(err, errlen, "--generate %s: '%s' is not KEY=VALUE (keys: %s)", spec, t,
                      names);
@@ -189,13 +87,15 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
             break;
         }
         *eq = '\0';
-        if (g->kase == E3SM_GEN_I && !strcmp(t, "levels")) {
-            rc = parse_levels(eq + 1, g, err, errlen);
+        if (c->extra && !strcmp(t, c->extra)) {
+            rc = c->parse_extra(eq + 1, g, err, errlen);
             continue;
         }
-        const struct key *k = keys;
+        const struct e3sm_gen_key *k = c->keys;
         while (k->name && strcmp(k->name, t))
             k++;
+        if (!k->name && !strcmp(t, procs_key.name))
+            k = &procs_key;
         if (!k->name) {
             snprintf(err, errlen, "--generate %s: unknown parameter '%s' (keys: %s)", spec, t,
                      names);
@@ -210,55 +110,20 @@ e3sm_gen_parse(const char *spec, struct e3sm_gen *g, char *err, size_t errlen)
             rc = -1;
             break;
         }
-        *(int64_t *)((char *)g + k->at) = v;
-        edges_given |= !strcmp(t, "edges");
-        vert_given |= !strcmp(t, "vertices");
-        land_given |= !strcmp(t, "land");
+        *key_value(g, k) = v;
     }
     free(copy);
     if (rc)
         return rc;
-    /* edges and vertices: the shipped mesh's at its 285 cells (879 and 593:
-     * the generated mesh has 878 and 593), else the mesh's own
-     * (e3sm_gen_g.c) unless given; land: the shipped grid's proportion, 5663
-     * cells of 96 x 144 */
-    if (!edges_given)
-        g->edges = g->cells == 285 ? 879 : 0;
-    if (!vert_given)
-        g->vertices = g->cells == 285 ? 593 : 0;
-    if (!land_given)
-        g->land = (g->nlat * g->nlon * 5663 + 6912) / 13824;
-    if (g->kase == E3SM_GEN_I && g->land > g->nlat * g->nlon) {
-        snprintf(err, errlen, "--generate %s: land=%lld exceeds the %lld x %lld grid", spec,
-                 (long long)g->land, (long long)g->nlat, (long long)g->nlon);
+    char why[400];
+    if (c->setup(g, why, sizeof why)) {
+        snprintf(err, errlen, "--generate %s: %s", spec, why);
         return -1;
     }
-    if (g->kase == E3SM_GEN_G) { /* the mesh first: it counts the edges and vertices */
-        char why[400];
-        if (e3sm_gen_g_setup(g, why, sizeof why)) {
-            snprintf(err, errlen, "--generate %s: %s", spec, why);
-            return -1;
-        }
-    }
-    set_dims(g);
-    if (g->kase == E3SM_GEN_F)
-        snprintf(g->spec, sizeof g->spec, "f:ne=%lld,np=%lld,nlev=%lld,pcols=%lld,procs=%lld",
-                 (long long)g->ne, (long long)g->np, (long long)g->nlev, (long long)g->pcols,
-                 (long long)g->procs);
-    else if (g->kase == E3SM_GEN_G)
-        snprintf(g->spec, sizeof g->spec,
-                 "g:cells=%lld,edges=%lld,vertices=%lld,nlev=%lld,procs=%lld", (long long)g->cells,
-                 (long long)g->edges, (long long)g->vertices, (long long)g->vlev,
-                 (long long)g->procs);
-    else
-        snprintf(g->spec, sizeof g->spec,
-                 "i:nlat=%lld,nlon=%lld,land=%lld,levels=%lld/%lld/%lld/%lld,procs=%lld",
-                 (long long)g->nlat, (long long)g->nlon, (long long)g->land, (long long)g->lev[0],
-                 (long long)g->lev[1], (long long)g->lev[2], (long long)g->lev[3],
-                 (long long)g->procs);
-    return g->kase == E3SM_GEN_F   ? e3sm_gen_f_setup(g, err, errlen)
-           : g->kase == E3SM_GEN_G ? 0
-                                   : e3sm_gen_i_setup(g, err, errlen);
+    memset(g->ndims, 0, sizeof g->ndims);
+    c->dims(g);
+    spell(g);
+    return 0;
 }
 
 void
@@ -278,9 +143,7 @@ e3sm_gen_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *ou
 {
     if (r < 0 || r >= g->procs)
         return 0;
-    return g->kase == E3SM_GEN_F   ? e3sm_gen_f_pairs(g, d, r, out)
-           : g->kase == E3SM_GEN_G ? e3sm_gen_g_pairs(g, d, r, out)
-                                   : e3sm_gen_i_pairs(g, d, r, out);
+    return g->kase->pairs(g, d, r, out);
 }
 
 int

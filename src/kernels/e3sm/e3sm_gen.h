@@ -20,30 +20,7 @@
 #include <mpi.h>
 
 #include "e3sm_decomp.h"
-
-enum e3sm_gen_case { E3SM_GEN_F, E3SM_GEN_G, E3SM_GEN_I };
-
-/* a growable list of (offset, length) pairs */
-struct e3sm_pairs {
-    int64_t n, cap;
-    int64_t *off, *len;
-};
-
-struct e3sm_gen {
-    enum e3sm_gen_case kase;
-    int64_t procs;
-    /* F */
-    int64_t ne, np, nlev, pcols;
-    /* G */
-    int64_t cells, edges, vertices, vlev;
-    /* I */
-    int64_t nlat, nlon, land, lev[4];
-    char spec[256]; /* the parameters, all spelled out */
-    int ndecomp;
-    int ndims[E3SM_MAX_DECOMP];
-    int64_t dims[E3SM_MAX_DECOMP][E3SM_MAX_DDIMS];
-    void *tab; /* case tables (curve order, owners), built by e3sm_gen_setup */
-};
+#include "e3sm_gen_case.h"
 
 /* Parses "f:ne=30,procs=512" (g:..., i:...); unknown keys and bad values
  * are refused with a reason. Then sets the dimensions and builds the case's
@@ -75,27 +52,5 @@ int e3sm_gen_load(const char *spec, MPI_Comm comm, struct e3sm_decomps *out, cha
 struct e3sm_dat;
 int e3sm_gen_dat(const struct e3sm_gen *g, int d, int want_raw, struct e3sm_dat *out, char *err,
                  size_t errlen);
-
-int e3sm_pairs_add(struct e3sm_pairs *p, int64_t off, int64_t len);
-void e3sm_pairs_free(struct e3sm_pairs *p);
-
-/* case builders (e3sm_gen_f.c, e3sm_gen_g.c, e3sm_gen_i.c) */
-int e3sm_gen_f_setup(struct e3sm_gen *g, char *err, size_t errlen);
-int e3sm_gen_f_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out);
-int e3sm_gen_g_setup(struct e3sm_gen *g, char *err, size_t errlen);
-int e3sm_gen_g_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out);
-int e3sm_gen_i_setup(struct e3sm_gen *g, char *err, size_t errlen);
-int e3sm_gen_i_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out);
-
-/* Space-filling curves (e3sm_gen_sfc.c): the cells of a w x h rectangle in
- * the order of a generalized Hilbert curve (any w, h), as y * w + x. */
-int64_t *e3sm_sfc_rect(int64_t w, int64_t h);
-
-/* The index of point (x, y) along a Hilbert curve over a 2^order square
- * (x, y < 2^order, order <= 31). */
-uint64_t e3sm_sfc_key(uint64_t x, uint64_t y, int order);
-
-/* A deterministic 64-bit mix (splitmix64). */
-uint64_t e3sm_gen_mix(uint64_t x);
 
 #endif

@@ -25,7 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e3sm_gen.h"
+#include "e3sm_gen_case.h"
+#include "e3sm_gen_sfc.h"
 
 enum { T_ORDER, T_OWNER, T_BYOWNER, T_START, T_N };
 
@@ -52,10 +53,17 @@ swaps(int64_t procs)
     return (int64_t)(s * (double)procs + 0.5);
 }
 
-int
-e3sm_gen_f_setup(struct e3sm_gen *g, char *err, size_t errlen)
+/* the unique columns: (np-1)^2 per element, and the two cube corners left */
+static int64_t
+f_ncol(const struct e3sm_gen *g)
 {
-    int64_t ne = g->ne, nelem = 6 * ne * ne, ncol = g->dims[0][0];
+    return 6 * g->ne * g->ne * (g->np - 1) * (g->np - 1) + 2;
+}
+
+static int
+f_setup(struct e3sm_gen *g, char *err, size_t errlen)
+{
+    int64_t ne = g->ne, nelem = 6 * ne * ne, ncol = f_ncol(g);
     int64_t cpr = ceil_div(ceil_div(ncol, g->procs), g->pcols), nchunks = g->procs * cpr;
     void **t = calloc(T_N + 2, sizeof *t);
     int64_t *order = malloc((size_t)nelem * sizeof *order);
@@ -146,8 +154,8 @@ physics(const struct e3sm_gen *g, const struct f_tab *ft, const int64_t *byowner
     return 0;
 }
 
-int
-e3sm_gen_f_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
+static int
+f_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
 {
     void **t = g->tab;
     const struct f_tab *ft = t[T_N];
@@ -157,15 +165,43 @@ e3sm_gen_f_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *
         return physics(g, ft, t[T_BYOWNER], t[T_START], r, out);
     /* D3: the merged D2 runs at every level */
     struct e3sm_pairs p = {0};
-    struct e3sm_runs runs = {0};
-    char why[128];
-    int rc = physics(g, ft, t[T_BYOWNER], t[T_START], r, &p);
-    if (!rc)
-        rc = e3sm_runs_build(p.off, p.len, p.n, ft->ncol, ft->ncol, &runs, why, sizeof why);
-    e3sm_pairs_free(&p);
-    for (int64_t l = 0; !rc && l < g->nlev; l++)
-        for (int64_t j = 0; !rc && j < runs.n; j++)
-            rc = e3sm_pairs_add(out, l * ft->ncol + runs.off[j], runs.len[j]);
-    e3sm_runs_free(&runs);
-    return rc;
+    if (physics(g, ft, t[T_BYOWNER], t[T_START], r, &p)) {
+        e3sm_pairs_free(&p);
+        return -1;
+    }
+    return e3sm_pairs_at_levels(&p, ft->ncol, ft->ncol, g->nlev, out);
 }
+
+static const struct e3sm_gen_key f_keys[] = {E3SM_GEN_KEY("ne", ne, 1, 4096),
+                                             E3SM_GEN_KEY("np", np, 2, 8),
+                                             E3SM_GEN_KEY("nlev", nlev, 1, 1024),
+                                             E3SM_GEN_KEY("pcols", pcols, 1, 4096),
+                                             {NULL}};
+
+static void
+f_defaults(struct e3sm_gen *g)
+{
+    g->ne = 4, g->np = 4, g->nlev = 72, g->pcols = 16;
+}
+
+/* D1, D2: ncol; D3: nlev x ncol */
+static void
+f_dims(struct e3sm_gen *g)
+{
+    int64_t ncol = f_ncol(g);
+    g->ndecomp = 3;
+    g->ndims[0] = g->ndims[1] = 1;
+    g->dims[0][0] = g->dims[1][0] = ncol;
+    g->ndims[2] = 2;
+    g->dims[2][0] = g->nlev;
+    g->dims[2][1] = ncol;
+}
+
+const struct e3sm_gen_case e3sm_gen_case_f = {
+    .name = 'f',
+    .keys = f_keys,
+    .defaults = f_defaults,
+    .setup = f_setup,
+    .dims = f_dims,
+    .pairs = f_pairs,
+};

@@ -37,7 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e3sm_gen.h"
+#include "e3sm_gen_case.h"
+#include "e3sm_gen_sfc.h"
 
 /* per kind (cells, edges, vertices): ids grouped by owner */
 enum { K_CELL, K_EDGE, K_VERT, K_N };
@@ -296,9 +297,15 @@ build(struct e3sm_gen *g, struct g_build *b)
     return 0;
 }
 
-int
-e3sm_gen_g_setup(struct e3sm_gen *g, char *err, size_t errlen)
+static int
+g_setup(struct e3sm_gen *g, char *err, size_t errlen)
 {
+    /* edges and vertices: the shipped mesh's at its 285 cells (879 and 593:
+     * the generated mesh has 878 and 593), else the mesh's own unless given */
+    if (g->edges < 0)
+        g->edges = g->cells == 285 ? 879 : 0;
+    if (g->vertices < 0)
+        g->vertices = g->cells == 285 ? 593 : 0;
     struct g_build b = {0};
     void **t = calloc(T_N + 1, sizeof *t);
     int rc = t ? build(g, &b) : -1;
@@ -327,8 +334,8 @@ e3sm_gen_g_setup(struct e3sm_gen *g, char *err, size_t errlen)
     return 0;
 }
 
-int
-e3sm_gen_g_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
+static int
+g_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
 {
     static const int kind[6] = {K_CELL, K_EDGE, K_CELL, K_EDGE, K_VERT, K_CELL};
     void **t = g->tab;
@@ -339,3 +346,39 @@ e3sm_gen_g_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *
             return -1;
     return 0;
 }
+
+static const struct e3sm_gen_key g_keys[] = {E3SM_GEN_KEY("cells", cells, 4, 1000000000),
+                                             E3SM_GEN_KEY("edges", edges, 4, 4000000000),
+                                             E3SM_GEN_KEY("vertices", vertices, 4, 3000000000),
+                                             E3SM_GEN_KEY("nlev", vlev, 1, 1024),
+                                             {NULL}};
+
+static void
+g_defaults(struct e3sm_gen *g)
+{
+    g->cells = 285, g->vlev = 100;
+    g->edges = g->vertices = -1; /* not given (g_setup) */
+}
+
+/* D1 cells, D2 edges; D3-D6: cells, edges, vertices, cells by levels
+ * (nlev + 1 for the last) */
+static void
+g_dims(struct e3sm_gen *g)
+{
+    int64_t n[6] = {g->cells, g->edges, g->cells, g->edges, g->vertices, g->cells};
+    g->ndecomp = 6;
+    for (int i = 0; i < 6; i++) {
+        g->ndims[i] = i < 2 ? 1 : 2;
+        g->dims[i][0] = n[i];
+        g->dims[i][1] = i == 5 ? g->vlev + 1 : g->vlev;
+    }
+}
+
+const struct e3sm_gen_case e3sm_gen_case_g = {
+    .name = 'g',
+    .keys = g_keys,
+    .defaults = g_defaults,
+    .setup = g_setup,
+    .dims = g_dims,
+    .pairs = g_pairs,
+};

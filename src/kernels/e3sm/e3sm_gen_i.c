@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e3sm_gen.h"
+#include "e3sm_gen_case.h"
 
 #define CLUMP 9
 #define COAST 0.35 /* small-scale raggedness of the coasts: islands, bays */
@@ -51,9 +51,17 @@ continents(double lat, double lon)
     return f;
 }
 
-int
-e3sm_gen_i_setup(struct e3sm_gen *g, char *err, size_t errlen)
+static int
+i_setup(struct e3sm_gen *g, char *err, size_t errlen)
 {
+    /* land: the shipped grid's proportion unless given, 5663 cells of 96 x 144 */
+    if (g->land < 0)
+        g->land = (g->nlat * g->nlon * 5663 + 6912) / 13824;
+    if (g->land > g->nlat * g->nlon) {
+        snprintf(err, errlen, "land=%lld exceeds the %lld x %lld grid", (long long)g->land,
+                 (long long)g->nlat, (long long)g->nlon);
+        return -1;
+    }
     int64_t n = g->nlat * g->nlon;
     void **t = calloc(T_N + 1, sizeof *t);
     unsigned char *mask = calloc((size_t)n, 1);
@@ -103,22 +111,90 @@ grid_pairs(const struct e3sm_gen *g, int64_t r, struct e3sm_pairs *out)
     return 0;
 }
 
-int
-e3sm_gen_i_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
+static int
+i_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
 {
     if (d == 0)
         return grid_pairs(g, r, out);
+    /* D2-D5: the merged D1 runs at every level of the sub-grid */
     struct e3sm_pairs p = {0};
-    struct e3sm_runs runs = {0};
-    char why[128];
-    int64_t n = g->nlat * g->nlon;
-    int rc = grid_pairs(g, r, &p);
-    if (!rc)
-        rc = e3sm_runs_build(p.off, p.len, p.n, g->nlon, n, &runs, why, sizeof why);
-    e3sm_pairs_free(&p);
-    for (int64_t l = 0; !rc && l < g->lev[d - 1]; l++)
-        for (int64_t j = 0; !rc && j < runs.n; j++)
-            rc = e3sm_pairs_add(out, l * n + runs.off[j], runs.len[j]);
-    e3sm_runs_free(&runs);
-    return rc;
+    if (grid_pairs(g, r, &p)) {
+        e3sm_pairs_free(&p);
+        return -1;
+    }
+    return e3sm_pairs_at_levels(&p, g->nlon, g->nlat * g->nlon, g->lev[d - 1], out);
 }
+
+static const struct e3sm_gen_key i_keys[] = {E3SM_GEN_KEY("nlat", nlat, 2, 100000),
+                                             E3SM_GEN_KEY("nlon", nlon, 2, 100000),
+                                             E3SM_GEN_KEY("land", land, 1, 10000000000),
+                                             {NULL}};
+
+/* levels=15/10/9/17: the four sub-grids' level counts */
+static int
+i_levels(const char *v, struct e3sm_gen *g, char *err, size_t errlen)
+{
+    int n = 0;
+    const char *p = v;
+    while (*p && n < 4) {
+        char *end;
+        long long x = strtoll(p, &end, 10);
+        if (end == p || x < 1 || x > 1024)
+            break;
+        g->lev[n++] = x;
+        p = *end == '/' ? end + 1 : end;
+        if (*end != '/')
+            break;
+    }
+    if (n != 4 || *p) {
+        snprintf(err, errlen,
+                 "levels=%s: give the four sub-grid level counts as A/B/C/D (default "
+                 "15/10/9/17)",
+                 v);
+        return -1;
+    }
+    return 0;
+}
+
+static void
+i_spell_levels(const struct e3sm_gen *g, char *out, size_t len)
+{
+    snprintf(out, len, "%lld/%lld/%lld/%lld", (long long)g->lev[0], (long long)g->lev[1],
+             (long long)g->lev[2], (long long)g->lev[3]);
+}
+
+static void
+i_defaults(struct e3sm_gen *g)
+{
+    g->nlat = 96, g->nlon = 144;
+    g->lev[0] = 15, g->lev[1] = 10, g->lev[2] = 9, g->lev[3] = 17;
+    g->land = -1; /* not given (i_setup) */
+}
+
+/* D1 nlat x nlon; D2-D5: each sub-grid's levels x nlat x nlon */
+static void
+i_dims(struct e3sm_gen *g)
+{
+    g->ndecomp = 5;
+    g->ndims[0] = 2;
+    g->dims[0][0] = g->nlat;
+    g->dims[0][1] = g->nlon;
+    for (int i = 1; i < 5; i++) {
+        g->ndims[i] = 3;
+        g->dims[i][0] = g->lev[i - 1];
+        g->dims[i][1] = g->nlat;
+        g->dims[i][2] = g->nlon;
+    }
+}
+
+const struct e3sm_gen_case e3sm_gen_case_i = {
+    .name = 'i',
+    .keys = i_keys,
+    .extra = "levels",
+    .parse_extra = i_levels,
+    .spell_extra = i_spell_levels,
+    .defaults = i_defaults,
+    .setup = i_setup,
+    .dims = i_dims,
+    .pairs = i_pairs,
+};

@@ -6,9 +6,9 @@
  * width 1 is walked straight. Every step moves to a neighbouring cell (at
  * most one diagonal step for odd sizes), so a contiguous piece of the curve
  * is a compact region, which is what HOMME's and MPAS's partitions are. */
-#include <stdlib.h>
+#include "e3sm_gen_sfc.h"
 
-#include "e3sm_gen.h"
+#include <stdlib.h>
 
 struct walk {
     int64_t w, n, *out;

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "e3sm_cdf_header.h"
+#include "core/formats/cdf.h"
 #include "iokernels/error.h"
 
 #include <pnetcdf.h>
 
-/* Rank 0 checks the header against the file's size (e3sm_cdf_header.c);
+/* Rank 0 checks the header against the file's size (core/formats/cdf.c);
  * every rank gets its verdict and message, before any collective open. */
 static int
 header_agreed(const char *path, MPI_Comm comm)
@@ -22,7 +22,7 @@ header_agreed(const char *path, MPI_Comm comm)
     char msg[512] = "";
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
-        rc = e3sm_cdf_header_check(path);
+        rc = iok_cdf_header_check(path);
         if (rc != IOK_OK)
             snprintf(msg, sizeof msg, "%s", iok_errmsg());
     }

@@ -63,7 +63,7 @@ static const struct iok_option dc_options[] = {
      "with --generate: print requests and bytes per rank (min, median, max) and the history "
      "files' sizes over all its ranks, computed in one process; writes no file"},
     {"records", 0, IOK_OPT_INT, offsetof(struct dc_opts, records), "1",
-     "records of the history files in --stats"},
+     "records of the history files in --stats", .min = "1", .unit = "records"},
     {NULL}};
 
 /* Per decomposition, what every rank needs to build the schema. */
@@ -126,8 +126,6 @@ dc_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *n
     if (o->stats && !o->generate[0])
         return iok_error(IOK_EUSAGE, "--stats describes a generated decomposition: add "
                                      "--generate f:ne=30,procs=512 (or g:..., i:...)");
-    if (o->records < 1)
-        return iok_error(IOK_EUSAGE, "--records must be at least 1, not %d", o->records);
     if (o->generate[0] && o->dat[0][0])
         return iok_error(IOK_EUSAGE, "--generate and .dat files (--d1 %s): give one", o->dat[0]);
     if (!o->out[0] && !o->stats)

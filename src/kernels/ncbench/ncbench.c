@@ -28,9 +28,10 @@ static const struct iok_option ncb_options[] = {
     OPT("unlimited", 'u', IOK_OPT_BOOL, unlimited, NULL, "unlimited time dimension"),
     OPT("use-fill-value", 'F', IOK_OPT_BOOL, fill, NULL,
         "pre-fill the variable with the default fill value"),
-    OPT("nn", 'n', IOK_OPT_INT, nn, "0", "number of nodes (0: SLURM_NNODES, else 1)"),
-    OPT("ppn", 'p', IOK_OPT_INT, ppn, "0",
-        "processes per node (0: SLURM_NTASKS_PER_NODE, else ranks / nn)"),
+    {"nn", 'n', IOK_OPT_INT, offsetof(struct ncb_opts, nn), "0",
+     "number of nodes (0: SLURM_NNODES, else 1)", .min = "0", .unit = "nodes"},
+    {"ppn", 'p', IOK_OPT_INT, offsetof(struct ncb_opts, ppn), "0",
+     "processes per node (0: SLURM_NTASKS_PER_NODE, else ranks / nn)", .min = "0", .unit = "ranks"},
     OPT("data-geometry", 'd', IOK_OPT_STRING, data, NULL,
         "data geometry t:x:y:z (default: 100:100*nn:100*ppn:10)"),
     OPT("block-geometry", 'b', IOK_OPT_STRING, block, NULL,
@@ -45,9 +46,11 @@ static const struct iok_option ncb_options[] = {
     {"output-format", 'x', IOK_OPT_CHOICE, offsetof(struct ncb_opts, format), "human",
      "report: the original's table (human) or CSV, one row per pass and rank (parser)",
      "human|parser"},
-    OPT("compression_level", 'z', IOK_OPT_INT, level, "0",
-        "deflate level 1-9 without shuffle, as the original (0: none); needs collective I/O"),
-    OPT("compression", 0, IOK_OPT_INT, level, "0", "same as --compression_level"),
+    {"compression_level", 'z', IOK_OPT_INT, offsetof(struct ncb_opts, level), "0",
+     "deflate level 1-9 without shuffle, as the original (0: none); needs collective I/O",
+     .min = "0", .max = "9"},
+    {"compression", 0, IOK_OPT_INT, offsetof(struct ncb_opts, level), "0",
+     "same as --compression_level", .min = "0", .max = "9"},
     OPT("file-per-process", 0, IOK_OPT_BOOL, fpp, NULL,
         "each rank its own file <testfile>.<rank> holding its blocks; reads open the next "
         "rank's"),
@@ -114,9 +117,6 @@ ncb_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *
     if (!given("backend"))
         strcpy(core->backend, "netcdf4");
     core->machine_report = !strcmp(o->format, "parser"); /* CSV only on stdout */
-    if (o->level < 0 || o->level > 9)
-        return iok_error(IOK_EUSAGE, "-z/--compression_level takes a deflate level 0-9, not %d",
-                         o->level);
     if (o->level > 0 && !strcmp(core->io, "indep") && strcmp(core->mode, "read"))
         return iok_error(IOK_EUSAGE,
                          "-z %d: compressed data are written in parallel only with "

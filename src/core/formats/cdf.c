@@ -9,7 +9,7 @@
  *   var   = name ndims dimid... att_list type vsize begin
  * Integers are big-endian; counts, lengths, dimids and vsize take 8 bytes in
  * CDF-5 (4 otherwise), begin 8 bytes in CDF-2 and CDF-5. */
-#include "e3sm_cdf_header.h"
+#include "cdf.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -140,9 +140,18 @@ atts(struct hdr *h, const char *what)
 }
 
 int
-e3sm_cdf_header_check(const char *path)
+iok_cdf_version(const unsigned char *b, int64_t n)
 {
-    return e3sm_cdf_header_walk(path, NULL);
+    return n >= 4 && b[0] == 'C' && b[1] == 'D' && b[2] == 'F' &&
+                   (b[3] == 1 || b[3] == 2 || b[3] == 5)
+               ? b[3]
+               : 0;
+}
+
+int
+iok_cdf_header_check(const char *path)
+{
+    return iok_cdf_header_walk(path, NULL);
 }
 
 /* The least bytes a file whose header is this one must hold: up to where
@@ -194,7 +203,7 @@ data_end_of(const struct data_end *e, uint64_t numrecs)
 }
 
 int
-e3sm_cdf_header_walk(const char *path, int64_t *data_end)
+iok_cdf_header_walk(const char *path, int64_t *data_end)
 {
     struct hdr h = {.path = path};
     struct data_end de = {0};
@@ -206,13 +215,12 @@ e3sm_cdf_header_walk(const char *path, int64_t *data_end)
     if (!h.f || fstat(fileno(h.f), &st) != 0) {
         if (h.f)
             fclose(h.f);
-        return iok_error(IOK_EUSAGE, "cannot open decomposition file %s: check the path", path);
+        return iok_error(IOK_EUSAGE, "cannot open %s: check the path", path);
     }
     h.size = (int64_t)st.st_size;
     unsigned char magic[4];
     int rc = take(&h, magic, 4, "the signature");
-    if (rc == IOK_OK && (magic[0] != 'C' || magic[1] != 'D' || magic[2] != 'F' ||
-                         (magic[3] != 1 && magic[3] != 2 && magic[3] != 5)))
+    if (rc == IOK_OK && !iok_cdf_version(magic, 4))
         rc = iok_error(IOK_EUSAGE, "%s: not a NetCDF classic file (no CDF-1/2/5 signature)", path);
     h.ver = magic[3];
     h.word = h.ver == 5 ? 8 : 4;
