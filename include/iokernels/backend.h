@@ -53,6 +53,9 @@ enum iok_caps {
     /* honours each list's own level (iok_reqlist.level): collective and
      * independent calls in one run */
     IOK_CAP_CALL_LEVEL = 1u << 14,
+    /* honours iok_backend_params.readwrite: create() opens the new file for
+     * reading too, so that a read xfer may read what a write xfer wrote before close */
+    IOK_CAP_READWRITE = 1u << 15,
 };
 
 /* What the core hands a backend when it creates or opens a file. */
@@ -67,6 +70,10 @@ struct iok_backend_params {
      * nc_create_par) through iok_params_info() and never frees it. Environment variables the
      * libraries read themselves (ROMIO_HINTS, PNETCDF_HINTS) apply on top. */
     MPI_Info info;
+    /* create(): 1 opens the new file for reading as well as writing (the
+     * core's interleaved pass over a file it both writes and reads, for
+     * backends with IOK_CAP_READWRITE); 0: write-only, as every write pass */
+    int readwrite;
 };
 
 struct iok_backend {

@@ -33,6 +33,28 @@ struct iok_file_plan {
     int nsteps_write, nsteps_read;
 };
 
+/* One step of an interleaved pass: the kernel's requests() for this file,
+ * step and op (IOK_OP_WRITE or IOK_OP_READ), numbered as in the file's own
+ * write or read pass. */
+struct iok_filegroup_step {
+    int file;
+    enum iok_op op;
+    int step;
+};
+
+/* Files a kernel opens together for one interleaved pass (the replay: files
+ * open at the same time in the trace), its steps in the kernel's order. The
+ * core opens every file its steps name (created read-write when the group
+ * both writes and reads it, write-only or read-only otherwise), runs the
+ * steps, and closes them. Its files are shared (per_rank 0). */
+struct iok_filegroup {
+    int nsteps;
+    const struct iok_filegroup_step *steps; /* owned by the kernel (priv) */
+};
+
+/* pass_order entry of group g */
+#define IOK_PASS_FILEGROUP(g) (2 * IOK_MAX_FILES + (g))
+
 struct iok_plan {
     int nfiles;
     struct iok_file_plan files[IOK_MAX_FILES];
@@ -44,9 +66,13 @@ struct iok_plan {
      * the order the trace used each file for writing and for reading):
      * entries 2 * file + 0 for a file's write pass, 2 * file + 1 for its
      * read (or --verify) pass; npass_order 0: every file's write pass,
-     * then every file's read pass. */
+     * then every file's read pass. IOK_PASS_FILEGROUP(g): group g's
+     * interleaved pass (its files' passes of the kinds it runs are not
+     * listed on their own). */
     int npass_order;
     int pass_order[2 * IOK_MAX_FILES];
+    int nfilegroups;
+    const struct iok_filegroup *filegroups; /* owned by the kernel (priv) */
     /* The original's hints for this run, where they depend on what plan()
      * found (E3SM-IO adds nc_ibuf_size=0 for double data): replaces the
      * kernel's original_hints; NULL: those. */
@@ -56,9 +82,11 @@ struct iok_plan {
 };
 
 void iok_plan_free(struct iok_plan *plan);
-/* 1 when plan->pass_order (if any) lists each pass at most once, in range,
- * and no file's read pass before its write pass; checked by the core
- * before the passes (a kernel bug otherwise). */
+/* 1 when plan->pass_order (if any) lists each pass and group at most once,
+ * in range, no file's read pass before its write pass, and every group's
+ * steps (one or more) name a shared file of the plan, a write or a read,
+ * a step >= 0; checked by the core before the passes (a kernel bug
+ * otherwise). */
 int iok_plan_order_valid(const struct iok_plan *plan);
 
 /* Removes an output file the run wrote, or the directory of files a backend

@@ -96,7 +96,8 @@ static int
 mpiio_create(void **h, const char *path, const struct iok_schema *s,
              const struct iok_backend_params *p)
 {
-    IOK_TRY(open_common(h, path, s, p, MPI_MODE_CREATE | MPI_MODE_WRONLY));
+    IOK_TRY(open_common(h, path, s, p,
+                        MPI_MODE_CREATE | (p->readwrite ? MPI_MODE_RDWR : MPI_MODE_WRONLY)));
     struct mpiio_file *f = *h;
     /* --overwrite: start from an empty file. Only a file that holds data is
      * truncated: on ext4 a truncate to zero arms auto_da_alloc, which
@@ -455,7 +456,7 @@ const struct iok_backend iok_backend_mpiio = {
     .summary = "raw MPI-IO, canonical row-major layout, no header",
     .ext = ".mpi",
     .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_HINTS | IOK_CAP_EMPTY_DIMS |
-            IOK_CAP_CALL_LEVEL,
+            IOK_CAP_READWRITE | IOK_CAP_CALL_LEVEL,
     .version = mpiio_version,
     .create = mpiio_create,
     .define = mpiio_define,

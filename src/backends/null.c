@@ -40,7 +40,7 @@ const struct iok_backend iok_backend_null = {
     .summary = "no I/O at all (measures the core; reads cannot verify)",
     .ext = ".null",
     .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_NONBLOCKING | IOK_CAP_VARN |
-            IOK_CAP_NOIO | IOK_CAP_EMPTY_DIMS,
+            IOK_CAP_NOIO | IOK_CAP_EMPTY_DIMS | IOK_CAP_READWRITE,
     .version = null_version,
     .create = null_create,
     .define = null_define,

@@ -245,6 +245,17 @@ int iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok
                  const struct iok_plan *plan, int file, enum iok_op op, int iteration,
                  int max_steps, struct iok_pass_result *out);
 
+/* Runs group g of the plan (iok_filegroup, kernel.h) as one interleaved pass
+ * (filegroup.c). Collective; returns an agreed status. */
+int iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
+                      const struct iok_plan *plan, int group, int iteration,
+                      struct iok_pass_result *out);
+
+/* Rank 0 before a write (pass.c): refuses to clobber a file the run did not
+ * create and to write where it cannot; claims the path unless overwrite
+ * (folder: ADIOS2's directory). *claimed: this call made it (empty). */
+int iok_check_output_path(const char *path, int overwrite, int folder, int *claimed);
+
 /* Collective, untimed: the ranks' agreement on one step before its post
  * (see step.c). shared: the file is shared (not one per process); rc is
  * this rank's status so far; *stop in: this rank wants

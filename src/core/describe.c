@@ -13,14 +13,21 @@
 #include "iokernels/error.h"
 #include "iokernels/input.h"
 
-const struct iok_cap_word iok_cap_words[] = {
-    {IOK_CAP_COLLECTIVE, "collective"},   {IOK_CAP_INDEPENDENT, "independent"},
-    {IOK_CAP_NONBLOCKING, "nonblocking"}, {IOK_CAP_VARN, "varn"},
-    {IOK_CAP_ATTRS, "attributes"},        {IOK_CAP_NOIO, "noio"},
-    {IOK_CAP_CHUNKS, "chunks"},           {IOK_CAP_FILL, "fill"},
-    {IOK_CAP_DEFLATE, "deflate"},         {IOK_CAP_GROUPS, "groups"},
-    {IOK_CAP_COMPOUND, "compound"},       {IOK_CAP_HINTS, "hints"},
-    {IOK_CAP_CALL_LEVEL, "call-level"},   {0, NULL}};
+const struct iok_cap_word iok_cap_words[] = {{IOK_CAP_COLLECTIVE, "collective"},
+                                             {IOK_CAP_INDEPENDENT, "independent"},
+                                             {IOK_CAP_NONBLOCKING, "nonblocking"},
+                                             {IOK_CAP_VARN, "varn"},
+                                             {IOK_CAP_ATTRS, "attributes"},
+                                             {IOK_CAP_NOIO, "noio"},
+                                             {IOK_CAP_CHUNKS, "chunks"},
+                                             {IOK_CAP_FILL, "fill"},
+                                             {IOK_CAP_DEFLATE, "deflate"},
+                                             {IOK_CAP_GROUPS, "groups"},
+                                             {IOK_CAP_COMPOUND, "compound"},
+                                             {IOK_CAP_HINTS, "hints"},
+                                             {IOK_CAP_CALL_LEVEL, "call-level"},
+                                             {IOK_CAP_READWRITE, "read-write"},
+                                             {0, NULL}};
 
 static void
 dump(json_t *j, FILE *out)

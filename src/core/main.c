@@ -235,6 +235,37 @@ probe_ceilings(const struct iok_run *run, struct iok_result *res)
 /* --iterations times: the write passes (one per file), then the read passes
  * (or the read-back of --verify), or in the plan's pass_order; then the
  * ceiling probes (probe_ceilings). */
+/* Group g's interleaved pass (filegroup.c), after each file it writes is
+ * reset for the iteration as a write pass's is. */
+static int
+run_filegroup(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
+              const struct iok_plan *plan, int g, int it, struct iok_result *res, int *verify_rc)
+{
+    const struct iok_filegroup *gr = &plan->filegroups[g];
+    char state[96] = "";
+    int rc = IOK_OK;
+    for (int f = 0; f < plan->nfiles && rc == IOK_OK; f++)
+        for (int i = 0; i < gr->nsteps; i++)
+            if (gr->steps[i].file == f && gr->steps[i].op == IOK_OP_WRITE) {
+                rc = iok_iteration_reset(run, plan, f, it, res, state, sizeof state);
+                break;
+            }
+    struct iok_pass_result *p = rc ? NULL : next_pass(res);
+    if (rc || !p)
+        return rc ? rc : iok_agree(run->comm, iok_error(IOK_EIO, "out of memory for results"));
+    rc = iok_run_filegroup(k, kopts, run, plan, g, it, p);
+    if (rc == IOK_EVERIFY) { /* keep going: the report shows it */
+        *verify_rc = rc;
+        rc = IOK_OK;
+        iok_error_clear();
+    }
+    if (rc == IOK_OK) {
+        iok_read_source(run, p);
+        res->npasses++;
+    }
+    return rc;
+}
+
 static int
 run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
            const struct iok_plan *plan, struct iok_result *res, int *verify_rc)
@@ -247,6 +278,12 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
     for (int it = 0; it < run->core.iterations; it++) {
         for (int i = 0; i < n; i++) {
             int e = plan->npass_order ? plan->pass_order[i] : 2 * (i % nf) + i / nf;
+            if (e >= IOK_PASS_FILEGROUP(0)) { /* files open together, interleaved */
+                if ((rc = run_filegroup(k, kopts, run, plan, e - IOK_PASS_FILEGROUP(0), it, res,
+                                        verify_rc)))
+                    return rc;
+                continue;
+            }
             int round = e % 2, f = e / 2;
             enum iok_op op = round == 0 ? IOK_OP_WRITE : run->do_read ? IOK_OP_READ : IOK_OP_VERIFY;
             if (round == 0 ? !run->do_write : !run->do_read && !run->core.verify)

@@ -27,8 +27,8 @@ int iok_abandoned;
  * runs started together one claims it and the other is told it exists
  * (a test of existence, then a create, let both through). *claimed: this
  * call made the path (empty), to remove if the pass fails before writing. */
-static int
-check_output_path(const char *path, int overwrite, int folder, int *claimed)
+int
+iok_check_output_path(const char *path, int overwrite, int folder, int *claimed)
 {
     char dir[PATH_MAX];
     iok_dirname(path, dir, sizeof dir);
@@ -232,8 +232,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     /* a later iteration's file is the run's (removed before it: iteration_reset.c) */
     int claimed = 0;
     if ((run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
-        rc = writing ? check_output_path(path, run->core.overwrite || iteration > 0,
-                                         !strcmp(be->name, "adios2"), &claimed)
+        rc = writing ? iok_check_output_path(path, run->core.overwrite || iteration > 0,
+                                             !strcmp(be->name, "adios2"), &claimed)
                      : iok_check_input_kind(path, be->name, s);
     if (rc == IOK_OK && writing && (run->rank == 0 || fp->per_rank) && !(be->caps & IOK_CAP_NOIO))
         rc = iok_check_output_room(path, be->name, s, fp->per_rank ? run->nprocs : 1,

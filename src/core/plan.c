@@ -14,6 +14,22 @@ iok_plan_free(struct iok_plan *plan)
     memset(plan, 0, sizeof *plan);
 }
 
+/* Group g's steps name shared files of the plan, writes or reads. */
+static int
+group_valid(const struct iok_plan *plan, int g)
+{
+    if (g < 0 || g >= plan->nfilegroups || !plan->filegroups || plan->filegroups[g].nsteps < 1)
+        return 0;
+    const struct iok_filegroup *gr = &plan->filegroups[g];
+    for (int i = 0; i < gr->nsteps; i++) {
+        const struct iok_filegroup_step *st = &gr->steps[i];
+        if (st->file < 0 || st->file >= plan->nfiles || plan->files[st->file].per_rank ||
+            (st->op != IOK_OP_WRITE && st->op != IOK_OP_READ) || st->step < 0)
+            return 0;
+    }
+    return 1;
+}
+
 int
 iok_plan_order_valid(const struct iok_plan *plan)
 {
@@ -21,10 +37,12 @@ iok_plan_order_valid(const struct iok_plan *plan)
         return 0;
     for (int i = 0; i < plan->npass_order; i++) {
         int e = plan->pass_order[i];
-        if (e < 0 || e >= 2 * plan->nfiles)
+        if (e >= IOK_PASS_FILEGROUP(0) ? !group_valid(plan, e - IOK_PASS_FILEGROUP(0))
+                                       : e < 0 || e >= 2 * plan->nfiles)
             return 0;
         for (int j = i + 1; j < plan->npass_order; j++)
-            if (plan->pass_order[j] == e || (e % 2 && plan->pass_order[j] == e - 1))
+            if (plan->pass_order[j] == e ||
+                (e < IOK_PASS_FILEGROUP(0) && e % 2 && plan->pass_order[j] == e - 1))
                 return 0;
     }
     return 1;

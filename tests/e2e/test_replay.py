@@ -7,6 +7,7 @@ and the round trips that pin the engine: a kernel's mpiio run exported with
 --export-replay and replayed writes a file byte-identical to the kernel's."""
 
 import filecmp
+import re
 import shutil
 import time
 
@@ -442,3 +443,186 @@ def test_passes_run_in_the_traced_order(tmp_path, order):
         (x[2:], x[0]) for x in order
     ], r.out
     assert r.record["fidelity"]["exact"] is True, r.record["fidelity"]["sequences"]
+
+
+# mpi-io-test's rank (#38): a side file written, the data written, the side
+# file written again, both read, the side file written once more; two ranks,
+# each on its own bytes
+MIXED = ("a write", "b write", "a write", "b read", "a read", "a write")
+
+
+def mixed_replay(tmp_path):
+    lines = []
+    for k, x in enumerate(MIXED):
+        f, kind = "ab".index(x[0]), x[2:]
+        for rank in range(2):
+            off = (k * 2 + rank) * 1024 if f == 0 else rank * 4096
+            if kind == "read":  # what the other rank wrote
+                off = ((k - 2) * 2 + 1 - rank) * 1024 if f == 0 else (1 - rank) * 4096
+            size = 1024 if f == 0 else 4096
+            lines.append(f"op {rank} {f} {kind} indep {k / 10} {k / 10 + 0.05} 1 {off} {size}")
+    (tmp_path / "t.replay").write_text(
+        "iokernels-replay 1\nranks 2\nfile 0 12288 /a.sm\nfile 1 8192 /b.dat\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+
+
+def straced(tmp_path, args, env=None):
+    """Runs the replay on 2 ranks under strace; each rank's pread64/pwrite64
+    on the replayed files, in order, as (file, kind, offset, length)."""
+    assert shutil.which("strace"), "strace is needed to watch the replay's calls"
+    wrap = tmp_path / "straced.sh"
+    wrap.write_text(
+        "#!/bin/sh\nexec strace -f -qq -e trace=openat,pread64,pwrite64 "
+        f'-o "st.$OMPI_COMM_WORLD_RANK" {BIN} "$@"\n'
+    )
+    wrap.chmod(0o755)
+    r = run(2, ["replay", "t.replay", "--dir", "out", *args], tmp_path, binary=wrap, env=env)
+    calls = []
+    for rank in range(2):
+        fds, seq = {}, []
+        for line in (tmp_path / f"st.{rank}").read_text().splitlines():
+            m = re.search(r'openat\(AT_FDCWD, "out/([ab])\.[^"]*", [^)]*\) = (\d+)', line)
+            if m:
+                fds[m[2]] = m[1]
+            m = re.search(r"(pread64|pwrite64)\((\d+), .*, (\d+), (\d+)\) = \d+$", line)
+            if m and m[2] in fds:
+                kind = "write" if m[1] == "pwrite64" else "read"
+                seq.append((fds[m[2]], kind, int(m[4]), int(m[3])))
+        calls.append(seq)
+    return r, calls
+
+
+def traced_calls(tmp_path):
+    ops = [x.split() for x in (tmp_path / "t.replay").read_text().splitlines() if x[:3] == "op "]
+    return [
+        [("ab"[int(o[2])], o[3], int(o[8]), int(o[9])) for o in ops if o[1] == str(rank)]
+        for rank in range(2)
+    ]
+
+
+def test_files_open_together_run_in_traced_order(tmp_path):
+    """#38 item 4: a rank's operations on two files open at the same time, and
+    a file's reads among its writes, run in its traced order (strace sees
+    the calls so, the request log too) and the score is exact; one pass per
+    file and kind (--order by-file, the order before) is not exact and names
+    the order and why."""
+    mixed_replay(tmp_path)
+    (tmp_path / "out").mkdir()
+    r, calls = straced(tmp_path, ["--export-replay", "x.replay"])
+    assert r.rc == 0, r.err
+    assert calls == traced_calls(tmp_path), calls
+    logged = [w for w in (x.split() for x in (tmp_path / "x.replay").read_text().splitlines())]
+    for rank in range(2):
+        mine = [("ab"[int(w[2])], w[3]) for w in logged if w[0] == "op" and w[1] == str(rank)]
+        assert tuple(f"{f} {k}" for f, k in mine) == MIXED
+    fid = r.record["fidelity"]
+    assert fid["exact"] is True, fid
+    assert fid["sequences"]["order"]["differ"] == 0 and fid["reasons"] == []
+    assert "Order: as traced; 1 group of files open at the same time" in r.out
+    # one pass for the group: both files, what it wrote and read
+    (p,) = r.record["passes"]
+    assert p["path"] == "out/a.sm.mpi + out/b.dat.mpi" and p["bytes"] == 2 * (4 * 1024 + 2 * 4096)
+    # the order before: a's writes, then b's, then the reads (b's first read first)
+    shutil.rmtree(tmp_path / "out")
+    (tmp_path / "out").mkdir()
+    r, calls = straced(tmp_path, ["--order", "by-file"])
+    assert r.rc == 0, r.err
+    assert calls != traced_calls(tmp_path)
+    assert [c[:2] for c in calls[0]] == [("a", "write")] * 3 + [
+        ("b", "write"),
+        ("b", "read"),
+        ("a", "read"),
+    ], calls[0]
+    fid = r.record["fidelity"]
+    assert fid["exact"] is False
+    assert fid["sequences"]["order"]["differ"] == 2, fid["sequences"]
+    assert fid["reasons"] == [
+        "replayed one pass per file and kind (--order by-file): the operations of files open "
+        "at the same time in the trace, and a file's reads among its writes, are not in traced "
+        "order"
+    ]
+    assert "order across files open at the same time: 2 ranks, 2 replayed in another order" in r.out
+
+
+def test_files_open_together_verified(tmp_path):
+    """--verify in an interleaved pass: every traced read checked where it
+    runs (after the writes the trace made before it), every written byte
+    read back after the group's steps; the order stays as traced."""
+    mixed_replay(tmp_path)
+    (tmp_path / "out").mkdir()
+    r, calls = straced(tmp_path, ["--verify"])
+    assert r.rc == 0, r.err
+    # as traced, then each rank's read-back of what it wrote (a, then b)
+    assert [c for c in calls[0] if c[1] == "write"] == [
+        c for c in traced_calls(tmp_path)[0] if c[1] == "write"
+    ]
+    assert calls[0][: len(MIXED)] == traced_calls(tmp_path)[0], calls[0]
+    assert r.record["fidelity"]["exact"] is True and r.record["fidelity"]["reasons"] == []
+    v = r.record["verify"]
+    # traced reads 2 x (1024 + 4096), read-back 2 x (3 x 1024 + 4096): byte variables
+    assert v["values_mismatched"] == 0 and v["values_checked"] == 2 * (5120 + 7168), v
+
+
+def test_a_read_before_its_write_runs_as_traced(tmp_path):
+    """A file read before the trace writes those bytes (what it held before):
+    the bytes are filled first, untimed and unlogged, then the read and the
+    write run as traced, verified; the file-by-file order (--order by-file)
+    writes first and is not exact."""
+    (tmp_path / "t.replay").write_text(
+        "iokernels-replay 1\nranks 1\nfile 0 8192 /a\n"
+        "op 0 0 read indep - - 1 0 4096\nop 0 0 write indep - - 1 0 8192\n"
+    )
+    (tmp_path / "out").mkdir()
+    r = run(1, ["replay", "t.replay", "--dir", "out", "--verify"], tmp_path)
+    assert r.rc == 0, r.err
+    assert "4096 bytes in 1 ranges the trace reads before it writes them" in r.out
+    assert r.record["fidelity"]["exact"] is True, r.record["fidelity"]
+    assert r.record["verify"]["values_mismatched"] == 0
+    r = run(
+        1, ["replay", "t.replay", "--dir", "out", "--overwrite", "--order", "by-file"], tmp_path
+    )
+    assert r.rc == 0, r.err
+    seq = r.record["fidelity"]["sequences"]
+    assert r.record["fidelity"]["exact"] is False and seq["first_difference"]["index"] == 0, seq
+    assert seq["first_difference"]["traced"].startswith("read"), seq
+
+
+def test_files_read_together_in_a_read_run(tmp_path):
+    """--mode read of files whose reads interleave: one read pass with both
+    files opened read-only, in traced order, exact; the page cache dropped
+    before it and its verdict given, as for any read pass."""
+    (tmp_path / "t.replay").write_text(
+        "iokernels-replay 1\nranks 1\nfile 0 8192 /a\nfile 1 8192 /b\n"
+        "op 0 0 write indep - - 1 0 8192\nop 0 1 write indep - - 1 0 8192\n"
+        "op 0 0 read indep - - 1 0 4096\nop 0 1 read indep - - 1 0 4096\n"
+        "op 0 0 read indep - - 1 4096 4096\n"
+    )
+    (tmp_path / "out").mkdir()
+    r = run(1, ["replay", "t.replay", "--dir", "out", "--mode", "write"], tmp_path)
+    assert r.rc == 0, r.err
+    assert "group" not in r.out  # the writes alone do not interleave
+    r = run(1, ["replay", "t.replay", "--dir", "out", "--mode", "read", "--drop-caches"], tmp_path)
+    assert r.rc == 0, r.err
+    (p,) = r.record["passes"]
+    assert p["op"] == "read" and p["path"] == "out/a.mpi + out/b.mpi" and p["bytes"] == 12288
+    assert r.record["fidelity"]["exact"] is True, r.record["fidelity"]
+    assert "read-write" not in r.out and "page cache dropped before the read" in r.out
+
+
+def test_files_open_together_on_a_backend_without_read_write(tmp_path, built_backends):
+    """ADIOS2 does not open a file for reading and writing at once: the replay runs
+    file by file there, and the fidelity says so."""
+    if "adios2" not in built_backends:
+        missing("adios2", "backend not built")
+    mixed_replay(tmp_path)
+    (tmp_path / "out").mkdir()
+    r = run(2, ["replay", "t.replay", "--dir", "out", "--backend", "adios2"], tmp_path)
+    assert r.rc == 0, r.err
+    fid = r.record["fidelity"]
+    assert fid["exact"] is False and fid["sequences"]["order"]["differ"] == 2
+    assert fid["reasons"][0].startswith(
+        "replayed one pass per file and kind (the adios2 backend does not open a file for "
+        "reading and writing at once)"
+    ), fid["reasons"]

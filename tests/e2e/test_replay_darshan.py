@@ -67,10 +67,11 @@ def find_fidelity(record):
     return None
 
 
-def replay(tmp_path, name, job_ranks=None):
+def replay(tmp_path, name, job_ranks=None, extra=()):
     """Converts log `name`, replays it on mpiio with --verify on the trace's
-    rank count (folded onto MAX_RANKS, or job_ranks, when given or more);
-    returns the replay file's counts, the job's rank count and the fidelity."""
+    rank count (folded onto MAX_RANKS, or job_ranks, when given or more),
+    with the replay options `extra`; returns the replay file's counts, the
+    job's rank count and the fidelity."""
     log = TESTDATA / "darshan" / name if name in CAPTURED else LOGS / name
     p = trace2replay(log, tmp_path / "trace.replay", tmp_path)
     assert p.returncode == 0, p.stderr
@@ -80,7 +81,8 @@ def replay(tmp_path, name, job_ranks=None):
     (tmp_path / "files").mkdir()
     r = run(
         nprocs,
-        ["replay", "trace.replay", "--backend", "mpiio", "--verify", "--dir", "files", *fold],
+        ["replay", "trace.replay", "--backend", "mpiio", "--verify", "--dir", "files", *fold]
+        + list(extra),
         tmp_path,
         timeout=600,
     )
@@ -101,17 +103,26 @@ def test_darshan_trace_replays_exactly_on_mpiio(tmp_path, name):
         assert fid["total"][key] == {"trace": want, "replay": want, "exact": True}, key
     if name == "dxt.darshan":
         # one rank, 168 files open at once, files read before they are
-        # written again: the replay's pass per file and kind reorders them,
-        # and the score says so (docs/trace-replay.md: what is still reordered)
+        # written again: one interleaved pass in traced order, exact
         seq = fid["sequences"]
-        assert fid["exact"] is False and seq["differ"] == 7 and seq["order"]["differ"] == 1, seq
-        assert seq["first_difference"]["traced"] == "read indep 0+43", seq
-    elif nprocs == ranks:  # folded ranks are exact in total only
+        assert fid["exact"] is True and seq["differ"] == 0 and seq["order"]["differ"] == 0, seq
+    if nprocs == ranks:  # folded ranks are exact in total only
         assert fid["exact"]
         by_rank = {x["rank"]: x for x in fid["ranks"]}
         for rank, c in per_rank.items():
             for key, want in zip(NAMES, c, strict=True):
                 assert by_rank[rank][key]["exact"] and by_rank[rank][key]["trace"] == want
+
+
+def test_darshan_trace_file_by_file_is_not_exact(tmp_path):
+    """dxt.darshan with one pass per file and kind (--order by-file, the
+    order before #38 item 4): the files' operations reordered, a file's
+    reads after its writes, and the score says so."""
+    *_, fid = replay(tmp_path, "dxt.darshan", extra=["--order", "by-file"])
+    seq = fid["sequences"]
+    assert fid["exact"] is False and seq["differ"] == 7 and seq["order"]["differ"] == 1, seq
+    assert seq["first_difference"]["traced"] == "read indep 0+43", seq
+    assert fid["reasons"][0].startswith("replayed one pass per file and kind (--order by-file)")
 
 
 def test_a_folded_trace_is_exact_in_total(tmp_path):

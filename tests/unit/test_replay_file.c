@@ -423,7 +423,7 @@ pass_order_case(const char *ops, int n, const int *want, const char *what)
     int order[4] = {-1, -1, -1, -1};
     CHECK(rp_parse(text, strlen(text), "o.replay", &t) == IOK_OK, "%s", iok_errmsg());
     CHECK(rp_plan_build(&t, 1, 0, "o.replay", &p, s, 2) == IOK_OK, "%s", iok_errmsg());
-    CHECK(rp_pass_order(&t, &p, order) == n, "%s: %d passes", what, 2 * p.nfiles);
+    CHECK(rp_pass_order(&t, &p, NULL, order) == n, "%s: %d passes", what, 2 * p.nfiles);
     CHECK(!memcmp(order, want, (size_t)n * sizeof *order), "%s: %d %d %d %d", what, order[0],
           order[1], order[2], order[3]);
     struct iok_plan *plan = calloc(1, sizeof *plan); /* as the core checks it */
@@ -436,6 +436,94 @@ pass_order_case(const char *ops, int n, const int *want, const char *what)
         iok_schema_free(&s[f]);
     rp_plan_free(&p);
     rp_free(&t);
+}
+
+/* Passes open at the same time in the trace: one group, its steps in the
+ * traced order (rp_groups_build), taken by the core's check. */
+static void
+groups_case_on(int ranks, const char *ops, int ngroups, int nsteps,
+               const struct iok_filegroup_step *want, const char *what)
+{
+    char text[512];
+    snprintf(text, sizeof text, "iokernels-replay 1\nranks %d\nfile 0 0 /a\nfile 1 0 /b\n%s", ranks,
+             ops);
+    struct rp_trace t;
+    struct rp_plan p;
+    struct rp_groups g;
+    struct iok_schema s[2];
+    CHECK(rp_parse(text, strlen(text), "g.replay", &t) == IOK_OK, "%s", iok_errmsg());
+    CHECK(rp_plan_build(&t, ranks, 0, "g.replay", &p, s, 2) == IOK_OK, "%s", iok_errmsg());
+    CHECK(rp_groups_build(&t, &p, 1, 1, 0, 1, &g) == 0 && g.n == ngroups, "%s: %d groups", what,
+          g.n);
+    for (int i = 0; ngroups && i < nsteps; i++)
+        CHECK(g.g[0].nsteps == nsteps && g.g[0].steps[i].file == want[i].file &&
+                  g.g[0].steps[i].op == want[i].op && g.g[0].steps[i].step == want[i].step,
+              "%s: step %d is file %d op %d step %d", what, i, g.g[0].steps[i].file,
+              (int)g.g[0].steps[i].op, g.g[0].steps[i].step);
+    struct iok_plan *plan = calloc(1, sizeof *plan);
+    plan->nfiles = p.nfiles;
+    plan->nfilegroups = g.n;
+    plan->filegroups = g.g;
+    plan->npass_order = rp_pass_order(&t, &p, &g, plan->pass_order);
+    CHECK(iok_plan_order_valid(plan), "%s: a valid pass order", what);
+    if (ngroups) { /* a step naming a file out of range: refused */
+        struct iok_filegroup_step bad = {5, IOK_OP_WRITE, 0};
+        struct iok_filegroup gb = {1, &bad};
+        plan->filegroups = &gb;
+        CHECK(!iok_plan_order_valid(plan), "%s: a group naming file 5 taken", what);
+        gb.nsteps = 0;
+        CHECK(!iok_plan_order_valid(plan), "%s: a group of no steps taken", what);
+    }
+    free(plan);
+    rp_groups_free(&g);
+    for (int f = 0; f < p.nfiles; f++)
+        iok_schema_free(&s[f]);
+    rp_plan_free(&p);
+    rp_free(&t);
+}
+
+static void
+groups_case(const char *ops, int ngroups, int nsteps, const struct iok_filegroup_step *want,
+            const char *what)
+{
+    groups_case_on(1, ops, ngroups, nsteps, want, what);
+}
+
+static void
+test_groups(void)
+{
+    /* mpi-io-test's rank: side file, data, side file, reads, side file again */
+    static const struct iok_filegroup_step mixed[5] = {{0, IOK_OP_WRITE, 0},
+                                                       {1, IOK_OP_WRITE, 0},
+                                                       {0, IOK_OP_READ, 0},
+                                                       {1, IOK_OP_READ, 0},
+                                                       {0, IOK_OP_WRITE, 1}};
+    groups_case("op 0 0 write indep - - 1 0 4\nop 0 1 write indep - - 1 0 4\n"
+                "op 0 0 read indep - - 1 0 4\nop 0 1 read indep - - 1 0 4\n"
+                "op 0 0 write indep - - 1 4 4\n",
+                1, 5, mixed, "interleaved");
+    /* read before it is written: the bytes it reads (what the file held
+     * before) filled first, untimed, then read and written as traced, in
+     * one file created read-write */
+    static const struct iok_filegroup_step rw[3] = {
+        {0, IOK_OP_WRITE, 0}, {0, IOK_OP_READ, 0}, {0, IOK_OP_WRITE, 1}};
+    groups_case("op 0 0 read indep - - 1 0 4\nop 0 0 write indep - - 1 0 4\n", 1, 3, rw,
+                "read first");
+    /* rank 0 writes a, reads b, writes a; rank 1 wrote b before that read:
+     * b's write joins the group (b exists when the group opens it) */
+    static const struct iok_filegroup_step joined[4] = {
+        {0, IOK_OP_WRITE, 0}, {1, IOK_OP_WRITE, 0}, {1, IOK_OP_READ, 0}, {0, IOK_OP_WRITE, 1}};
+    groups_case_on(2,
+                   "op 0 0 write indep - - 1 0 4\nop 1 1 write indep - - 1 0 4\n"
+                   "op 0 1 read indep - - 1 0 4\nop 0 0 write indep - - 1 4 4\n",
+                   1, 4, joined, "another rank's write");
+    /* file by file, or all written first: no group, the passes suffice */
+    groups_case("op 0 0 write indep - - 1 0 4\nop 0 0 read indep - - 1 0 4\n"
+                "op 0 1 write indep - - 1 0 4\nop 0 1 read indep - - 1 0 4\n",
+                0, 0, NULL, "by file");
+    groups_case("op 0 0 write indep - - 1 0 4\nop 0 1 write indep - - 1 0 4\n"
+                "op 0 0 read indep - - 1 0 4\nop 0 1 read indep - - 1 0 4\n",
+                0, 0, NULL, "by kind");
 }
 
 static void
@@ -552,6 +640,7 @@ main(void)
     test_merge();
     test_order_verdict();
     test_pass_order();
+    test_groups();
     test_sequences();
     test_digests();
     test_good();

@@ -26,6 +26,7 @@ struct replay_opts {
     char pace[IOK_OPT_STRLEN];
     double max_gap;
     char fold[IOK_OPT_STRLEN];
+    char order[IOK_OPT_STRLEN];
     struct rp_trace *trace; /* not an option: what read_input parsed */
     char input[IOK_OPT_STRLEN];
 };
@@ -45,6 +46,11 @@ static const struct iok_option replay_options[] = {
      "exact: the job's rank count must be the trace's; fold: trace rank r runs on job rank "
      "r % P, the trace ranks of one job rank one after the other",
      "exact|fold"},
+    {"order", 0, IOK_OPT_CHOICE, offsetof(struct replay_opts, order), "traced",
+     "traced: files open at the same time in the trace are opened together and each rank's "
+     "operations on them run in its traced order, reads and writes as traced; by-file: one pass "
+     "per file and kind (its writes, then its reads), in the order of their first operation",
+     "traced|by-file"},
     {NULL}};
 
 struct replay_state {
@@ -59,6 +65,8 @@ struct replay_state {
     int file_traced[IOK_MAX_FILES];
     int have_fid;
     struct rp_fidelity fid;
+    struct rp_groups groups; /* files open together (replay_interleave.c) */
+    char by_file[320];       /* why interleaved files run file by file, "" if they do not */
 };
 
 static void
@@ -67,6 +75,7 @@ free_state(void *priv)
     struct replay_state *st = priv;
     rp_free(&st->trace);
     rp_plan_free(&st->rp);
+    rp_groups_free(&st->groups);
     rp_fidelity_free(&st->fid);
     free(st);
 }
@@ -141,6 +150,47 @@ map_path(const struct replay_opts *o, const char *traced, const char *ext, char 
     return IOK_OK;
 }
 
+/* Files open at the same time in the trace: opened together, their
+ * operations in traced order (--order traced), unless the run cannot (then
+ * file by file, and the fidelity says why). */
+static int
+plan_groups(const struct replay_opts *o, const struct iok_run *run, struct replay_state *st,
+            struct iok_plan *plan)
+{
+    if (rp_groups_build(&st->trace, &st->rp, run->do_write, run->do_read, st->verify, 0,
+                        &st->groups))
+        return iok_error(IOK_EIO, "out of memory planning %s", o->input);
+    if (!st->groups.n)
+        return IOK_OK;
+    char why[160] = "";
+    if (strcmp(o->order, "traced"))
+        snprintf(why, sizeof why, "--order by-file");
+    else if (st->groups.needs_rw && !(run->backend->caps & IOK_CAP_READWRITE))
+        snprintf(why, sizeof why,
+                 "the %s backend does not open a file for reading and writing at once",
+                 run->backend->name);
+    if (!why[0]) { /* again, filling what a group reads before it writes it */
+        rp_groups_free(&st->groups);
+        if (rp_groups_build(&st->trace, &st->rp, run->do_write, run->do_read, st->verify, 1,
+                            &st->groups))
+            return iok_error(IOK_EIO, "out of memory planning %s", o->input);
+        for (int f = 0; f < st->rp.nfiles; f++) {
+            struct iok_file_plan *fp = &plan->files[f];
+            fp->nsteps_write = (st->rp.files[f].nfill > 0) + st->rp.files[f].w.nsteps;
+            fp->nsteps = fp->nsteps_write > fp->nsteps_read ? fp->nsteps_write : fp->nsteps_read;
+        }
+        plan->nfilegroups = st->groups.n;
+        plan->filegroups = st->groups.g;
+        return IOK_OK;
+    }
+    snprintf(st->by_file, sizeof st->by_file,
+             "replayed one pass per file and kind (%s): the operations of files open at the same "
+             "time in the trace, and a file's reads among its writes, are not in traced order",
+             why);
+    rp_groups_free(&st->groups);
+    return IOK_OK;
+}
+
 static int
 replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
 {
@@ -194,8 +244,11 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
                                iok_quote(st->trace.files[rf->traced].path), fp->path);
     }
     free(schemas);
+    if (rc == IOK_OK)
+        rc = plan_groups(o, run, st, plan);
     if (rc == IOK_OK &&
-        (plan->npass_order = rp_pass_order(&st->trace, &st->rp, plan->pass_order)) < 0)
+        (plan->npass_order = rp_pass_order(&st->trace, &st->rp, st->groups.n ? &st->groups : NULL,
+                                           plan->pass_order)) < 0)
         rc = iok_error(IOK_EIO, "out of memory planning %s", o->input);
     return rc;
 }
@@ -336,6 +389,8 @@ fidelity(const struct iok_run *run, const struct iok_plan *plan, const struct io
                  st->trace.ranks, run->nprocs, run->nprocs);
         rp_fidelity_reason(f, why);
     }
+    if (st->by_file[0])
+        rp_fidelity_reason(f, st->by_file);
     if (run->backend->caps & IOK_CAP_NOIO) {
         snprintf(why, sizeof why,
                  "the %s backend moves no bytes: the requests handed to it are scored, not a "
@@ -383,12 +438,25 @@ replay_report(const void *kopts, const struct iok_run *run, const struct iok_pla
         fprintf(out, "  %s -> %s (%lld bytes, %d write steps, %d read steps)\n",
                 t->files[fp->traced].path, plan->files[f].path, (long long)fp->extent, fp->w.nsteps,
                 fp->r.nsteps);
-        if (fp->nfill)
+        if (fp->nfill && st->groups.n && st->groups.of_pass[2 * f] >= 0)
+            fprintf(out,
+                    "  filled first: %lld bytes in %lld ranges the trace reads before it writes "
+                    "them or never writes (before its group's steps, outside the timed I/O)\n",
+                    (long long)fp->fill_bytes, (long long)fp->nfill);
+        else if (fp->nfill)
             fprintf(out,
                     "  filled first: %lld bytes in %lld ranges the trace reads but never writes "
                     "(the write pass's first step, outside the timed I/O)\n",
                     (long long)fp->fill_bytes, (long long)fp->nfill);
     }
+    if (st->groups.n)
+        fprintf(out,
+                "Order: as traced; %d group%s of files open at the same time in the trace, each "
+                "opened together and run as one pass%s\n",
+                st->groups.n, st->groups.n == 1 ? "" : "s",
+                st->groups.needs_rw ? " (a file both written and read created read-write)" : "");
+    else if (st->by_file[0])
+        fprintf(out, "Order: %s\n", st->by_file);
     if (st->rp.nskipped)
         fprintf(out, "  %d traced files without reads or writes: not created\n", st->rp.nskipped);
     if (run->backend->caps & IOK_CAP_CALL_LEVEL)

@@ -296,12 +296,15 @@ cmp_pass_key(const void *a, const void *b)
 }
 
 int
-rp_pass_order(const struct rp_trace *t, const struct rp_plan *p, int *order)
+rp_pass_order(const struct rp_trace *t, const struct rp_plan *p, const struct rp_groups *g,
+              int *order)
 {
-    int n = 2 * p->nfiles;
-    struct pass_key *k = malloc((size_t)(n ? n : 1) * sizeof *k);
+    int n = 2 * p->nfiles, ng = g ? g->n : 0;
+    struct pass_key *k = malloc((size_t)(n + ng + 1) * sizeof *k);
     if (!k)
         return -1;
+    for (int i = 0; i < ng; i++)
+        k[n + i] = (struct pass_key){(double)t->nops + p->nfiles, IOK_PASS_FILEGROUP(i)};
     for (int f = 0; f < p->nfiles; f++) {
         int64_t first[2] = {-1, -1}; /* the file's first write, first read */
         for (int64_t i = 0; i < t->nops && (first[0] < 0 || first[1] < 0); i++)
@@ -314,12 +317,24 @@ rp_pass_order(const struct rp_trace *t, const struct rp_plan *p, int *order)
         double w = first[0] >= 0 && (double)first[0] < r ? (double)first[0] : r - 0.5;
         k[2 * f] = (struct pass_key){w, 2 * f};
         k[2 * f + 1] = (struct pass_key){r, 2 * f + 1};
+        for (int q = 2 * f; q < 2 * f + 2 && g; q++) /* a group starts at its first pass */
+            if (g->of_pass[q] >= 0 && k[q].key < k[n + g->of_pass[q]].key)
+                k[n + g->of_pass[q]].key = k[q].key;
     }
-    qsort(k, (size_t)n, sizeof *k, cmp_pass_key);
-    for (int i = 0; i < n; i++)
+    int m = 0;
+    for (int q = 0; q < n + ng; q++) {
+        if (q < n && g && g->of_pass[q] >= 0)
+            continue; /* run by its group */
+        /* the fill-only write pass of a file a group reads: just before it */
+        if (q < n && q % 2 == 0 && g && g->of_pass[q + 1] >= 0 && !p->files[q / 2].w.nsteps)
+            k[q].key = k[n + g->of_pass[q + 1]].key - 0.5;
+        k[m++] = k[q];
+    }
+    qsort(k, (size_t)m, sizeof *k, cmp_pass_key);
+    for (int i = 0; i < m; i++)
         order[i] = k[i].entry;
     free(k);
-    return n;
+    return m;
 }
 
 void

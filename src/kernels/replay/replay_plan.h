@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "iokernels/kernel.h"
 #include "iokernels/request.h"
 #include "iokernels/schema.h"
 #include "replay_file.h"
@@ -54,15 +55,40 @@ int rp_plan_build(const struct rp_trace *t, int nprocs, int fold, const char *pa
                   struct rp_plan *p, struct iok_schema *schemas, int max_files);
 void rp_plan_free(struct rp_plan *p);
 
+/* The passes (a file's writes: 2 * file, its reads: 2 * file + 1) whose
+ * operations interleave in some rank's traced order, as groups the core
+ * runs with their files open together (replay_interleave.c). */
+struct rp_groups {
+    int n;
+    struct iok_filegroup *g;
+    struct iok_filegroup_step *steps; /* every group's, one after the other */
+    int *of_pass;                     /* per pass: its group, or -1 */
+    int needs_rw;                     /* a group both writes and reads some file */
+};
+
+/* Builds the groups of the passes the run makes (writes, reads: --mode).
+ * fill: bytes a group reads before a step of it writes them join the
+ * file's fill (p->files[].fill: the trace read what the file held before;
+ * 0 leaves the plan as it is).
+ * verify (--verify): each group ends with the read-back step of every file
+ * it reads (the read pass's last step). Returns 0, or -1 when memory runs
+ * out. */
+int rp_groups_build(const struct rp_trace *t, struct rp_plan *p, int writes, int reads, int verify,
+                    int fill, struct rp_groups *out);
+void rp_groups_free(struct rp_groups *g);
+
 /* The order of the passes (iok_plan.pass_order): each plan file's write
  * pass (2 * file) and read pass (2 * file + 1) in the order of their
  * first operation in the replay file, so that a trace that wrote one file,
  * read it, then wrote the next, runs so, and one that wrote every file
  * before reading them runs so too. A pass with no operation of its own
  * sits just before its read pass (a fill) or after every other pass (a
- * --verify read-back). Returns the count (2 * p->nfiles), or -1 when
- * memory runs out. */
-int rp_pass_order(const struct rp_trace *t, const struct rp_plan *p, int *order);
+ * --verify read-back). g (NULL: none): a group's passes are one entry,
+ * IOK_PASS_FILEGROUP(group), at its first operation; a file's fill-only
+ * write pass just before the group that reads it. Returns the count, or -1
+ * when memory runs out. */
+int rp_pass_order(const struct rp_trace *t, const struct rp_plan *p, const struct rp_groups *g,
+                  int *order);
 
 /* The flat name of a traced path under dir: its components other than
  * "", "." and ".." joined by '_', control characters as '_', ext appended
