@@ -207,4 +207,4 @@ def test_help_lists_options_with_defaults(tmp_path):
     r = run_plain(1, ["amrex", "--help"], tmp_path)
     assert r.rc == 0
     for opt, default in [("--ncells", "128"), ("--max_grid_size", "32"), ("--ncomp", "6")]:
-        assert re.search(rf"{opt} .*\(default: {re.escape(default)}\)", r.out), opt
+        assert re.search(rf"{opt} .*\(default: {re.escape(default)}[;)]", r.out), opt

@@ -223,7 +223,7 @@ def test_help_lists_every_option_with_default(tmp_path):
     r = run_plain(1, ["btio", "--help"], tmp_path)
     assert r.rc == 0
     for opt, default in [("--method", "3"), ("--dumps", "5"), ("--grid", "64,64,64")]:
-        assert re.search(rf"{opt} .*\(default: {re.escape(default)}\)", r.out), opt
+        assert re.search(rf"{opt} .*\(default: {re.escape(default)}[;)]", r.out), opt
     for opt in ["--backend", "--verify", "--json", "--overwrite", "--pnetcdf-format"]:
         assert opt in r.out
 
