@@ -18,7 +18,6 @@ Every error is one line; IOK_CAMPAIGN_DEBUG=1 prints the traceback of an
 unexpected one."""
 
 import argparse
-import importlib.util
 import json
 import os
 import shlex
@@ -29,6 +28,7 @@ from pathlib import Path
 
 from . import (
     darshan_log,
+    extras,
     html_report,
     interrupt,
     inventory,
@@ -371,8 +371,8 @@ def _exported_before(flag, path):
 def cmd_export(a):
     if not a.csv and not a.parquet:
         raise UsageError("export needs --csv FILE or --parquet FILE")
-    if a.parquet and importlib.util.find_spec("pyarrow") is None:
-        raise UsageError("--parquet needs pyarrow, which is not installed: use --csv")
+    if a.parquet:
+        extras.need("pyarrow")
     store = _open("DB", a.db)
     for flag, path in (("--csv", a.csv), ("--parquet", a.parquet)):
         if path:
@@ -418,6 +418,7 @@ def cmd_trace2replay(a):
 
 
 def cmd_tune(a):
+    extras.need("optuna")
     from . import tune, tune_answer, tune_spec
 
     paths.input_file("tune file", a.spec)
@@ -540,6 +541,7 @@ def main(argv=None):
         resumed.ResumeError,
         trace2replay.TraceError,
         darshan_log.LogError,
+        extras.MissingExtra,
     ) as e:
         _say(e)
         return 2
@@ -566,6 +568,9 @@ def main(argv=None):
     except Exception as e:  # a backstop: every known failure has its own line
         if os.environ.get("IOK_CAMPAIGN_DEBUG"):
             traceback.print_exc()
+        if isinstance(e, ModuleNotFoundError) and extras.missing(e):
+            _say(extras.missing(e))  # an optional package: the extra that brings it
+            return 2
         read = [s for s in _OPENED if s.readonly]
         if read and isinstance(e, DATA_ERRORS):  # SQLite keeps any value in any column
             names = " or ".join(paths.show(s.path) for s in read)
