@@ -29,6 +29,8 @@ struct iok_option {
     const char *def; /* default as text; NULL = zero/empty */
     const char *help;
     const char *choices; /* IOK_OPT_CHOICE only: "a|b|c" */
+    const char *metavar; /* the argument's name in help and man: FILE, DIR, KEY=VALUE,...;
+                            NULL: from the type (N, X, X,Y,Z; a string option must name it) */
 };
 
 /* A table bound to the struct it fills. */
@@ -61,8 +63,9 @@ void iok_opts_format(const struct iok_optset *set, const struct iok_option *o, c
  * itself when it holds "(default". */
 void iok_opt_help_text(const struct iok_option *o, char *out, size_t len);
 
-/* The option's argument as the help shows it: "N", "TEXT", "X,Y,Z", the
- * choices "a|b|c", or "" for a flag. */
+/* The option's argument as the help shows it: its metavar ("FILE",
+ * "KEY=VALUE,..."), else "N", "X", "X,Y,Z", the choices "a|b|c", "" for a
+ * flag, "TEXT" for a string option that names none. */
 const char *iok_opt_meta(const struct iok_option *o);
 
 /* Prints "  --name VALUE   help (default: x)" lines for a set. */

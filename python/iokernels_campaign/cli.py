@@ -61,7 +61,9 @@ def _parser():
     r.add_argument("campaign", help="campaign file (TOML)")
     r.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
     r.add_argument(
-        "--out", help="directory of case directories and report (default results/CAMPAIGN-NAME)"
+        "--out",
+        metavar="DIR",
+        help="directory of case directories and report (default results/CAMPAIGN-NAME)",
     )
     r.add_argument(
         "--launcher",
@@ -79,6 +81,7 @@ def _parser():
         "--binary",
         "--bin",
         dest="bin",
+        metavar="FILE",
         help="iokernels binary (default $IOKERNELS_BIN or $IOK_BIN, else build/iokernels of the "
         "source tree, else iokernels on PATH)",
     )
@@ -92,15 +95,19 @@ def _parser():
 
     li = sub.add_parser("list", help="list the runs in a store")
     li.add_argument("db", metavar="DB", help="results store (SQLite file)")
-    li.add_argument("--kernel", help="only runs of this kernel")
-    li.add_argument("--backend", help="only runs on this backend")
+    li.add_argument("--kernel", metavar="NAME", help="only runs of this kernel")
+    li.add_argument("--backend", metavar="NAME", help="only runs on this backend")
     li.add_argument("--campaign", help="campaign id or name")
     li.add_argument("--failed", action="store_true", help="only failed runs")
 
     rep = sub.add_parser("report", help="write the HTML report of a store")
     rep.add_argument("db", metavar="DB", help="results store (SQLite file)")
     rep.add_argument(
-        "-o", "--output", default="results/report.html", help="HTML file (default %(default)s)"
+        "-o",
+        "--output",
+        metavar="FILE",
+        default="results/report.html",
+        help="HTML file (default %(default)s)",
     )
     rep.add_argument("--campaign", help="campaign id or name (default: every run)")
 
@@ -113,14 +120,16 @@ def _parser():
     c.add_argument(
         "b", metavar="B", help="store or JSON Lines file compared with it (bandwidth ratios b / a)"
     )
-    c.add_argument("--html", help="also write the compare page (B/A per case, better / worse)")
-    c.add_argument("--campaign-a", help="only this campaign (id or name) of A")
-    c.add_argument("--campaign-b", help="only this campaign (id or name) of B")
+    c.add_argument(
+        "--html", metavar="FILE", help="also write the compare page (B/A per case, better / worse)"
+    )
+    c.add_argument("--campaign-a", metavar="CAMPAIGN", help="only this campaign (id or name) of A")
+    c.add_argument("--campaign-b", metavar="CAMPAIGN", help="only this campaign (id or name) of B")
 
     ex = sub.add_parser("export", help="runs, passes and phases as one table: a row per pass")
     ex.add_argument("db", metavar="DB", help="results store (SQLite file)")
-    ex.add_argument("--csv", help="CSV file to write")
-    ex.add_argument("--parquet", help="Parquet file to write (needs pyarrow)")
+    ex.add_argument("--csv", metavar="FILE", help="CSV file to write")
+    ex.add_argument("--parquet", metavar="FILE", help="Parquet file to write (the [parquet] extra)")
     ex.add_argument("--campaign", help="campaign id or name (default: every run)")
 
     co = sub.add_parser("collect", help="store the finished runs of an sbatch campaign")
@@ -139,14 +148,18 @@ def _parser():
     t.add_argument(
         "log", metavar="LOG", help="Darshan log with DXT records (DXT_ENABLE_IO_TRACE=1)"
     )
-    t.add_argument("--out", required=True, help="replay file to write")
+    t.add_argument("--out", metavar="FILE", required=True, help="replay file to write")
     t.add_argument("--force", action="store_true", help="replace --out if it exists")
 
     t = sub.add_parser("tune", help="search the settings that make one case fast (docs/tune.md)")
     t.add_argument("spec", help="tune file (TOML): one [[kernel]] block and a [tune] table")
     t.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
-    t.add_argument("--out", help="directory of the runs and report (default results/NAME)")
-    t.add_argument("--binary", "--bin", dest="bin", help="iokernels binary (as for run)")
+    t.add_argument(
+        "--out", metavar="DIR", help="directory of the runs and report (default results/NAME)"
+    )
+    t.add_argument(
+        "--binary", "--bin", dest="bin", metavar="FILE", help="iokernels binary (as for run)"
+    )
     t.add_argument("--launcher", choices=("mpiexec", "srun"), default="mpiexec", help="as for run")
     t.add_argument(
         "--dry-run", action="store_true", help="check the file, print the space; run nothing"

@@ -33,9 +33,9 @@ static const struct iok_option ceiling_options[] = {
     {"samples", 0, IOK_OPT_INT, offsetof(struct ceiling_opts, samples), "3",
      "samples of each measurement (1-16); the best is printed"},
     {"dir", 0, IOK_OPT_STRING, offsetof(struct ceiling_opts, dir), ".",
-     "directory of the probe file (iokernels.ceiling, removed afterwards)"},
+     "directory of the probe file (iokernels.ceiling, removed afterwards)", .metavar = "DIR"},
     {"json", 0, IOK_OPT_STRING, offsetof(struct ceiling_opts, json), NULL,
-     "append the JSON record to this file"},
+     "append the JSON record to this file", .metavar = "FILE"},
     {"help", 'h', IOK_OPT_BOOL, offsetof(struct ceiling_opts, help), NULL, "this help"},
     {NULL}};
 
