@@ -5,7 +5,9 @@ headless Chromium: every link of the navigation opens its page (not a
 folder's listing), a query typed into the search box lists results, and
 nothing is fetched from the network. Each check is shown failing on a site
 built to be wrong: directory URLs (links to folders) with a font from the
-network, and a site without the worker shim (search stays "Initializing")."""
+network, and a site without the worker shim (search stays "Initializing")
+and without a diagram (a broken picture). The diagrams are drawn from
+docs/diagrams/*.dot by the build (scripts/site/diagrams.py)."""
 
 import json
 import os
@@ -62,19 +64,23 @@ def problems(browser, site):
     )
     if not links or len(links) < 10:
         found.append(f"the home page's navigation has {len(links or [])} links")
-    for link in [home, *(links or [])]:
+    for link in dict.fromkeys([home, *(links or [])]):  # each page once
         browser.open(link)
         page = browser.js(
             "({title: document.title,"
             " article: !!document.querySelector('article.md-content__inner'),"
             " remote: [...document.querySelectorAll('script[src], link[href]:not([rel=canonical]),"
             " img[src], iframe[src]')].map(e => e.src || e.href)"
-            ".filter(n => !/^(file|data|about|javascript):/.test(n))})"
+            ".filter(n => !/^(file|data|about|javascript):/.test(n)),"
+            " broken: [...document.images].filter(i => i.complete && !i.naturalWidth)"
+            ".map(i => i.getAttribute('src'))})"
         )
         if not link.endswith(".html") or not page["article"]:
             found.append(f"nav link {link} opens {page['title']!r}, not a page of the site")
         for url in page["remote"]:
             found.append(f"{link} fetches {url} from the network")
+        for src in page["broken"]:
+            found.append(f"{link} shows a broken picture {src}")
     browser.open(home)
     browser.js(
         "(() => { const t = document.getElementById('__search'); t.checked = true;"
@@ -116,7 +122,9 @@ def test_search_without_the_frame_worker_is_caught(browser, site, tmp_path):
     copy = tmp_path / "site"
     shutil.copytree(site, copy)
     (copy / "javascripts" / "file-worker.js").write_text("// left out\n")
+    (copy / "diagrams" / "architecture.svg").unlink()  # and a picture not drawn
     found = problems(browser, copy)
-    assert [f for f in found if "search" in f] == [
-        f"search for {QUERY!r} lists nothing (it says 'Initializing search')"
+    assert found == [
+        f"{(copy / 'index.html').as_uri()} shows a broken picture diagrams/architecture.svg",
+        f"search for {QUERY!r} lists nothing (it says 'Initializing search')",
     ], found
