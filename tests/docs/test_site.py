@@ -3,16 +3,19 @@
 builds it, then opened from disk (file://, build/site/index.html) in
 headless Chromium: every link of the navigation opens its page (not a
 folder's listing), a query typed into the search box lists results, and
-nothing is fetched from the network. Each check is shown failing on a site
+nothing is fetched from the network; the same served over HTTP. Each check is shown failing on a site
 built to be wrong: directory URLs (links to folders) with a font from the
 network, and a site without the worker shim (search stays "Initializing")
 and without a diagram (a broken picture). The diagrams are drawn from
 docs/diagrams/*.dot by the build (scripts/site/diagrams.py)."""
 
+import functools
+import http.server
 import json
 import os
 import shutil
 import subprocess
+import threading
 
 import pytest
 from browser import Browser, chromium
@@ -53,10 +56,11 @@ def site(tmp_path_factory):
     return build(REPO / "mkdocs.yml", tmp_path_factory.mktemp("site") / "site")
 
 
-def problems(browser, site):
-    """What a reader of the site opened from disk would meet: one line each."""
+def problems(browser, site, home=None):
+    """What a reader of the site opened from disk (or at `home`, its
+    index.html served) would meet: one line each."""
     found = []
-    home = (site / "index.html").as_uri()
+    home = home or (site / "index.html").as_uri()
     browser.open(home)
     links = browser.js(
         "[...new Set([...document.querySelectorAll('nav.md-nav--primary a.md-nav__link[href]')]"
@@ -71,7 +75,8 @@ def problems(browser, site):
             " article: !!document.querySelector('article.md-content__inner'),"
             " remote: [...document.querySelectorAll('script[src], link[href]:not([rel=canonical]),"
             " img[src], iframe[src]')].map(e => e.src || e.href)"
-            ".filter(n => !/^(file|data|about|javascript):/.test(n)),"
+            ".filter(n => !/^(file|data|about|javascript):/.test(n)"
+            " && !n.startsWith(location.origin + '/')),"
             " broken: [...document.images].filter(i => i.complete && !i.naturalWidth)"
             ".map(i => i.getAttribute('src'))})"
         )
@@ -98,6 +103,22 @@ def problems(browser, site):
 
 def test_the_site_opened_from_disk_works(browser, site):
     assert problems(browser, site) == []
+
+
+def test_the_site_served_over_http_works(browser, site):
+    """The same site served (python -m http.server's handler, on a free
+    local port): the same checks hold."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        home = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+        assert problems(browser, site, home) == []
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_links_to_folders_and_fonts_from_the_network_are_caught(browser, tmp_path):
