@@ -2,12 +2,13 @@
 """The documentation site as a newcomer opens it: built as `make docs`
 builds it, then opened from disk (file://, build/site/index.html) in
 headless Chromium: every link of the navigation opens its page (not a
-folder's listing), a query typed into the search box lists results, and
-nothing is fetched from the network; the same served over HTTP. Each check is shown failing on a site
-built to be wrong: directory URLs (links to folders) with a font from the
-network, and a site without the worker shim (search stays "Initializing")
-and without a diagram (a broken picture). The diagrams are drawn from
-docs/diagrams/*.dot by the build (scripts/site/diagrams.py)."""
+folder's listing), a query typed into the search box lists results, every
+picture shows, and nothing is fetched from the network; the same served
+over HTTP. Each check is shown failing on a site built to be wrong:
+directory URLs (links to folders) with a font from the network, and a site
+without the worker shim (search stays "Initializing") and without a diagram
+(a broken picture). The diagrams are drawn from docs/diagrams/*.dot by the
+build (scripts/site/diagrams.py)."""
 
 import functools
 import http.server
