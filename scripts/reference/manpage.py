@@ -78,9 +78,10 @@ EXAMPLES = [
         "mpiexec \\-n 4 iokernels btio \\-\\-grid 64,64,64 \\-\\-verify \\-\\-json btio.jsonl",
     ),
     (
-        "The same file written and read back through parallel HDF5, the page cache dropped "
-        "before the read, so that the read is the storage's:",
-        "mpiexec \\-n 4 iokernels btio \\-\\-backend hdf5 \\-\\-mode both \\-\\-drop\\-caches",
+        "The same file through parallel HDF5, then read back in a second run, the page cache "
+        "dropped before the read, so that the read is the storage's:",
+        "mpiexec \\-n 4 iokernels btio \\-\\-backend hdf5\n"
+        "mpiexec \\-n 4 iokernels btio \\-\\-backend hdf5 \\-\\-mode read \\-\\-drop\\-caches",
     ),
     (
         "NetCDF-Bench's arguments as its original takes them, collective, write then read:",
