@@ -150,3 +150,21 @@ def test_search_without_the_frame_worker_is_caught(browser, site, tmp_path):
         f"{(copy / 'index.html').as_uri()} shows a broken picture diagrams/architecture.svg",
         f"search for {QUERY!r} lists nothing (it says 'Initializing search')",
     ], found
+
+
+def test_a_build_without_graphviz_says_how_to_get_it(tmp_path):
+    """The diagrams need dot: without it the build stops with one line
+    naming the fix, not a site with broken pictures."""
+    if not MKDOCS.exists():
+        missing("venv", f"{MKDOCS} missing (make venv)")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PATH": str(tmp_path)}  # no dot on it
+    p = subprocess.run(
+        [str(MKDOCS), "build", "-q", "-f", str(REPO / "mkdocs.yml"), "-d", str(tmp_path / "s")],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode != 0, p.stderr[-2000:]
+    assert "dot (Graphviz) is not installed" in p.stderr and "make deps" in p.stderr, p.stderr
