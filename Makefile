@@ -58,7 +58,7 @@ MPICH_E2E_SKIP = not (test_full_disk_is_an_error and hdf5-4)
 # are counted skips in that pass (tests/declared.py), not failures
 MPICH_MISSING ?= pnetcdf,netcdf4
 
-.PHONY: all deps build venv docs demo test test-sanitize test-mpich fuzz bench format clean
+.PHONY: all deps build venv docs screenshots demo test test-sanitize test-mpich fuzz bench format clean
 
 all: build
 
@@ -143,9 +143,15 @@ fuzz: deps
 bench: build
 	bench/btio
 
-# The documentation site (mkdocs.yml) into $(BUILD)/site: open $(BUILD)/site/index.html.
+# The documentation site (mkdocs.yml) into $(BUILD)/site: open $(BUILD)/site/index.html
+# (it works from disk: tests/docs/test_site.py); diagrams need Graphviz (make deps).
 docs: venv
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -d $(BUILD)/site
+
+# The report's screenshots in docs/images/ (getting-started.md): a small
+# campaign, its report, headless Chromium; commit the PNGs it rewrites.
+screenshots: build venv
+	scripts/screenshots docs/images
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -21,6 +21,7 @@ packages=(
   groff-base man-db           # man -l man/iokernels.1, and its test without warnings
   bindfs                      # a FUSE mount: the cache verdict "unknown" there (tests)
   strace                      # the replay's and the ceiling probe's system-call tests
+  graphviz                    # dot: the site's diagrams (docs/diagrams/*.dot -> SVG at make docs)
 )
 
 missing=()

@@ -42,6 +42,8 @@ struct iok_option {
      * the kernel's configure() or check_ranks(). */
     const char *min, *max;
     const char *unit; /* what the number counts ("records", "seconds"); NULL: none */
+    const char *metavar; /* the argument's name in help and man: FILE, DIR, KEY=VALUE,...;
+                            NULL: from the type (N, X, X,Y,Z; a string option must name it) */
 };
 
 /* A table bound to the struct it fills. */
@@ -82,8 +84,9 @@ void iok_opt_help_text(const struct iok_option *o, char *out, size_t len);
  * samples", "at least 1", "each at least 1"), or "" when it has none. */
 void iok_opt_range_text(const struct iok_option *o, char *out, size_t len);
 
-/* The option's argument as the help shows it: "N", "TEXT", "X,Y,Z", the
- * choices "a|b|c", or "" for a flag. */
+/* The option's argument as the help shows it: its metavar ("FILE",
+ * "KEY=VALUE,..."), else "N", "X", "X,Y,Z", the choices "a|b|c", "" for a
+ * flag, "TEXT" for a string option that names none. */
 const char *iok_opt_meta(const struct iok_option *o);
 
 /* Prints "  --name VALUE   help (default: x)" lines for a set. */

@@ -18,7 +18,6 @@ Every error is one line; IOK_CAMPAIGN_DEBUG=1 prints the traceback of an
 unexpected one."""
 
 import argparse
-import importlib.util
 import json
 import os
 import shlex
@@ -27,7 +26,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from .base import interrupt, paths
+from .base import extras, interrupt, paths
 from .report import html_report, staged, tables
 from .report.aggregate import summarize
 from .run import inventory, launch, resumed, runner
@@ -51,7 +50,9 @@ def _parser():
     r.add_argument("campaign", help="campaign file (TOML)")
     r.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
     r.add_argument(
-        "--out", help="directory of case directories and report (default results/CAMPAIGN-NAME)"
+        "--out",
+        metavar="DIR",
+        help="directory of case directories and report (default results/CAMPAIGN-NAME)",
     )
     r.add_argument(
         "--launcher",
@@ -69,6 +70,7 @@ def _parser():
         "--binary",
         "--bin",
         dest="bin",
+        metavar="FILE",
         help="iokernels binary (default $IOKERNELS_BIN or $IOK_BIN, else build/iokernels of the "
         "source tree, else iokernels on PATH)",
     )
@@ -82,15 +84,19 @@ def _parser():
 
     li = sub.add_parser("list", help="list the runs in a store")
     li.add_argument("db", metavar="DB", help="results store (SQLite file)")
-    li.add_argument("--kernel", help="only runs of this kernel")
-    li.add_argument("--backend", help="only runs on this backend")
+    li.add_argument("--kernel", metavar="NAME", help="only runs of this kernel")
+    li.add_argument("--backend", metavar="NAME", help="only runs on this backend")
     li.add_argument("--campaign", help="campaign id or name")
     li.add_argument("--failed", action="store_true", help="only failed runs")
 
     rep = sub.add_parser("report", help="write the HTML report of a store")
     rep.add_argument("db", metavar="DB", help="results store (SQLite file)")
     rep.add_argument(
-        "-o", "--output", default="results/report.html", help="HTML file (default %(default)s)"
+        "-o",
+        "--output",
+        metavar="FILE",
+        default="results/report.html",
+        help="HTML file (default %(default)s)",
     )
     rep.add_argument("--campaign", help="campaign id or name (default: every run)")
 
@@ -103,14 +109,16 @@ def _parser():
     c.add_argument(
         "b", metavar="B", help="store or JSON Lines file compared with it (bandwidth ratios b / a)"
     )
-    c.add_argument("--html", help="also write the compare page (B/A per case, better / worse)")
-    c.add_argument("--campaign-a", help="only this campaign (id or name) of A")
-    c.add_argument("--campaign-b", help="only this campaign (id or name) of B")
+    c.add_argument(
+        "--html", metavar="FILE", help="also write the compare page (B/A per case, better / worse)"
+    )
+    c.add_argument("--campaign-a", metavar="CAMPAIGN", help="only this campaign (id or name) of A")
+    c.add_argument("--campaign-b", metavar="CAMPAIGN", help="only this campaign (id or name) of B")
 
     ex = sub.add_parser("export", help="runs, passes and phases as one table: a row per pass")
     ex.add_argument("db", metavar="DB", help="results store (SQLite file)")
-    ex.add_argument("--csv", help="CSV file to write")
-    ex.add_argument("--parquet", help="Parquet file to write (needs pyarrow)")
+    ex.add_argument("--csv", metavar="FILE", help="CSV file to write")
+    ex.add_argument("--parquet", metavar="FILE", help="Parquet file to write (the [parquet] extra)")
     ex.add_argument("--campaign", help="campaign id or name (default: every run)")
 
     co = sub.add_parser("collect", help="store the finished runs of an sbatch campaign")
@@ -129,14 +137,18 @@ def _parser():
     t.add_argument(
         "log", metavar="LOG", help="Darshan log with DXT records (DXT_ENABLE_IO_TRACE=1)"
     )
-    t.add_argument("--out", required=True, help="replay file to write")
+    t.add_argument("--out", metavar="FILE", required=True, help="replay file to write")
     t.add_argument("--force", action="store_true", help="replace --out if it exists")
 
     t = sub.add_parser("tune", help="search the settings that make one case fast (docs/tune.md)")
     t.add_argument("spec", help="tune file (TOML): one [[kernel]] block and a [tune] table")
     t.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
-    t.add_argument("--out", help="directory of the runs and report (default results/NAME)")
-    t.add_argument("--binary", "--bin", dest="bin", help="iokernels binary (as for run)")
+    t.add_argument(
+        "--out", metavar="DIR", help="directory of the runs and report (default results/NAME)"
+    )
+    t.add_argument(
+        "--binary", "--bin", dest="bin", metavar="FILE", help="iokernels binary (as for run)"
+    )
     t.add_argument("--launcher", choices=("mpiexec", "srun"), default="mpiexec", help="as for run")
     t.add_argument(
         "--dry-run", action="store_true", help="check the file, print the space; run nothing"
@@ -361,8 +373,8 @@ def _exported_before(flag, path):
 def cmd_export(a):
     if not a.csv and not a.parquet:
         raise UsageError("export needs --csv FILE or --parquet FILE")
-    if a.parquet and importlib.util.find_spec("pyarrow") is None:
-        raise UsageError("--parquet needs pyarrow, which is not installed: use --csv")
+    if a.parquet:
+        extras.need("pyarrow")
     store = _open("DB", a.db)
     for flag, path in (("--csv", a.csv), ("--parquet", a.parquet)):
         if path:
@@ -408,6 +420,7 @@ def cmd_trace2replay(a):
 
 
 def cmd_tune(a):
+    extras.need("optuna")
     from .tune import tune, tune_answer, tune_spec
 
     paths.input_file("tune file", a.spec)
@@ -530,6 +543,7 @@ def main(argv=None):
         resumed.ResumeError,
         trace2replay.TraceError,
         darshan_log.LogError,
+        extras.MissingExtra,
     ) as e:
         _say(e)
         return 2
@@ -556,6 +570,9 @@ def main(argv=None):
     except Exception as e:  # a backstop: every known failure has its own line
         if os.environ.get("IOK_CAMPAIGN_DEBUG"):
             traceback.print_exc()
+        if isinstance(e, ModuleNotFoundError) and extras.missing(e):
+            _say(extras.missing(e))  # an optional package: the extra that brings it
+            return 2
         read = [s for s in _OPENED if s.readonly]
         if read and isinstance(e, DATA_ERRORS):  # SQLite keeps any value in any column
             names = " or ".join(paths.show(s.path) for s in read)

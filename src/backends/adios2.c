@@ -74,7 +74,8 @@ static const struct iok_option a2_options[] = {
      "engine parameters Key=Value,... (adios2_set_parameters), e.g. "
      "NumAggregators=2,AggregationType=TwoLevelShm; --collective: aggregation (default one "
      "subfile per node, AggregationType=EveryoneWritesSerial), --independent: none, every "
-     "rank writes its own subfile (NumAggregators=ranks; refuses aggregation parameters)"},
+     "rank writes its own subfile (NumAggregators=ranks; refuses aggregation parameters)",
+     .metavar = "KEY=VALUE,..."},
     {NULL}};
 
 /* One block of the dataset (reading): its box, its id for

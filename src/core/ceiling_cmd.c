@@ -34,9 +34,9 @@ static const struct iok_option ceiling_options[] = {
      "samples of each measurement; the best is printed", .min = "1",
      .max = IOK_STR(IOK_CEILING_SAMPLES_MAX), .unit = "samples"},
     {"dir", 0, IOK_OPT_STRING, offsetof(struct ceiling_opts, dir), ".",
-     "directory of the probe file (iokernels.ceiling, removed afterwards)"},
+     "directory of the probe file (iokernels.ceiling, removed afterwards)", .metavar = "DIR"},
     {"json", 0, IOK_OPT_STRING, offsetof(struct ceiling_opts, json), NULL,
-     "append the JSON record to this file"},
+     "append the JSON record to this file", .metavar = "FILE"},
     {"help", 'h', IOK_OPT_BOOL, offsetof(struct ceiling_opts, help), NULL, "this help"},
     {NULL}};
 

@@ -7,7 +7,7 @@
 
 const struct iok_option iok_core_options[] = {
     {"backend", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.backend), NULL,
-     "I/O backend (see iokernels --list) (default: chosen by the kernel)"},
+     "I/O backend (see iokernels --list) (default: chosen by the kernel)", .metavar = "NAME"},
     {"mode", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.mode), NULL,
      "write the files, read them back, or both (default: write, unless the kernel's input "
      "file says otherwise)",
@@ -30,10 +30,11 @@ const struct iok_option iok_core_options[] = {
      "and h5bench's way); reads must use the writer's",
      "fresh|once"},
     {"json", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.json), NULL,
-     "append the run's JSON record to this file (JSON Lines)"},
+     "append the run's JSON record to this file (JSON Lines)", .metavar = "FILE"},
     {"export-replay", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.export_replay), NULL,
      "write the run's MPI-IO byte requests (per rank, in order, with their level and measured "
-     "times) as a replay file (iokernels replay FILE; mpiio backend)"},
+     "times) as a replay file (iokernels replay FILE; mpiio backend)",
+     .metavar = "FILE"},
     {"overwrite", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.overwrite), NULL,
      "replace output files that already exist"},
     {"keep-partial", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.keep_partial), NULL,
@@ -58,12 +59,14 @@ const struct iok_option iok_core_options[] = {
      "reads: rank r reads what rank (r+K) mod P wrote (IOR's -C)"},
     {"hints", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.hints), NULL,
      "MPI-IO and library hints as key=value,... (e.g. cb_nodes=2,romio_cb_write=enable), "
-     "passed to every backend's open and create"},
+     "passed to every backend's open and create",
+     .metavar = "KEY=VALUE,..."},
     {"hints-file", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.hints_file), NULL,
      "hints from a file, one 'key value' a line, '#' comments (ROMIO_HINTS format); "
-     "--hints wins over it"},
+     "--hints wins over it",
+     .metavar = "FILE"},
     {"mpiio-hints", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.mpiio_hints), NULL,
-     "alias of --hints (kept for older command lines)"},
+     "alias of --hints (kept for older command lines)", .metavar = "KEY=VALUE,..."},
     {"no-original-hints", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.no_original_hints), NULL,
      "leave out the hints the kernel's original sets itself (listed at the end of --help): "
      "the libraries' defaults stand"},

@@ -320,6 +320,8 @@ const char *
 iok_opt_meta(const struct iok_option *o)
 {
     static const char *const metas[] = {"", "N", "N", "X", "TEXT", "", "X,Y,Z"};
+    if (o->metavar)
+        return o->metavar;
     return o->type == IOK_OPT_CHOICE ? o->choices : metas[o->type];
 }
 

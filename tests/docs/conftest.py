@@ -20,3 +20,4 @@ REPO = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("IOK_BIN", REPO / "build" / "iokernels")).resolve()
 GEN = REPO / "scripts" / "gen-reference"
 MAN = REPO / "man" / "iokernels.1"
+CAMPAIGN_MAN = REPO / "man" / "iokernels-campaign.1"

@@ -8,6 +8,7 @@ the same twice and holds no path of this machine, bad input is one line."""
 
 import importlib.machinery
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -15,7 +16,7 @@ import sys
 import types
 
 import pytest
-from conftest import BIN, GEN, MAN, REPO
+from conftest import BIN, CAMPAIGN_MAN, GEN, MAN, REPO
 from declared import missing
 
 sys.path.insert(0, str(REPO / "scripts"))
@@ -64,19 +65,100 @@ def test_every_option_is_in_the_pages_and_the_man_page(helps):
         assert f"(kernels/{name}.md)" in index
 
 
-def test_man_page_renders_without_warnings():
-    if not shutil.which("groff"):
-        missing("groff", "not installed (scripts/install-deps.sh installs it)")
-    out = subprocess.run(
-        ["groff", "-man", "-Tutf8", "-ww", "-z", str(MAN)], capture_output=True, text=True
+def rendered(page):
+    """(groff -ww's warnings, man -l's warnings, the text) of a man page."""
+    if not shutil.which("groff") or not shutil.which("man"):
+        missing("groff", "groff or man not installed (scripts/install-deps.sh installs them)")
+    warned = subprocess.run(
+        ["groff", "-man", "-Tutf8", "-ww", "-z", str(page)], capture_output=True, text=True
     )
-    assert out.returncode == 0 and out.stderr == "", out.stderr
+    env = {**os.environ, "MANWIDTH": "80", "MAN_KEEP_FORMATTING": "0"}
+    man = subprocess.run(
+        ["man", "--warnings=w", "-l", "-P", "cat", str(page)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert man.returncode == 0, man.stderr
     text = subprocess.run(
-        ["groff", "-man", "-Tutf8", "-P-cbou", str(MAN)], capture_output=True, text=True, check=True
+        ["groff", "-man", "-Tutf8", "-P-cbou", str(page)],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
-    for section in ("NAME", "SYNOPSIS", "KERNELS", "OPTIONS", "ENVIRONMENT", "EXIT STATUS"):
+    return (
+        warned.stderr + (f"(exit {warned.returncode})" if warned.returncode else ""),
+        (man.stderr),
+        text,
+    )
+
+
+def release_date():
+    version = describe("--list", "--json")["version"]
+    m = re.search(
+        rf"^## \[{re.escape(version)}\] - (\S+)$", (REPO / "CHANGELOG.md").read_text(), re.M
+    )
+    assert m, f"CHANGELOG.md has no heading for {version}"
+    return m.group(1)
+
+
+@pytest.mark.parametrize(
+    "page, sections",
+    [
+        (MAN, ("NAME", "SYNOPSIS", "KERNELS", "OPTIONS", "EXAMPLES", "ENVIRONMENT", "EXIT STATUS")),
+        (CAMPAIGN_MAN, ("NAME", "SYNOPSIS", "COMMANDS", "EXAMPLES", "EXIT STATUS", "SEE ALSO")),
+    ],
+    ids=["iokernels.1", "iokernels-campaign.1"],
+)
+def test_man_page_renders_without_warnings(page, sections):
+    groff_warnings, man_warnings, text = rendered(page)
+    assert groff_warnings == "" and man_warnings == "", (groff_warnings, man_warnings)
+    for section in sections:
         assert re.search(rf"^{section}$", text, re.M), section
-    assert "--verify" in text  # \- renders as a hyphen that can be copied
+    assert "--verify" in text or "--dry-run" in text  # \\- renders as a hyphen that can be copied
+    # the release's date and version in the title line, not an empty date
+    th = re.search(r'^\.TH \S+ 1 "([^"]*)" "iokernels ([^"]+)"', page.read_text(), re.M)
+    assert th and th.group(1) == release_date(), th and th.group(0)
+
+
+def test_the_render_check_sees_a_warning(tmp_path):
+    """A page built to be wrong (an unknown macro, a section missing its
+    text): the warnings reach the check."""
+    bad = tmp_path / "bad.1"
+    bad.write_text('.TH BAD 1 "" "x"\n.SH NAME\nbad \\- x\n.XX\n\\fBunclosed\n.SH\n')
+    groff_warnings, _, _ = rendered(bad)
+    assert "macro 'XX' not defined" in groff_warnings or "XX" in groff_warnings, groff_warnings
+
+
+def test_every_argument_has_its_name(helps, generator):
+    """No option's argument is TEXT (a string option declares its metavar),
+    in the help and the man page; an option without one is refused, naming it."""
+    module, files = generator
+    assert module.manpage.untyped(helps.values()) == []
+    assert "\\fITEXT\\fR" not in MAN.read_text()
+    assert "\\fIFILE\\fR" in MAN.read_text() and "\\fIKEY=VALUE,...\\fR" in MAN.read_text()
+    wrong = json.loads(json.dumps(helps["btio"]))
+    next(o for o in wrong["options"] if o["name"] == "json")["argument"] = "TEXT"
+    listing = describe("--list", "--json")
+    with pytest.raises(
+        module.manpage.Untyped, match="option btio --json takes an argument named TEXT"
+    ):
+        module.manpage.page(listing, {**helps, "btio": wrong}, {}, "2026-01-01")
+
+
+def test_campaign_man_page_has_every_command_and_option(generator):
+    """man/iokernels-campaign.1 says what the tool's parser says: every
+    command and flag (ctest docs.reference_fresh checks it is current)."""
+    module, _ = generator
+    parser = module.campaign_parser(module.default_python())
+    page = CAMPAIGN_MAN.read_text()
+    assert len(parser["commands"]) >= 8
+    for c in parser["commands"]:
+        assert f".SS {c['name']}" in page, c["name"]
+        for a in c["arguments"]:
+            for flag in a["flags"]:
+                roff_flag = flag.replace("-", "\\-")
+                assert f"\\fB{roff_flag}\\fR" in page, (c["name"], flag)
 
 
 def test_every_variable_the_sources_read_is_documented():
@@ -99,6 +181,7 @@ def copy(tmp_path):
     shutil.copytree(REPO / "docs" / "results", tmp_path / "docs" / "results")
     (tmp_path / "man").mkdir()
     shutil.copy(MAN, tmp_path / "man")
+    shutil.copy(CAMPAIGN_MAN, tmp_path / "man")
     return tmp_path
 
 
@@ -156,7 +239,8 @@ def test_out_is_deterministic_and_holds_no_local_path(tmp_path, generator):
         if rel != "docs/results/index.md":  # lists the tables present: none there
             assert text == files[rel], rel
         assert str(REPO) not in text and str(tmp_path) not in text, rel
-        assert not re.search(r"20\d\d-\d\d-\d\d", text), rel  # no date
+        # no date but the release's (the man pages' title line)
+        assert set(re.findall(r"20\d\d-\d\d-\d\d", text)) <= {release_date()}, rel
 
 
 def test_out_removes_only_its_own_pages(copy, generator):

@@ -50,8 +50,9 @@ def test_install_layout(installed):
         assert (share / f).is_file(), f
     assert list((share / "grids").glob("*.abr"))
     # iokernels(1), as generated (scripts/gen-reference), where man looks
-    man = installed / "share" / "man" / "man1" / "iokernels.1"
-    assert man.read_text() == (REPO / "man" / "iokernels.1").read_text()
+    for page in ("iokernels.1", "iokernels-campaign.1"):
+        man = installed / "share" / "man" / "man1" / page
+        assert man.read_text() == (REPO / "man" / page).read_text()
     # the installed binary finds the data beside itself, not in the source tree
     got = describe("--list", "--json", binary=installed / "bin" / "iokernels")
     assert got["data"] == str(share.resolve())

@@ -17,7 +17,6 @@ log format 1 none) is replaced by the file's DXT_POSIX records.
 Everything else is dropped with one line each: metadata calls, STDIO, the
 other modules, the POSIX calls beneath MPI-IO, zero-length calls."""
 
-import importlib.util
 import math
 import os
 import tempfile
@@ -25,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..base import paths
+from ..base import extras, paths
 from . import darshan_log
 
 FORMAT_VERSION = 1
@@ -538,8 +537,7 @@ def summary(replay, log_show, out_show):
 
 def run(log_path, out, force=False):
     """The command: checks, converts, writes, prints. Returns 0."""
-    if importlib.util.find_spec("darshan") is None:
-        raise TraceError("trace2replay needs PyPI's darshan package: pip install 'darshan>=3.4'")
+    extras.need("darshan")
     log_path = paths.input_file("LOG", log_path)
     out_path = paths.output_file("--out", out)
     paths.not_an_input("--out", out_path, [log_path])

@@ -34,7 +34,7 @@ static const struct iok_option abrgen_options[] = {
     {"width", 0, IOK_OPT_DOUBLE, offsetof(struct abrgen_opts, p.width), "1",
      "width of the shell, in cells of the level below the refined one"},
     {"output", 'o', IOK_OPT_STRING, offsetof(struct abrgen_opts, output), NULL,
-     "file to write (default sDxDxDLlevelsrRATIObMIN-MAX.abr)"},
+     "file to write (default sDxDxDLlevelsrRATIObMIN-MAX.abr)", .metavar = "FILE"},
     {NULL}};
 
 static int

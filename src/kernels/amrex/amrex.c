@@ -40,8 +40,8 @@ static const struct iok_option amrex_options[] = {
      "particles per cell (written only with --particles)", .min = "0", .unit = "particles"},
     {"particles", 0, IOK_OPT_BOOL, offsetof(struct amrex_opts, particles), NULL,
      "also write nppc particles per level-0 cell to plt00000_particles.<ext>"},
-    {"dir", 0, IOK_OPT_STRING, offsetof(struct amrex_opts, dir), ".",
-     "directory of plt00000.<ext>"},
+    {"dir", 0, IOK_OPT_STRING, offsetof(struct amrex_opts, dir), ".", "directory of plt00000.<ext>",
+     .metavar = "DIR"},
     {NULL}};
 
 /* Particle variables: position, one real attribute, id. */

@@ -31,7 +31,7 @@ static const struct iok_option btio_options[] = {
     {"grid", 0, IOK_OPT_INT3, offsetof(struct btio_opts, grid), "64,64,64",
      "global grid points X,Y,Z", .min = "1", .unit = "points"},
     {"dir", 0, IOK_OPT_STRING, offsetof(struct btio_opts, dir), ".",
-     "directory of the file btio.<ext>"},
+     "directory of the file btio.<ext>", .metavar = "DIR"},
     {NULL}};
 
 static const char *const method_names[] = {"MPI collective I/O", "MPI independent I/O",

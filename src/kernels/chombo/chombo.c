@@ -43,7 +43,8 @@ struct chombo_opts {
 static const struct iok_option chombo_options[] = {
     {"grids", 0, IOK_OPT_STRING, offsetof(struct chombo_opts, grids), DEFAULT_GRIDS,
      "ABR grid file (input file: grids_file); a relative path missing from the working "
-     "directory is looked up in the suite's data (PREFIX/share/iokernels or the source tree)"},
+     "directory is looked up in the suite's data (PREFIX/share/iokernels or the source tree)",
+     .metavar = "FILE"},
     {"ncomp", 0, IOK_OPT_INT, offsetof(struct chombo_opts, ncomp), "10",
      "components per cell (one attribute each in the plotfile)", .min = "1",
      .max = IOK_STR(CHOMBO_MAX_NCOMP), .unit = "components"},
@@ -53,7 +54,8 @@ static const struct iok_option chombo_options[] = {
      "order of each level's boxes before load balancing (random uses --seed)",
      "morton|lexicographic|file|random"},
     {"output", 0, IOK_OPT_STRING, offsetof(struct chombo_opts, output), NULL,
-     "output file (default phi.hdf5, or phi.<ext> for backends other than hdf5)"},
+     "output file (default phi.hdf5, or phi.<ext> for backends other than hdf5)",
+     .metavar = "FILE"},
     {"aggregate", 0, IOK_OPT_BOOL, offsetof(struct chombo_opts, aggregate), NULL,
      "write a rank's boxes of a level in one call (input file: aggregate_boxes = 1)"},
     {"transfer", 0, IOK_OPT_CHOICE, offsetof(struct chombo_opts, transfer), "independent",

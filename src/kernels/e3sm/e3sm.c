@@ -48,9 +48,9 @@ static const struct iok_option e3sm_options[] = {
      "most the job's ranks",
      .min = "1", .unit = "subfiles"},
     {"in", 'i', IOK_OPT_STRING, offsetof(struct e3sm_opts, in), NULL,
-     "read the history files of this name (F, I: NAME_h0.ext, NAME_h1.ext)"},
+     "read the history files of this name (F, I: NAME_h0.ext, NAME_h1.ext)", .metavar = "NAME"},
     {"out", 'o', IOK_OPT_STRING, offsetof(struct e3sm_opts, out), NULL,
-     "write the history files of this name (F, I: NAME_h0.ext, NAME_h1.ext)"},
+     "write the history files of this name (F, I: NAME_h0.ext, NAME_h1.ext)", .metavar = "NAME"},
     {"two-d-first", 't', IOK_OPT_BOOL, offsetof(struct e3sm_opts, two_d_first), NULL,
      "write 2D variables before 3D ones (default: off, in definition order)"},
     {"noncontig", 'm', IOK_OPT_BOOL, offsetof(struct e3sm_opts, noncontig), NULL,
@@ -80,14 +80,17 @@ static const struct iok_option e3sm_options[] = {
      "I/O ranks of the rearranger (0: one per node)", .min = "0", .unit = "ranks"},
     {"replay", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, replay), NULL,
      "turn the blob subfiles of this name into the canonical files of -o (the writer's ranks "
-     "and -g)"},
+     "and -g)",
+     .metavar = "NAME"},
     {"generate", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, generate), NULL,
      "generate the decomposition instead of reading a file: f:ne=N,procs=P (also np, nlev, "
      "pcols), g:cells=N,procs=P (edges, vertices, nlev), i:nlat=N,nlon=M,procs=P (land, "
-     "levels=A/B/C/D); every parameter defaults to the shipped 16-rank case"},
+     "levels=A/B/C/D); every parameter defaults to the shipped 16-rank case",
+     .metavar = "CASE:KEY=VALUE,..."},
     {"schema-dir", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, schema_dir), NULL,
      "directory of the history files' CDL headers and variables.tsv (default: data/e3sm of the "
-     "suite's data: PREFIX/share/iokernels, or the source tree)"},
+     "suite's data: PREFIX/share/iokernels, or the source tree)",
+     .metavar = "DIR"},
     {NULL}};
 
 /* ---- errors seen by some ranks, known to all with the same message ---- */

@@ -39,12 +39,12 @@ struct dc_opts {
 #define DAT_OPT(i)                                                                                 \
     {                                                                                              \
         "d" #i, 0, IOK_OPT_STRING, offsetof(struct dc_opts, dat[i - 1]), NULL,                     \
-            "PIO .dat file of decomposition D" #i                                                  \
+            "PIO .dat file of decomposition D" #i, .metavar = "FILE"                               \
     }
 
 static const struct iok_option dc_options[] = {
     {"out", 'o', IOK_OPT_STRING, offsetof(struct dc_opts, out), NULL,
-     "output decomposition file (required)"},
+     "output decomposition file (required)", .metavar = "FILE"},
     DAT_OPT(1),
     DAT_OPT(2),
     DAT_OPT(3),
@@ -58,7 +58,8 @@ static const struct iok_option dc_options[] = {
      "also store the maps before merging (Dn.raw_nreqs, Dn.raw_offsets)"},
     {"generate", 0, IOK_OPT_STRING, offsetof(struct dc_opts, generate), NULL,
      "a generated decomposition instead of .dat files: f:ne=N,procs=P, g:cells=N,procs=P, "
-     "i:nlat=N,nlon=M,procs=P (as iokernels e3sm --generate)"},
+     "i:nlat=N,nlon=M,procs=P (as iokernels e3sm --generate)",
+     .metavar = "CASE:KEY=VALUE,..."},
     {"stats", 0, IOK_OPT_BOOL, offsetof(struct dc_opts, stats), NULL,
      "with --generate: print requests and bytes per rank (min, median, max) and the history "
      "files' sizes over all its ranks, computed in one process; writes no file"},

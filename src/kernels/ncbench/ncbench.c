@@ -20,6 +20,11 @@
     {                                                                                              \
         name, c, type, offsetof(struct ncb_opts, field), def, help, NULL                           \
     }
+/* with the argument's name in help (a string option's FILE, T:X:Y:Z) */
+#define OPT_META(name, c, type, field, def, help, meta)                                            \
+    {                                                                                              \
+        name, c, type, offsetof(struct ncb_opts, field), def, help, NULL, meta                     \
+    }
 
 static const struct iok_option ncb_options[] = {
     OPT("read", 'r', IOK_OPT_BOOL, read, NULL, "enable the read benchmark"),
@@ -32,17 +37,21 @@ static const struct iok_option ncb_options[] = {
      "number of nodes (0: SLURM_NNODES, else 1)", .min = "0", .unit = "nodes"},
     {"ppn", 'p', IOK_OPT_INT, offsetof(struct ncb_opts, ppn), "0",
      "processes per node (0: SLURM_NTASKS_PER_NODE, else ranks / nn)", .min = "0", .unit = "ranks"},
-    OPT("data-geometry", 'd', IOK_OPT_STRING, data, NULL,
-        "data geometry t:x:y:z (default: 100:100*nn:100*ppn:10)"),
-    OPT("block-geometry", 'b', IOK_OPT_STRING, block, NULL,
-        "block geometry t:x:y:z each rank moves per call (default: 1:x/nn:y/ppn:z)"),
-    OPT("chunk-geometry", 'c', IOK_OPT_STRING, chunk, NULL,
-        "chunk geometry t:x:y:z, or auto (= the block) (default: none, contiguous storage)"),
-    OPT("io-type", 't', IOK_OPT_STRING, iotype, "ind",
-        "independent or collective I/O, or independent with a file per process: "
-        "ind|coll|file-per-process (also i, c, f, independent, collective, file)"),
-    OPT("testfile", 'f', IOK_OPT_STRING, testfile, NULL,
-        "file name (default ./testfn.nc; ./testfn<ext> on backends other than netcdf4)"),
+    OPT_META("data-geometry", 'd', IOK_OPT_STRING, data, NULL,
+             "data geometry t:x:y:z (default: 100:100*nn:100*ppn:10)", "T:X:Y:Z"),
+    OPT_META("block-geometry", 'b', IOK_OPT_STRING, block, NULL,
+             "block geometry t:x:y:z each rank moves per call (default: 1:x/nn:y/ppn:z)",
+             "T:X:Y:Z"),
+    OPT_META("chunk-geometry", 'c', IOK_OPT_STRING, chunk, NULL,
+             "chunk geometry t:x:y:z, or auto (= the block) (default: none, contiguous storage)",
+             "T:X:Y:Z"),
+    OPT_META("io-type", 't', IOK_OPT_STRING, iotype, "ind",
+             "independent or collective I/O, or independent with a file per process: "
+             "ind|coll|file-per-process (also i, c, f, independent, collective, file)",
+             "ind|coll|file-per-process"),
+    OPT_META("testfile", 'f', IOK_OPT_STRING, testfile, NULL,
+             "file name (default ./testfn.nc; ./testfn<ext> on backends other than netcdf4)",
+             "FILE"),
     {"output-format", 'x', IOK_OPT_CHOICE, offsetof(struct ncb_opts, format), "human",
      "report: the original's table (human) or CSV, one row per pass and rank (parser)",
      "human|parser"},

@@ -33,7 +33,8 @@ struct replay_opts {
 
 static const struct iok_option replay_options[] = {
     {"dir", 0, IOK_OPT_STRING, offsetof(struct replay_opts, dir), ".",
-     "directory the traced files are created in (each traced path flattened to one name in it)"},
+     "directory the traced files are created in (each traced path flattened to one name in it)",
+     .metavar = "DIR"},
     {"pace", 0, IOK_OPT_CHOICE, offsetof(struct replay_opts, pace), "fast",
      "fast: each rank's operations back to back; traced: keep the traced gaps (a rank sleeps "
      "before an operation until its traced start, outside the timed I/O calls)",
