@@ -138,14 +138,14 @@ def _starts(fail, value, n):
     return tuple(float(v) for v in value)
 
 
-def block_cases(where, block, defaults, inventory, member_cases):
+def block_cases(where, block, defaults, inventory, member_cases, error):
     """The cases of one [[mix]] block. member_cases(where, block, defaults,
-    inventory) -> [spec.Case]: the [[kernel]] block's checks and expansion."""
+    inventory) -> [spec.Case]: the [[kernel]] block's checks and expansion;
+    error: the exception a bad block raises (spec.CampaignError, handed in:
+    spec imports this module, never the other way round)."""
 
     def fail(msg):
-        from .spec import CampaignError
-
-        raise CampaignError(f"{where}: {msg}")
+        raise error(f"{where}: {msg}")
 
     if not isinstance(block, dict):
         fail("must be a table")

@@ -476,7 +476,7 @@ def build(path, data, inventory):
         )
     for i, block in enumerate(mixes, 1):  # several kernels at once (mixcase.py)
         cases += mixcase.block_cases(
-            f"{where}: [[mix]] block {i}", block, defaults, inventory, _block_cases
+            f"{where}: [[mix]] block {i}", block, defaults, inventory, _block_cases, CampaignError
         )
     seen = {}
     for c in cases:
