@@ -86,8 +86,9 @@ const struct iok_option iok_core_options[] = {
      "check the options: configure and plan the run, do no I/O and create no file; exit 0, or "
      "2 with the line the run would print"},
     {"ranks", 0, IOK_OPT_STRING, offsetof(struct core_flags, check_ranks), NULL,
-     "N[,N...] with --check: check the rank rules for these rank counts without launching "
+     "with --check: check the rank rules for these rank counts without launching "
      "them; the plan, which needs the ranks, is built only for the job's own count (default: "
-     "the job's ranks)"},
+     "the job's ranks)",
+     .metavar = "N[,N...]"},
     {"help", 'h', IOK_OPT_BOOL, offsetof(struct core_flags, help), NULL, "this help"},
     {NULL}};

@@ -23,7 +23,7 @@
 /* with the argument's name in help (a string option's FILE, T:X:Y:Z) */
 #define OPT_META(name, c, type, field, def, help, meta)                                            \
     {                                                                                              \
-        name, c, type, offsetof(struct ncb_opts, field), def, help, NULL, meta                     \
+        name, c, type, offsetof(struct ncb_opts, field), def, help, NULL, .metavar = meta          \
     }
 
 static const struct iok_option ncb_options[] = {
