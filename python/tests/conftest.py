@@ -3,6 +3,7 @@
 line tool run as a subprocess, and one tiny real campaign shared by the
 tests that read its results."""
 
+import json
 import os
 import shutil
 import sqlite3
@@ -31,6 +32,7 @@ def pytest_configure(config):
 
 
 BIN = Path(os.environ.get("IOK_BIN", REPO / "build" / "iokernels")).resolve()
+MIB = 1048576.0
 
 # null and mpiio at 1 rank, each twice: the second block names a hints file
 # that is not there, which only the run finds out (iokernels refuses to
@@ -76,6 +78,61 @@ def cli(*args, cwd, timeout=300, extra_env=None):
     cmd = [sys.executable, "-m", "iokernels_campaign", *map(str, args)]
     e = dict(env(), **(extra_env or {}))
     return subprocess.run(cmd, cwd=cwd, env=e, capture_output=True, text=True, timeout=timeout)
+
+
+def run_row(i, label, backend, variant, ranks, mode, bw, ceiling=None, **over):
+    """One row of the runs table as the store gives it: an ok run of bw MiB/s
+    (`over`: columns set otherwise)."""
+    return {
+        "id": i,
+        "case_hash": f"{label}-{backend}-{variant}-{ranks}-{mode}",
+        "kernel": label,
+        "label": label,
+        "backend": backend,
+        "ranks": ranks,
+        "variant": variant,
+        "mode": mode,
+        "status": "ok",
+        "exit_code": 0,
+        "error": None,
+        "io": "coll",
+        "api": "blocking",
+        "write_bytes": MIB if mode == "write" else 0,
+        "read_bytes": MIB if mode == "read" else 0,
+        "write_time": 1.0,
+        "read_time": 1.0,
+        "write_bandwidth": bw * MIB,
+        "read_bandwidth": bw * MIB,
+        "ceiling_bandwidth": ceiling and ceiling * MIB,
+        "ceiling_fraction": ceiling and bw / ceiling,
+        "peak_rss_min": MIB,
+        "peak_rss_avg": MIB,
+        "peak_rss_max": MIB,
+        "verify_enabled": 0,
+        "verify_ok": 0,
+        "fsync": 0,
+        "read_from_storage": 1 if mode == "read" else None,
+    } | over
+
+
+def record_of(cwd, *args):
+    """Runs `iokernels ARGS --quiet` (one rank, no launcher) in cwd: its JSON record."""
+    p = subprocess.run(
+        [str(BIN), *args, "--quiet", "--json", "r.jsonl"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    return json.loads((Path(cwd) / "r.jsonl").read_text().splitlines()[0])
+
+
+def report_of(d, db, page):
+    """Writes the report of store db (run in d) to `page`: its HTML."""
+    p = cli("report", db, "-o", page, cwd=d)
+    assert p.returncode == 0, p.stderr
+    return page.read_text()
 
 
 @pytest.fixture(scope="session")

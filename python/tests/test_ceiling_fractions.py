@@ -7,7 +7,7 @@ same ceiling. The checks read the HTML, and fail on a page built wrong."""
 import html
 import re
 
-from conftest import cli
+from conftest import report_of
 
 CELL = re.compile(
     r'<td class="num[^"]*" title="([^"]*)" data-median="([^"]*)" data-ceiling="([^"]*)">([^<]*)<'
@@ -63,9 +63,7 @@ def bad_fractions(page):
 def test_every_fraction_is_the_shown_median_over_the_one_ceiling(tiny, tmp_path):
     d, db, _ = tiny
     page = tmp_path / "r.html"
-    p = cli("report", db, "-o", page, cwd=d)
-    assert p.returncode == 0, p.stderr
-    text = page.read_text()
+    text = report_of(d, db, page)
     cells = summary_cells(text)
     # null and mpiio both probed the btio 1-rank write: their fractions exist
     assert {(c[0], c[1], c[2]) for c in cells} >= {("btio", 1, "write")}, cells
@@ -78,8 +76,7 @@ def test_the_check_fails_on_a_page_built_wrong(tiny, tmp_path):
     median over the shown ceiling, and a second ceiling for one case."""
     d, db, _ = tiny
     page = tmp_path / "r.html"
-    assert cli("report", db, "-o", page, cwd=d).returncode == 0
-    text = page.read_text()
+    text = report_of(d, db, page)
     (first, *_) = CELL.finditer(text)
     wrong = text[: first.start(4)] + "9.99" + text[first.end(4) :]
     assert any("printed 9.99" in b for b in bad_fractions(wrong))

@@ -9,12 +9,11 @@ the backstop for unexpected errors."""
 import random
 import shutil
 import sqlite3
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from conftest import BIN
+from conftest import BIN, record_of
 from iokernels_campaign import cli
 from iokernels_campaign.run.outcome import Outcome
 from iokernels_campaign.spec.slurm import Slurm
@@ -30,18 +29,7 @@ BUDGET_S = 45  # the test stops mutating after this (it says how far it got)
 def base(tmp_path_factory):
     """A store with ok runs (a real record of the null backend) and failed ones."""
     d = tmp_path_factory.mktemp("fuzzbase")
-    p = subprocess.run(
-        [BIN, "btio", "--backend", "null", "--grid", "12,12,12", "--dumps", "1"]
-        + ["--quiet", "--json", "r.jsonl"],
-        cwd=d,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert p.returncode == 0, p.stderr
-    import json
-
-    record = json.loads((d / "r.jsonl").read_text().splitlines()[0])
+    record = record_of(d, "btio", "--backend", "null", "--grid", "12,12,12", "--dumps", "1")
     store = Store(d / "base.sqlite")
     camp = Campaign("fz", "", Path("fz.toml"), [], Slurm())
     store.begin_campaign("fz1", camp, "mpiexec", str(BIN), "out", "host", "now")

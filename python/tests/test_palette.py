@@ -4,44 +4,9 @@ report, the same words in the terminal, HTML and CSV, the scaling figure,
 and verdicts only beyond the runs' spread (tied otherwise)."""
 
 import matplotlib.colors as mcolors
+from conftest import run_row
 from iokernels_campaign.report import frame, palette, plots, tables, verdict
 from iokernels_campaign.report.aggregate import summarize
-
-MIB = 1048576.0
-
-
-def run_row(i, label, backend, variant, ranks, mode, bw, ceiling=None):
-    return {
-        "id": i,
-        "case_hash": f"{label}-{backend}-{variant}-{ranks}-{mode}",
-        "kernel": label,
-        "label": label,
-        "backend": backend,
-        "ranks": ranks,
-        "variant": variant,
-        "mode": mode,
-        "status": "ok",
-        "exit_code": 0,
-        "error": None,
-        "io": "coll",
-        "api": "blocking",
-        "write_bytes": MIB if mode == "write" else 0,
-        "read_bytes": MIB if mode == "read" else 0,
-        "write_time": 1.0,
-        "read_time": 1.0,
-        "write_bandwidth": bw * MIB,
-        "read_bandwidth": bw * MIB,
-        "ceiling_bandwidth": ceiling and ceiling * MIB,
-        "ceiling_fraction": ceiling and bw / ceiling,
-        "peak_rss_min": MIB,
-        "peak_rss_avg": MIB,
-        "peak_rss_max": MIB,
-        "verify_enabled": 0,
-        "verify_ok": 0,
-        "fsync": 0,
-        "read_from_storage": 1 if mode == "read" else None,
-    }
-
 
 # two kernels whose series appear in different orders and sets
 CASES = [

@@ -7,11 +7,9 @@ import json
 import shutil
 import sqlite3
 
-from conftest import cli, rows
+from conftest import cli, report_of, rows, run_row
 from iokernels_campaign.report import plots, tables
 from iokernels_campaign.report.aggregate import CaseSummary, summarize
-
-MIB = 1048576.0
 
 
 def test_store_columns_follow_the_record(tiny):
@@ -50,9 +48,7 @@ def _marked_store(tiny, tmp_path, value):
 def test_report_and_list_mark_page_cache_reads(tiny, tmp_path):
     d, db = _marked_store(tiny, tmp_path, 0)
     out = tmp_path / "cached.html"
-    p = cli("report", db, "-o", out, cwd=d)
-    assert p.returncode == 0, p.stderr
-    page = out.read_text()
+    page = report_of(d, db, out)
     want = "0 of 1 read cases came from storage; <b>1 from the page cache</b>: btio mpiio n1."
     assert f"Reads (the null backend aside): {want}" in page
     assert page.count('<tr class="cached">') == 1 and "<td>PAGE CACHE</td>" in page
@@ -62,8 +58,7 @@ def test_report_and_list_mark_page_cache_reads(tiny, tmp_path):
     # the same store with the read from storage: no mark anywhere
     d, db = _marked_store(tiny, tmp_path, 1)
     out = tmp_path / "stored.html"
-    assert cli("report", db, "-o", out, cwd=d).returncode == 0
-    page = out.read_text()
+    page = report_of(d, db, out)
     assert "Reads (the null backend aside): 1 of 1 read cases came from storage." in page
     assert '<tr class="cached">' not in page and "<td>storage</td>" in page
 
@@ -73,36 +68,9 @@ def summaries(cached):
     for i, (backend, mode, ranks) in enumerate(
         [("mpiio", "write", 1), ("mpiio", "read", 1), ("mpiio", "write", 4), ("mpiio", "read", 4)]
     ):
-        runs.append(
-            {
-                "id": i,
-                "case_hash": f"h{i}",
-                "kernel": "btio",
-                "label": "btio",
-                "backend": backend,
-                "ranks": ranks,
-                "variant": "",
-                "mode": mode,
-                "status": "ok",
-                "exit_code": 0,
-                "error": None,
-                "io": "coll",
-                "api": "blocking",
-                "write_bytes": MIB if mode == "write" else 0,
-                "read_bytes": MIB if mode == "read" else 0,
-                "write_bandwidth": 100 * MIB,
-                "read_bandwidth": 900 * MIB,
-                "ceiling_bandwidth": None,
-                "ceiling_fraction": None,
-                "peak_rss_min": MIB,
-                "peak_rss_avg": MIB,
-                "peak_rss_max": MIB,
-                "verify_enabled": 0,
-                "verify_ok": 0,
-                "fsync": 0,
-                "read_from_storage": (0 if cached else 1) if mode == "read" else None,
-            }
-        )
+        bw = 100 if mode == "write" else 900
+        storage = (0 if cached else 1) if mode == "read" else None
+        runs.append(run_row(i, "btio", backend, "", ranks, mode, bw, read_from_storage=storage))
     return summarize(runs, {i: {"post": (0.1, True)} for i in range(4)})
 
 

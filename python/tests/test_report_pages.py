@@ -12,7 +12,7 @@ import struct
 import subprocess
 from html.parser import HTMLParser
 
-from conftest import cli
+from conftest import cli, report_of
 from test_report_screenshot import chromium
 
 MAX_PX = 1600
@@ -59,9 +59,7 @@ def _summary_first(page):
 def test_summary_tables_come_first_and_figures_fit(tiny, tmp_path):
     d, db, _ = tiny
     page = tmp_path / "r.html"
-    p = cli("report", db, "-o", page, cwd=d)
-    assert p.returncode == 0, p.stderr
-    html = page.read_text()
+    html = report_of(d, db, page)
     _summary_first(html)
     # the btio summary: mpiio at 1 rank, the null backend not in it
     summary = html[html.index('<table class="summary">') : html.index("</table>")]
@@ -121,8 +119,7 @@ def test_summary_marks_cached_reads(tiny, tmp_path):
             f"UPDATE runs SET read_from_storage = {value} WHERE backend='mpiio' AND mode='read'",
         )
         page = tmp_path / f"c{value}.html"
-        assert cli("report", db, "-o", page, cwd=d).returncode == 0
-        attrs, text = _read_cell(page.read_text())
+        attrs, text = _read_cell(report_of(d, db, page))
         assert ("cached" in attrs) is marked, attrs
         assert ("\u2020" in text) is marked, text
         assert ("page cache" in attrs) is marked
@@ -294,8 +291,7 @@ def test_a_run_above_its_ceiling_is_flagged_everywhere(tiny, tmp_path):
         "WHERE backend = 'mpiio' AND mode = 'write' AND status = 'ok'",
     )
     page = tmp_path / "above.html"
-    assert cli("report", db, "-o", page, cwd=d).returncode == 0
-    text = page.read_text()
+    text = report_of(d, db, page)
     # the report's fraction is the shown median over the case's one ceiling;
     # the run's own flag still marks it, with the record's reason
     assert re.search(r">\d+\.\d\d!<", text) and "write 1.50x its ceiling: " + reason in text

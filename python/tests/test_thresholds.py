@@ -3,11 +3,9 @@
 binary writes them into every record ("thresholds") and the campaign tool
 reads them from there, with the old margin only for records from before."""
 
-import json
 import re
-import subprocess
 
-from conftest import BIN, REPO
+from conftest import REPO, record_of
 from iokernels_campaign.report import aggregate
 from iokernels_campaign.store import record
 
@@ -28,15 +26,7 @@ def defined():
 def test_the_record_carries_what_core_h_defines(tmp_path):
     want = defined()
     assert set(want) == {"IOK_CEILING_MARGIN", "IOK_FROM_STORAGE_FRACTION"}
-    p = subprocess.run(
-        [str(BIN), "btio", "--grid", "16,16,16", "--dumps", "1", "--quiet", "--json", "r.jsonl"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert p.returncode == 0, p.stderr
-    rec = json.loads((tmp_path / "r.jsonl").read_text().splitlines()[0])
+    rec = record_of(tmp_path, "btio", "--grid", "16,16,16", "--dumps", "1")
     assert rec["thresholds"] == {
         "ceiling_margin": want["IOK_CEILING_MARGIN"],
         "from_storage_fraction": want["IOK_FROM_STORAGE_FRACTION"],

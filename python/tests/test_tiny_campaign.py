@@ -7,7 +7,7 @@ import json
 import shutil
 import sqlite3
 
-from conftest import cli, rows
+from conftest import cli, report_of, rows
 
 GRID_BYTES = 16**3 * 5 * 2 * 8  # grid, five doubles per point, 2 dumps
 MIB = 1048576.0
@@ -119,9 +119,7 @@ def test_list_filters(tiny):
 def test_report_is_one_self_contained_page(tiny, tmp_path):
     d, db, _ = tiny
     out = tmp_path / "r" / "report.html"
-    p = cli("report", db, "-o", out, cwd=d)
-    assert p.returncode == 0, p.stderr
-    page = out.read_text()
+    page = report_of(d, db, out)
     assert page.count('src="data:image/png;base64,') == 3
     assert 'src="http' not in page and "<link" not in page and "<script" not in page
     pngs = sorted((tmp_path / "r" / "report-plots").glob("*.png"))

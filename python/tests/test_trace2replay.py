@@ -452,33 +452,39 @@ def test_trace_of_a_replay_converts_back_to_it(converted):
     assert files[0][0] == 720896  # the largest extent written
 
 
+def replayed_from_posix(conversion, why):
+    """A BTIO log whose DXT_MPIIO records cannot be replayed: the line names
+    why, and only its DXT_POSIX records are replayed. Its files and operations."""
+    p, replay = conversion
+    assert p.returncode == 0, p.stderr
+    assert (
+        f"replaced: DXT_MPIIO of 1 file (16 calls, 640.0 KiB) {why}: "
+        "its DXT_POSIX records are replayed instead"
+    ) in p.stdout
+    _, files, ops = parse(replay)
+    assert {op[3] for op in ops} == {"posix"}
+    return files, ops
+
+
 def test_noncontiguous_views_come_from_dxt_posix(converted):
     """btio-mpich.darshan: BTIO's collective writes through subarray views;
     each DXT_MPIIO call is its first byte and its length, so the ranks'
     ranges overlap, and the file is replayed from DXT_POSIX (what the
     aggregators wrote: two 160 KiB writes of rank 0)."""
-    p, replay = converted["btio-mpich.darshan"]
-    assert p.returncode == 0, p.stderr
-    assert (
-        "replaced: DXT_MPIIO of 1 file (16 calls, 640.0 KiB) has writes of different ranks over "
-        "the same bytes (noncontiguous file views): its DXT_POSIX records are replayed instead"
-    ) in p.stdout
-    _, files, ops = parse(replay)
+    files, ops = replayed_from_posix(
+        converted["btio-mpich.darshan"],
+        "has writes of different ranks over the same bytes (noncontiguous file views)",
+    )
     assert list(files.values()) == [(327680, files[0][1])] and files[0][1].endswith("/btio.mpi")
     writes = [(op[0], op[6]) for op in ops if op[2] == "write"]
     assert writes == [(0, [(0, 163840)]), (0, [(163840, 163840)])]
-    assert {op[3] for op in ops} == {"posix"}
 
 
 def test_openmpi_darshan_offsets_come_from_dxt_posix(converted):
-    p, replay = converted["btio-openmpi.darshan"]
-    assert p.returncode == 0, p.stderr
-    assert (
-        "replaced: DXT_MPIIO of 1 file (16 calls, 640.0 KiB) has no offsets (Darshan built with "
-        "OpenMPI, or log format 1): its DXT_POSIX records are replayed instead"
-    ) in p.stdout
-    _, files, ops = parse(replay)
-    assert {op[3] for op in ops} == {"posix"}
+    files, ops = replayed_from_posix(
+        converted["btio-openmpi.darshan"],
+        "has no offsets (Darshan built with OpenMPI, or log format 1)",
+    )
     btio = [fid for fid, (_, path) in files.items() if path.endswith("/btio.mpi")]
     assert len(btio) == 1 and files[btio[0]][0] == 327680
     assert sum(n for op in ops if op[1] == btio[0] and op[2] == "write" for _, n in op[6]) == 327680

@@ -229,6 +229,16 @@ add_req(struct pnc_file *f, int req)
     return IOK_OK;
 }
 
+/* The blocking call of one direction (put or get): collective (_all) or
+ * independent, one subarray (vara) or several (varn). PnetCDF's names and
+ * arguments differ only by the direction, so the choice is written once. */
+#define BLOCKING(dir)                                                                              \
+    (f->collective                                                                                 \
+         ? (single ? ncmpi_##dir##_vara_all(f->ncid, id, s0, c0, a->buf, n, mt)                    \
+                   : ncmpi_##dir##_varn_all(f->ncid, id, a->nsub, st, ct, a->buf, n, mt))          \
+         : (single ? ncmpi_##dir##_vara(f->ncid, id, s0, c0, a->buf, n, mt)                        \
+                   : ncmpi_##dir##_varn(f->ncid, id, a->nsub, st, ct, a->buf, n, mt)))
+
 /* One access: the call the API flavour asks for; `single` says vara (an
  * empty one when the access has no subarray) rather than varn. */
 static int
@@ -268,25 +278,16 @@ access_one(struct pnc_file *f, const struct iok_access *a, int writing, int sing
             err = add_req(f, req) ? NC_ENOMEM : NC_NOERR;
     } else if (writing) {
         call = single ? "ncmpi_put_vara" : "ncmpi_put_varn";
-        if (f->collective)
-            err = single ? ncmpi_put_vara_all(f->ncid, id, s0, c0, a->buf, n, mt)
-                         : ncmpi_put_varn_all(f->ncid, id, a->nsub, st, ct, a->buf, n, mt);
-        else
-            err = single ? ncmpi_put_vara(f->ncid, id, s0, c0, a->buf, n, mt)
-                         : ncmpi_put_varn(f->ncid, id, a->nsub, st, ct, a->buf, n, mt);
+        err = BLOCKING(put);
     } else {
         call = single ? "ncmpi_get_vara" : "ncmpi_get_varn";
-        if (f->collective)
-            err = single ? ncmpi_get_vara_all(f->ncid, id, s0, c0, a->buf, n, mt)
-                         : ncmpi_get_varn_all(f->ncid, id, a->nsub, st, ct, a->buf, n, mt);
-        else
-            err = single ? ncmpi_get_vara(f->ncid, id, s0, c0, a->buf, n, mt)
-                         : ncmpi_get_varn(f->ncid, id, a->nsub, st, ct, a->buf, n, mt);
+        err = BLOCKING(get);
     }
     free(st);
     free(ct);
     return err == NC_NOERR ? IOK_OK : fail(f, call, name, err);
 }
+#undef BLOCKING
 
 static int complete(struct pnc_file *f);
 

@@ -4,6 +4,8 @@
 import functools
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 import time
@@ -16,6 +18,7 @@ import pytest
 # per session, whichever of the three test trees' conftests comes first.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 import declared  # noqa: E402
+from declared import missing  # noqa: E402
 
 
 def pytest_configure(config):
@@ -57,6 +60,52 @@ def unmount(where, remove=True):
         where.rmdir()
 
 
+def need(backend, built):
+    """Passes over (as a declared skip) a case whose backend this build lacks."""
+    if backend not in built:
+        missing(backend, "backend not built")
+
+
+def ranks_of(pid):
+    """The iokernels processes under `pid`: OpenMPI's mpiexec starts them
+    itself, MPICH's hydra through a proxy (hydra_pmi_proxy)."""
+    found, todo = [], [pid]
+    while todo:
+        p = subprocess.run(["pgrep", "-P", str(todo.pop())], capture_output=True, text=True)
+        for child in map(int, p.stdout.split()):
+            todo.append(child)
+            comm = Path(f"/proc/{child}/comm")
+            if comm.exists() and comm.read_text().strip() == "iokernels":
+                found.append(child)
+    return sorted(found)
+
+
+def kill_a_rank(job, rank_pid, bound):
+    """SIGKILLs one rank of a running job (a Popen): the launcher must end
+    the others within `bound` seconds, and the job must not exit 0."""
+    os.kill(rank_pid, signal.SIGKILL)
+    try:
+        job.communicate(timeout=bound)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        job.communicate()
+        pytest.fail(f"the job still ran {bound} s after a rank was killed")
+    assert job.returncode != 0
+
+
+def assert_mpich_romio(r):
+    """A run under MPICH: its MPI-IO is ROMIO, its only one, named with
+    MPICH's version in the record and in the report's line."""
+    env = r.record["environment"]
+    version = re.match(r"MPICH Version:\s+(\S+)", env["mpi_library_version"]).group(1)
+    assert env["mpiio_layer"] == {
+        "mpi": f"MPICH {version}",
+        "io_component": "romio",
+        "settings": {"ROMIO_HINTS": ""},
+    }, env["mpiio_layer"]
+    assert f"MPI-IO layer             : MPICH {version} ROMIO\n" in r.out
+
+
 def check_record(record):
     """Fails with every schema violation of one JSON record, path by path."""
     errors = sorted(RECORD_VALIDATOR.iter_errors(record), key=lambda e: list(e.path))
@@ -85,6 +134,13 @@ class Run:
 
     def error_lines(self):
         return [line for line in self.err.splitlines() if line.startswith("iokernels:")]
+
+    def error_line(self, rc=2):
+        """The one `iokernels:` line of a run that must exit rc."""
+        assert self.rc == rc, (self.rc, self.out, self.err)
+        errs = self.error_lines()
+        assert len(errs) == 1, self.err
+        return errs[0]
 
 
 def run(np_, args, cwd, timeout=120, json_name="run.jsonl", env=None, binary=BIN):

@@ -7,8 +7,7 @@ and bad paths."""
 import re
 
 import pytest
-from conftest import SHIPPED, run, run_plain
-from declared import missing
+from conftest import SHIPPED, need, run, run_plain
 
 GRID = (24, 20, 18)  # X, Y, Z: does not divide evenly by 2 or 3
 DUMPS = 2
@@ -19,8 +18,7 @@ MAP_G = SHIPPED / "e3sm" / "map_g_case_16p.nc"
 
 @pytest.fixture(autouse=True)
 def need_adios2(built_backends):
-    if "adios2" not in built_backends:
-        missing("adios2", "backend not built")
+    need("adios2", built_backends)
 
 
 def subfiles(out):
@@ -110,8 +108,7 @@ def test_independent_refuses_aggregation_parameters(tmp_path):
 def test_e3sm_g_written_by_4_read_by_fewer(tmp_path, readers, built_backends):
     """E3SM's G case (ocean, 1-D decomposition with holes): 4 writers, the
     dataset verified by 2 and by 3 readers through selections."""
-    if "pnetcdf" not in built_backends:
-        missing("pnetcdf", "backend not built")
+    need("pnetcdf", built_backends)
     args = ["e3sm", "--backend", "adios2"]
     w = run(4, [*args, "-k", "-o", "g.nc", "--verify", str(MAP_G)], tmp_path, timeout=300)
     assert w.rc == 0, w.err

@@ -10,8 +10,8 @@ import subprocess
 import time
 
 import pytest
-from conftest import BIN, MPIEXEC, SHIPPED
-from test_fault_matrix import BACKENDS, BOUND, EXT, G_MAP, KERNELS, Job, kernel_args, need, rotate
+from conftest import BIN, MPIEXEC, SHIPPED, need
+from test_fault_matrix import BACKENDS, BOUND, EXT, G_MAP, KERNELS, Job, kernel_args, rotate
 
 GRID = SHIPPED.parent / "grids" / "s64x64x64L2r4b8-32.abr"
 

@@ -25,6 +25,9 @@ from conftest import (
     SHIPPED,
     assert_ended_quickly,
     check_record,
+    kill_a_rank,
+    need,
+    ranks_of,
     unmount,
 )
 from declared import missing
@@ -84,9 +87,10 @@ class Job:
         return lines[0]
 
 
-def launch(np_, args, cwd, json_path):
+def launch(np_, args, cwd, json_path, env=None):
     """The job in the background, under mpiexec's own kill timeout (a rank's
-    SIGTERM handler has its second before SIGKILL, as for a user)."""
+    SIGTERM handler has its second before SIGKILL, as for a user); `env`:
+    variables added to its environment."""
     cmd = [str(MPIEXEC), "-n", str(np_), str(BIN), *args, "--json", str(json_path)]
     return subprocess.Popen(
         cmd,
@@ -94,19 +98,20 @@ def launch(np_, args, cwd, json_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=DEFAULT_KILL_ENV,
+        env={**DEFAULT_KILL_ENV, **(env or {})},
     )
 
 
-def job(np_, args, cwd, json_path, bound=BOUND):
+def job(np_, args, cwd, json_path, bound=BOUND, env=None):
+    """One job under a time bound: a job still running after it fails the test (a hang)."""
     t0 = time.monotonic()
-    p = launch(np_, args, cwd, json_path)
+    p = launch(np_, args, cwd, json_path, env)
     try:
         out, err = p.communicate(timeout=bound)
     except subprocess.TimeoutExpired:
         p.kill()
         p.communicate()
-        pytest.fail(f"no end within {bound} s (a hang): {args}")
+        pytest.fail(f"no end within {bound} s (a hang): {args} {env or ''}")
     return Job(p.returncode, out, err, time.monotonic() - t0, json_path)
 
 
@@ -144,11 +149,6 @@ def work(tmp_path, built_backends):
     d.mkdir()
     yield d, tmp_path / "rec.jsonl"
     no_empty_json(tmp_path)
-
-
-def need(backend, built):
-    if backend not in built:
-        missing(backend, "backend not built")
 
 
 @pytest.mark.parametrize("kernel,backend,np_", rotate(0))
@@ -230,11 +230,6 @@ def long_args(kernel, d):
     }[kernel]
 
 
-def ranks_of(job_pid):
-    p = subprocess.run(["pgrep", "-P", str(job_pid)], capture_output=True, text=True)
-    return [int(x) for x in p.stdout.split()]
-
-
 def started(p, n, d, timeout=20):
     """Waits until the job's n ranks run and its output exists."""
     t0 = time.monotonic()
@@ -253,13 +248,7 @@ def test_killed_rank_ends_the_job(kernel, backend, work, built_backends):
     d, rec = work
     p = launch(4, [*long_args(kernel, d), "--backend", backend], d, rec)
     pids = started(p, 4, d)
-    os.kill(pids[-1], signal.SIGKILL)
-    try:
-        p.communicate(timeout=BOUND)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        pytest.fail(f"the job still ran {BOUND} s after a rank was killed")
-    assert p.returncode != 0
+    kill_a_rank(p, pids[-1], BOUND)
     assert not rec.exists() or rec.stat().st_size > 0
 
 
@@ -308,19 +297,24 @@ def full_disk():
     unmount(where)
 
 
+def refused_in(kernel, backend, np_, where, rec):
+    """A tiny run writing into `where` that must be refused with exit 2 and
+    one line, leaving no --json file: that line, and the folder it should
+    name (chombo writes in its cwd)."""
+    r = job(np_, [*kernel_args(kernel, where), "--backend", backend], where, rec)
+    assert r.rc == 2, (r.rc, r.err[-3000:])
+    assert not rec.exists()
+    return r.one_line(), ("." if kernel == "chombo" else str(where))
+
+
 @pytest.mark.parametrize("kernel,backend,np_", rotate(3))
 def test_full_disk_is_refused_before_any_file(
     kernel, backend, np_, full_disk, tmp_path, built_backends
 ):
     need(backend, built_backends)
-    rec = tmp_path / "rec.jsonl"
-    r = job(np_, [*kernel_args(kernel, full_disk), "--backend", backend], full_disk, rec)
-    assert r.rc == 2, (r.rc, r.err[-3000:])
-    line = r.one_line()
-    where = "." if kernel == "chombo" else str(full_disk)  # chombo writes in its cwd
+    line, where = refused_in(kernel, backend, np_, full_disk, tmp_path / "rec.jsonl")
     assert "bytes of data, more than the" in line and f"free in {where}" in line, line
     assert not list(full_disk.iterdir())
-    assert not rec.exists()
 
 
 @pytest.fixture
@@ -339,10 +333,5 @@ def read_only(tmp_path):
 @pytest.mark.parametrize("kernel,backend,np_", rotate(4))
 def test_read_only_folder(kernel, backend, np_, read_only, tmp_path, built_backends):
     need(backend, built_backends)
-    rec = tmp_path / "rec.jsonl"
-    r = job(np_, [*kernel_args(kernel, read_only), "--backend", backend], read_only, rec)
-    assert r.rc == 2, (r.rc, r.err[-3000:])
-    line = r.one_line()
-    where = "." if kernel == "chombo" else str(read_only)  # chombo writes in its cwd
+    line, where = refused_in(kernel, backend, np_, read_only, tmp_path / "rec.jsonl")
     assert "not writable" in line and where in line, line
-    assert not rec.exists()

@@ -7,33 +7,10 @@ takes about two minutes on 2 cores."""
 
 import os
 import subprocess
-import time
 
 import pytest
-from conftest import BIN, DEFAULT_KILL_ENV, MPIEXEC
-from declared import missing
-from test_fault_matrix import BACKENDS, BOUND, KERNELS, Job, kernel_args, outputs, rotate
-
-
-def job_env(np_, args, cwd, json_path, env, bound=BOUND):
-    """One job with extra environment variables, under a time bound."""
-    cmd = [str(MPIEXEC), "-n", str(np_), str(BIN), *args, "--json", str(json_path)]
-    t0 = time.monotonic()
-    p = subprocess.Popen(
-        cmd,
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**DEFAULT_KILL_ENV, **env},
-    )
-    try:
-        out, err = p.communicate(timeout=bound)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.communicate()
-        pytest.fail(f"no end within {bound} s (a hang): {args} {env}")
-    return Job(p.returncode, out, err, time.monotonic() - t0, json_path)
+from conftest import BIN, DEFAULT_KILL_ENV, MPIEXEC, need
+from test_fault_matrix import BACKENDS, BOUND, KERNELS, job, kernel_args, outputs, rotate
 
 
 @pytest.fixture
@@ -47,11 +24,6 @@ def verify_args(kernel):
     """Write, then read back: NetCDF-Bench's --verify alone checks an
     existing file (its original's way), -w makes it write first."""
     return (["-w"] if kernel == "ncbench" else []) + ["--verify"]
-
-
-def need(backend, built):
-    if backend not in built:
-        missing(backend, "backend not built")
 
 
 # --- data not in the file -------------------------------------------------
@@ -69,7 +41,7 @@ def test_data_not_in_the_file_is_exit_1(kernel, backend, np_, verify, work, buil
     d, rec = work
     more = verify_args(kernel) if verify else []
     args = [*kernel_args(kernel, d), "--backend", backend, *more]
-    r = job_env(np_, args, d, rec, {"IOK_FAULT": f"written:{np_ - 1}"})
+    r = job(np_, args, d, rec, env={"IOK_FAULT": f"written:{np_ - 1}"})
     assert r.rc == 1, (r.rc, r.err[-3000:])
     line = r.one_line()
     assert any(p.name in line for p in outputs(d)), (line, outputs(d))
@@ -84,7 +56,7 @@ def test_data_not_in_the_file_is_exit_1(kernel, backend, np_, verify, work, buil
 def test_a_good_write_passes_the_check(work, built_backends):
     """The same run without the fault: exit 0 (the check can pass)."""
     d, rec = work
-    r = job_env(4, [*kernel_args("btio", d), "--backend", "mpiio"], d, rec, {})
+    r = job(4, [*kernel_args("btio", d), "--backend", "mpiio"], d, rec)
     assert r.rc == 0, r.err[-3000:]
     assert r.records and r.records[0]["status"] == "completed"
 
@@ -107,7 +79,7 @@ def test_a_collective_buffer_the_library_mishandles_is_refused(
     need(backend, built_backends)
     d, rec = work
     args = [*kernel_args("btio", d), "--backend", backend, "--hints", hint]
-    r = job_env(4, args, d, rec, {})
+    r = job(4, args, d, rec)
     assert r.rc == 2, (r.rc, r.err[-3000:])
     line = r.one_line()
     assert f"--hints: {hint} " in line and words in line, line
@@ -118,7 +90,7 @@ def test_ompios_own_buffer_variable_is_checked(work, built_backends):
     need("hdf5", built_backends)
     d, rec = work
     args = [*kernel_args("btio", d), "--backend", "hdf5"]
-    r = job_env(4, args, d, rec, {"OMPI_MCA_io_ompio_bytes_per_agg": "junk"})
+    r = job(4, args, d, rec, env={"OMPI_MCA_io_ompio_bytes_per_agg": "junk"})
     assert r.rc == 2, (r.rc, r.err[-3000:])
     assert "OMPI_MCA_io_ompio_bytes_per_agg=junk is not a whole number" in r.one_line()
     assert not outputs(d)
@@ -148,7 +120,7 @@ def test_two_runs_started_together_one_writes(tmp_path, built_backends):
         loser = next(e[1] for p, e in zip(procs, ends, strict=True) if p.returncode == 2)
         (line,) = [x for x in loser.splitlines() if x.startswith("iokernels:")]
         assert "exists: pass --overwrite" in line, line
-        check = job_env(1, [*args, "--mode", "read", "--verify"], d, tmp_path / f"v{i}.jsonl", {})
+        check = job(1, [*args, "--mode", "read", "--verify"], d, tmp_path / f"v{i}.jsonl")
         assert check.rc == 0, (backend, check.err[-3000:])
         assert check.records[0]["verify"]["ok"] is True
 
@@ -170,7 +142,7 @@ def test_a_failure_on_rank_0_ends_the_job(phase, backend, np_, work, built_backe
     d, rec = work
     args = ["ncbench", "-d", "4:32:32:8", "-f", str(d / "t"), "--backend", backend]
     env = {"IOK_FAULT": f"{phase}:0", "IOK_AGREE_SECONDS": "3"}
-    r = job_env(np_, args, d, rec, env)
+    r = job(np_, args, d, rec, env=env)
     assert r.rc == 1, (r.rc, r.err[-3000:])
     assert f"IOK_FAULT={phase}:0" in r.one_line()
     assert "NBC_Progress" not in r.err

@@ -5,14 +5,13 @@ job quickly with a non-zero exit and one error line, and record nothing as a
 good result."""
 
 import os
-import signal
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
-from conftest import BIN, MPIEXEC, run, unmount
+from conftest import BIN, MPIEXEC, kill_a_rank, need, ranks_of, run, unmount
 from declared import missing
 
 BACKENDS = ["mpiio", "pnetcdf", "hdf5", "netcdf4", "adios2"]
@@ -61,8 +60,7 @@ def test_data_larger_than_the_free_space_is_refused_up_front(
 ):
     """3.75 MiB of data for a 2 MiB file system: refused before any file is
     created, naming the bytes needed and free (never a half-written file)."""
-    if backend not in built_backends:
-        missing(backend, "backend not built")
+    need(backend, built_backends)
     r, took = timed(np_, [*FULL, "--backend", backend, "--dir", str(tiny_fs)], tmp_path)
     assert r.rc == 2, (r.rc, r.err[-2000:])
     line = one_error_line(r)
@@ -87,8 +85,7 @@ def exact_fs():
 def test_disk_full_during_the_write_is_an_error(exact_fs, np_, tmp_path, built_backends):
     """The write itself fails with ENOSPC (ADIOS2's metadata on rank 0: it
     used to hang on 4 ranks in adios2_close): exit 1, one line naming it."""
-    if "adios2" not in built_backends:
-        missing("adios2", "backend not built")
+    need("adios2", built_backends)
     r, took = timed(np_, [*FULL, "--backend", "adios2", "--dir", str(exact_fs)], tmp_path)
     assert r.rc == 1, (r.rc, r.err[-2000:])
     line = one_error_line(r)
@@ -116,8 +113,7 @@ def test_a_nearly_full_disk_after_the_write_is_no_error(tmp_path):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_truncated_file_read_names_the_size(backend, tmp_path, built_backends):
-    if backend not in built_backends:
-        missing(backend, "backend not built")
+    need(backend, built_backends)
     out = tmp_path / "out"
     out.mkdir()
     r = run(4, [*SMALL, "--backend", backend, "--dir", str(out)], tmp_path)
@@ -148,20 +144,6 @@ def test_read_only_directory(tmp_path):
         unmount(where)
 
 
-def ranks_of(pid):
-    """The iokernels processes under `pid`: OpenMPI's mpiexec starts them
-    itself, MPICH's hydra through a proxy (hydra_pmi_proxy)."""
-    found, todo = [], [pid]
-    while todo:
-        p = subprocess.run(["pgrep", "-P", str(todo.pop())], capture_output=True, text=True)
-        for child in map(int, p.stdout.split()):
-            todo.append(child)
-            comm = Path(f"/proc/{child}/comm")
-            if comm.exists() and comm.read_text().strip() == "iokernels":
-                found.append(child)
-    return sorted(found)
-
-
 def test_rank_killed_mid_write_ends_the_job(tmp_path):
     """SIGKILL one rank while the job writes: the launcher ends the others."""
     args = ["btio", "--grid", "96,96,96", "--dumps", "40", "--backend", "mpiio"]
@@ -175,13 +157,7 @@ def test_rank_killed_mid_write_ends_the_job(tmp_path):
         victim = pids[-1] if len(pids) == 4 else None
     assert victim, "the ranks did not start"
     time.sleep(1.0)
-    os.kill(victim, signal.SIGKILL)
-    try:
-        job.wait(timeout=BOUND)
-    except subprocess.TimeoutExpired:
-        job.kill()
-        pytest.fail(f"the job still ran {BOUND} s after a rank was killed")
-    assert job.returncode != 0
+    kill_a_rank(job, victim, BOUND)
 
 
 def test_a_failed_run_leaves_no_empty_json_file_of_its_own(tmp_path):
@@ -216,8 +192,7 @@ def test_a_call_failing_on_one_rank_ends_the_job(backend, phase, tmp_path, built
     """IOK_FAULT=PHASE:1 fails the backend's call on rank 1 without making it,
     while ranks 0, 2 and 3 may sit in the same collective call: the job ends
     (agreement timed out: MPI_Abort) with rank 1's line and exit 1."""
-    if backend not in built_backends:
-        missing(backend, "backend not built")
+    need(backend, built_backends)
     env = {"IOK_FAULT": f"{phase}:1", "IOK_AGREE_SECONDS": "3"}
     t0 = time.monotonic()
     r = run(

@@ -7,18 +7,12 @@ what the file's info says."""
 import re
 
 import pytest
-from conftest import SHIPPED, run, run_plain
-from declared import missing
+from conftest import SHIPPED, assert_mpich_romio, need, run, run_plain
 
 SMALL = ["btio", "--grid", "12,12,12", "--dumps", "2"]
 HINTED = ["mpiio", "pnetcdf", "hdf5", "netcdf4"]
 # set by the original BTIO itself (pnetcdf_m.f90), for PnetCDF only
 BTIO_ORIGINAL = {"nc_var_align_size": "1", "nc_in_place_swap": "enable"}
-
-
-def need(backend, built):
-    if backend not in built:
-        missing(backend, "backend not built")
 
 
 def in_effect(rec, op="write"):
@@ -242,13 +236,7 @@ def test_mpiio_layer_is_named(tmp_path, built_backends, how, io, fcoll):
     if not openmpi(rec):
         # MPICH: ROMIO, its only MPI-IO, whatever OpenMPI's settings say; its
         # data sieving shows in what the OS counted
-        mpi = re.match(r"MPICH Version:\s+(\S+)", rec["environment"]["mpi_library_version"])
-        assert layer == {
-            "mpi": f"MPICH {mpi.group(1)}",
-            "io_component": "romio",
-            "settings": {"ROMIO_HINTS": ""},
-        }, layer
-        assert f"MPI-IO layer             : MPICH {mpi.group(1)} ROMIO\n" in r.out
+        assert_mpich_romio(r)
         assert ratio > 2, (ratio, w["os_bytes"], w["bytes"])
         return
     assert layer["mpi"].startswith("Open MPI ")

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import BIN, REPO, run, run_plain
+from conftest import BIN, REPO, need, run, run_plain
 from declared import missing
 
 KERNELS = ["btio", "ncbench", "amrex", "chombo", "abrgen", "e3sm", "e3sm-decomp", "replay"]
@@ -155,8 +155,7 @@ def test_e3sm_library_names_of_the_original(tmp_path, built_backends):
     """-a adios (the original's name) and adios2 say truthfully why they are
     refused, and name what writes through ADIOS2 instead."""
     for b in ("adios2", "pnetcdf"):  # pnetcdf reads the shipped map
-        if b not in built_backends:
-            missing(b, "backend not built")
+        need(b, built_backends)
     map_g = REPO / "data" / "e3sm" / "map_g_case_16p.nc"
     for name in ("adios", "adios2"):
         r = run_plain(1, ["e3sm", "-a", name, "-o", "x.nc", str(map_g)], tmp_path)

@@ -12,7 +12,7 @@ import re
 import subprocess
 
 import pytest
-from conftest import BIN, REPO, run
+from conftest import BIN, REPO, assert_mpich_romio, run
 
 OPENMPI_LIBS = re.compile(r"lib(mpi\.so\.40|open-pal|open-rte|mpi_mpifh)")
 MPICH_HDF5 = os.environ.get("MPICH_HDF5", "/usr/lib/x86_64-linux-gnu/hdf5/mpich")
@@ -101,14 +101,7 @@ def test_hdf5_write_verify_names_romio_and_mpich(tmp_path):
     assert r.rc == 0, r.err
     env = r.record["environment"]
     assert env["mpi_library_version"].startswith("MPICH Version: 4."), env
-    version = re.match(r"MPICH Version: (\S+)", env["mpi_library_version"]).group(1)
-    layer = env["mpiio_layer"]
-    assert layer == {
-        "mpi": f"MPICH {version}",
-        "io_component": "romio",
-        "settings": {"ROMIO_HINTS": ""},
-    }, layer
-    assert f"MPI-IO layer             : MPICH {version} ROMIO\n" in r.out
+    assert_mpich_romio(r)
     assert r.record["verify"]["ok"] is True
     # ROMIO reports every hint in effect, its defaults too
     for p in r.record["passes"]:

@@ -12,7 +12,7 @@ import shutil
 import time
 
 import pytest
-from conftest import BIN, SHIPPED, assert_ended_quickly, run, run_plain
+from conftest import BIN, SHIPPED, assert_ended_quickly, need, run, run_plain
 from declared import missing
 
 SMALL = SHIPPED / "replay" / "small.replay"
@@ -28,8 +28,7 @@ def fidelity_counts(rec):
 
 @pytest.mark.parametrize("backend", ["mpiio", "pnetcdf", "hdf5", "netcdf4", "adios2"])
 def test_small_on_every_backend(tmp_path, built_backends, backend):
-    if backend not in built_backends:
-        missing(backend, "backend not built")
+    need(backend, built_backends)
     (tmp_path / "out").mkdir()
     r = run(4, ["replay", str(SMALL), "--backend", backend, "--dir", "out", "--verify"], tmp_path)
     assert r.rc == 0, r.err
@@ -244,8 +243,7 @@ def test_edge_files(tmp_path, built_backends, backend):
     """A file only read (filled first), one whose only calls carry no data,
     one never touched (not created), and a data line's typed variable with
     bytes after it, read across both: verified, the fidelity exact."""
-    if backend not in built_backends:
-        missing(backend, "backend not built")
+    need(backend, built_backends)
     (tmp_path / "e.replay").write_text(EDGES)
     r = run(2, ["replay", "e.replay", "--backend", backend, "--verify"], tmp_path)
     assert r.rc == 0, r.err
@@ -614,8 +612,7 @@ def test_files_read_together_in_a_read_run(tmp_path):
 def test_files_open_together_on_a_backend_without_read_write(tmp_path, built_backends):
     """ADIOS2 does not open a file for reading and writing at once: the replay runs
     file by file there, and the fidelity says so."""
-    if "adios2" not in built_backends:
-        missing("adios2", "backend not built")
+    need("adios2", built_backends)
     mixed_replay(tmp_path)
     (tmp_path / "out").mkdir()
     r = run(2, ["replay", "t.replay", "--dir", "out", "--backend", "adios2"], tmp_path)

@@ -101,6 +101,18 @@ read_bt(const char *text, void *kopts, struct core_stub *core)
     return k->read_input(text, "inputbt.data", sets, 2);
 }
 
+/* The option `name` of set, as --help would print its value, is `want`. */
+static void
+check_value(const struct iok_optset *set, const char *name, const char *want)
+{
+    char v[64] = "";
+    const struct iok_option *o = iok_opts_find(set, 1, name, NULL);
+    CHECK(o != NULL, "option %s found", name);
+    if (o)
+        iok_opts_format(set, o, v, sizeof v);
+    CHECK(!strcmp(v, want), "%s %s, not %s", name, v, want);
+}
+
 static void
 test_btio_input(void)
 {
@@ -115,20 +127,10 @@ test_btio_input(void)
     CHECK(seed != NULL, "shared inputbt.data readable");
     if (seed) {
         CHECK(read_bt(seed, kopts, &core) == IOK_OK, "seed file: %s", iok_errmsg());
-        char v[64];
-        const struct iok_option *o;
-        o = iok_opts_find(&set, 1, "method", NULL);
-        iok_opts_format(&set, o, v, sizeof v);
-        CHECK(!strcmp(v, "3"), "method %s", v);
-        o = iok_opts_find(&set, 1, "dumps", NULL);
-        iok_opts_format(&set, o, v, sizeof v);
-        CHECK(!strcmp(v, "5"), "dumps %s", v);
-        o = iok_opts_find(&set, 1, "grid", NULL);
-        iok_opts_format(&set, o, v, sizeof v);
-        CHECK(!strcmp(v, "16,16,16"), "grid %s", v);
-        o = iok_opts_find(&set, 1, "dir", NULL);
-        iok_opts_format(&set, o, v, sizeof v);
-        CHECK(!strcmp(v, "./output"), "dir %s", v);
+        check_value(&set, "method", "3");
+        check_value(&set, "dumps", "5");
+        check_value(&set, "grid", "16,16,16");
+        check_value(&set, "dir", "./output");
         CHECK(!strcmp(core.mode, "write"), "mode %s", core.mode);
         free(seed);
     }

@@ -282,6 +282,11 @@ def run_columns(record):
         raise RecordError(f"JSON record lacks {e}") from None
 
 
+def _spread(prefix, stats):
+    """A per-rank statistic of the record ({min, avg, max}) as three columns."""
+    return {f"{prefix}_{k}": stats[k] for k in ("min", "avg", "max")}
+
+
 def pass_rows(record):
     rows, phases = [], []
     for i, p in enumerate(record["passes"]):
@@ -293,14 +298,10 @@ def pass_rows(record):
                 "path": p["path"],
                 "bytes": p["bytes"],
                 "requests": p["requests"],
-                "rank_bytes_min": p["rank_bytes"]["min"],
-                "rank_bytes_avg": p["rank_bytes"]["avg"],
-                "rank_bytes_max": p["rank_bytes"]["max"],
+                **_spread("rank_bytes", p["rank_bytes"]),
                 "io_time": p["io_seconds"],
                 "bandwidth": _bw(p["bandwidth_mib_s"]),
-                "peak_rss_min": p["peak_rss_bytes"]["min"],
-                "peak_rss_avg": p["peak_rss_bytes"]["avg"],
-                "peak_rss_max": p["peak_rss_bytes"]["max"],
+                **_spread("peak_rss", p["peak_rss_bytes"]),
                 # the ceiling that judges this pass: the write, or the O_DIRECT read
                 "ceiling_bytes": c.get("bytes"),
                 "ceiling_time": c.get("write_seconds" if p["op"] == "write" else "read_seconds"),
@@ -325,9 +326,7 @@ def pass_rows(record):
                     "pass_idx": i,
                     "phase": name,
                     "job": ph["job_seconds"],
-                    "rank_min": ph["rank_seconds"]["min"],
-                    "rank_avg": ph["rank_seconds"]["avg"],
-                    "rank_max": ph["rank_seconds"]["max"],
+                    **_spread("rank", ph["rank_seconds"]),
                     "count": ph["count"],
                     "io": int(ph["io"]),
                 }
