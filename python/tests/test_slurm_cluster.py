@@ -279,7 +279,7 @@ def test_a_mix_runs_one_member_per_node_and_the_report_draws_its_matrix(jobs):
     assert key == ("victim+aggressor", 2, "write") and run["status"] == "ok", run["error"]
     assert run["kernel"] == "mix" and run["slurm_job_id"] == int(job["job"])
     # Slurm's word: srun -v names the host of each task of the step
-    err = (job["dir"] / run["case_dir"] / "iter1" / "write.stderr").read_text()
+    err = (job["dir"] / run["case_dir"] / "write.stderr").read_text()  # case_dir: iter1
     launched = dict(re.findall(r"launching StepId=\S+ on host (\S+), 1 tasks: \[?(\d+)", err))
     assert launched == {"n1": "0", "n2": "1"}, err
     # the record's word: every run of member 1 on n1, of member 2 on n2
