@@ -280,8 +280,8 @@ def test_a_mix_runs_one_member_per_node_and_the_report_draws_its_matrix(jobs):
     assert run["kernel"] == "mix" and run["slurm_job_id"] == int(job["job"])
     # Slurm's word: srun -v names the host of each task of the step
     err = (job["dir"] / run["case_dir"] / "write.stderr").read_text()  # case_dir: iter1
-    launched = dict(re.findall(r"launching StepId=\S+ on host (\S+), 1 tasks: \[?(\d+)", err))
-    assert launched == {"n1": "0", "n2": "1"}, err
+    launched = dict(re.findall(r"launching StepId=\S+ on host (\S+), \d+ tasks: (\S+)", err))
+    assert launched == {"n1": "0", "n2": "1"}, err  # plain -N 1: {"n1": "[0-1]"}
     # the record's word: every run of member 1 on n1, of member 2 on n2
     members = rows(job["dir"] / "x.sqlite", "SELECT * FROM mix_runs ORDER BY member, iteration")
     assert len(members) == 2 * 4 * 2  # members x iterations x (alone, together)
