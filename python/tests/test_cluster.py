@@ -275,6 +275,50 @@ def test_srun_inside_an_allocation_places_ranks_and_exports_env(tmp_path, slurm_
     assert got["broken"]["error"].startswith("iokernels: error: IOK_AGREE_SECONDS=never")
 
 
+MIX_SRUN = """
+[campaign]
+name = "mix"
+[slurm]
+nodes = 2
+ntasks-per-node = 2
+[[mix]]
+iterations = 1
+[[mix.member]]
+name = "btio"
+backends = ["mpiio"]
+ranks = 1
+options = { grid = "16,16,16", dumps = 1, verify = true }
+[[mix.member]]
+name = "btio"
+backends = ["null"]
+ranks = 1
+options = { grid = "16,16,16", dumps = 1 }
+"""
+
+
+def test_a_mix_under_srun_inside_an_allocation_gives_each_member_a_node(tmp_path, slurm_cluster):
+    """--launcher srun places a mix's members as the batch script does
+    (test_slurm_cluster.py): the plain shape, -n 2 -N 1 at 2 a node, would
+    run both on n1."""
+    (tmp_path / "c.toml").write_text(MIX_SRUN)
+    env = {**conftest.env(), **slurm_cluster.env}
+    run = ["run", "c.toml", "--db", "x.sqlite", "--out", "out", "--no-report", "--launcher", "srun"]
+    p = subprocess.run(
+        ["salloc", "-N", "2", "--ntasks-per-node=2", "--time=5", sys.executable, "-m",
+         "iokernels_campaign"] + run,
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stdout + p.stderr
+    (run_row,) = rows(tmp_path / "x.sqlite", "SELECT * FROM runs")
+    assert (run_row["kernel"], run_row["status"]) == ("mix", "ok"), run_row["error"]
+    members = rows(tmp_path / "x.sqlite", "SELECT * FROM mix_runs ORDER BY member, mode")
+    assert len(members) == 4  # 2 members x (alone, together)
+    for m in members:
+        record = json.loads(m["record"])
+        assert record["environment"]["hostnames"] == [f"n{m['member']}"], m
+        assert record["environment"]["slurm_step_id"] == 0
+
+
 MPIEXEC = """
 [campaign]
 name = "local"

@@ -45,6 +45,17 @@ def test_a_whole_end_file_still_decides_when_slurm_knows_nothing(tmp_path, slurm
     assert jobfate.fate(tmp_path, "17").state == "FAILED"
 
 
+def test_the_job_completion_log_decides_over_the_end_file_once_forgotten(tmp_path, slurm_says):
+    """A job cut by its limit whose script wrote its end file on SIGTERM
+    (under load it sometimes does), forgotten by the controller: Slurm's
+    completion log says TIMEOUT, not the script's FAILED."""
+    (tmp_path / "job.end.json").write_text('{"exit_code": 143, "ended": 1.5}\n')
+    slurm_says["squeue"] = (None, True)
+    slurm_says["jobcomp"] = "TIMEOUT"
+    f = jobfate.fate(tmp_path, "17")
+    assert (f.state, f.source) == ("TIMEOUT", "jobcomp"), f
+
+
 @pytest.mark.parametrize("live", ["PENDING", "REQUEUED", "RUNNING"])
 def test_a_live_job_follows_slurm_over_an_earlier_end_file(tmp_path, slurm_says, live):
     """A requeued job: the first attempt's end file must not end it."""

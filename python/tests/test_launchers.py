@@ -76,6 +76,28 @@ def test_srun_command():
     assert own == {"DARSHAN_EXCLUDE_DIRS": "/proc,/etc"}
 
 
+@pytest.mark.parametrize(
+    "members, nodes, per, shape",
+    [
+        # two 1-rank members, 2 ranks a node: plain -N 1 would put both on one
+        # node; each gets a node of its own
+        ((1, 1), 2, 2, ("-N", "2", "--ntasks-per-node=1", "--distribution=block")),
+        # 4 + 2 ranks at 2 a node: member 1 on two nodes, member 2 on the third
+        ((4, 2), 3, 2, ("-N", "3", "--ntasks-per-node=2", "--distribution=block")),
+        ((2, 2), 2, 4, ("-N", "2", "--ntasks-per-node=2", "--distribution=block")),
+        # not enough nodes, or the allocation's shape unknown: the plain shape
+        ((1, 1), 1, 2, ("-N", "1", "--ntasks-per-node=2")),
+        ((3, 2), 4, 4, ("-N", "2", "--ntasks-per-node=4")),
+        ((1, 1), None, 2, ("-N", "1", "--ntasks-per-node=2")),
+        ((1, 1), 2, None, ()),
+    ],
+)
+def test_a_mix_step_gives_each_member_nodes_of_its_own(members, nodes, per, shape):
+    total = sum(members)
+    cmd, _ = launch.command("srun", total, ["/x/iokernels", "mix"], [], None, per, members, nodes)
+    assert cmd == ["srun", "-n", str(total), *shape, "/x/iokernels", "mix"]
+
+
 def test_mpiexec_exports_env_with_x_for_openmpi(monkeypatch):
     monkeypatch.setattr(launch, "_is_openmpi", lambda path: True)
     cmd, own = launch.mpiexec_command(2, ["/x/iokernels"], {"A": "1", "LD_PRELOAD": "/d.so"})

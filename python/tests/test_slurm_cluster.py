@@ -6,6 +6,7 @@ stored status is checked against what Slurm itself says of the job
 (squeue -t all), and against Slurm forgetting it."""
 
 import json
+import re
 import sqlite3
 import subprocess
 import threading
@@ -15,7 +16,9 @@ import pytest
 import slurmcluster
 from conftest import cli, rows
 from declared import missing
+from iokernels_campaign.report import interference
 from iokernels_campaign.run import jobfate
+from iokernels_campaign.store.store import Store
 from slurmcluster import LIVE
 
 # How long the watcher waits for Slurm's final word on every job. The jobs
@@ -47,6 +50,34 @@ name = "ncbench"
 backends = ["netcdf4"]
 ranks = [4]
 options = { data-geometry = "2:8:8:2", verify = true }
+"""
+
+# a mix of two 1-rank members on 2 nodes x 2 ranks: the plain step shape
+# (-n 2 -N 1) would put both on n1; the runner gives each a node (srun -v:
+# Slurm's own word on which host ran which task)
+MIX = """
+[campaign]
+name = "mix"
+timeout = 300
+[slurm]
+nodes = 2
+ntasks-per-node = 2
+time = "15"
+srun = ["-v"]
+[[mix]]
+iterations = 4
+[[mix.member]]
+name = "btio"
+label = "victim"
+ranks = 1
+backends = ["mpiio"]
+options = { grid = "16,16,16", dumps = 2, verify = true }
+[[mix.member]]
+name = "btio"
+label = "aggressor"
+ranks = 1
+backends = ["null"]
+options = { grid = "16,16,16", dumps = 2 }
 """
 
 # a step that sleeps (LD_PRELOAD of a library whose constructor sleeps
@@ -130,6 +161,7 @@ def jobs(slurm_cluster):
     subprocess.run(["cc", "-shared", "-fPIC", "-o", lib, d / "sleep.c"], check=True)
     j = {
         "two": _submit(c, d / "two", TWO_NODES),
+        "mix": _submit(c, d / "mix", MIX),
         "pmi2": _submit(c, d / "pmi2", _slow("pmi2", lib, 0, 'mpi = "pmi2"')),
         # the slow step outlasts the limit: Slurm kills it
         "cut": _submit(c, d / "cut", _slow("cut", lib, 300)),
@@ -232,6 +264,46 @@ def test_a_campaign_on_two_nodes_stores_every_run_with_its_nodes(jobs):
     assert p.returncode == 0, p.stderr
     page = (job["dir"] / "r.html").read_text()
     assert "n1, n2 x 2 ranks" in page and "n1 x 1 ranks" in page
+
+
+def test_a_mix_runs_one_member_per_node_and_the_report_draws_its_matrix(jobs):
+    job = jobs["mix"]
+    assert job["state"] == "COMPLETED"
+    # one step of both members' ranks, placed a member per node
+    text = (job["session"] / "job.sbatch").read_text()
+    assert "srun -n 2 -N 2 --ntasks-per-node=1 --distribution=block -v " in text, text
+    p, got = job["collected"]
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "stored 1 runs (0 failed), 0 not finished yet" in p.stdout
+    ((key, run),) = got.items()
+    assert key == ("victim+aggressor", 2, "write") and run["status"] == "ok", run["error"]
+    assert run["kernel"] == "mix" and run["slurm_job_id"] == int(job["job"])
+    # Slurm's word: srun -v names the host of each task of the step
+    err = (job["dir"] / run["case_dir"] / "write.stderr").read_text()  # case_dir: iter1
+    launched = dict(re.findall(r"launching StepId=\S+ on host (\S+), \d+ tasks: (\S+)", err))
+    assert launched == {"n1": "0", "n2": "1"}, err  # plain -N 1: {"n1": "[0-1]"}
+    # the record's word: every run of member 1 on n1, of member 2 on n2
+    members = rows(job["dir"] / "x.sqlite", "SELECT * FROM mix_runs ORDER BY member, iteration")
+    assert len(members) == 2 * 4 * 2  # members x iterations x (alone, together)
+    for m in members:
+        rec = json.loads(m["record"])
+        assert rec["environment"]["hostnames"] == [f"n{m['member']}"], m
+        assert m["seconds"] > 0
+        if m["member"] == 1:  # the victim verifies what it wrote
+            assert m["label"] == "victim mpiio n1" and rec["verify"]["ok"] is True
+    p = cli("report", "x.sqlite", "-o", "r.html", cwd=job["dir"])
+    assert p.returncode == 0, p.stderr
+    page = (job["dir"] / "r.html").read_text()
+    assert 'id="interference"' in page
+    st = Store(job["dir"] / "x.sqlite", readonly=True)
+    cells = interference.cells(st.mix_runs([run["id"]]))
+    st.close()
+    assert sorted((c.victim, c.aggressor) for c in cells) == [
+        ("aggressor null n1", "victim mpiio n1"),
+        ("victim mpiio n1", "aggressor null n1"),
+    ]
+    for c in cells:  # each cell drawn: the slowdown with its interval
+        assert f"{c.ratio.hl:.2f} ({c.ratio.low:.2f}&ndash;{c.ratio.high:.2f})" in page
 
 
 def test_a_plugin_that_cannot_start_a_rank_stops_the_job_with_one_line(jobs):

@@ -149,15 +149,17 @@ def fate(session_dir, job_id, job_ended=False):
             return Fate(state, source, error)
         if state:
             return None  # live: pending again after a requeue, or running
+    # Slurm's word before the script's: a job cut by its limit may still
+    # write its end file (exit 143 on SIGTERM) before it is killed
+    if job_id:
+        state = jobcomp_state(job_id)
+        if state:
+            return Fate(state, "jobcomp", error)
     if end and "unreadable" in end:
         return Fate("UNKNOWN", "end file", note=end["unreadable"])
     if end is not None:
         code = end["exit_code"]
         return Fate("COMPLETED" if code == 0 else "FAILED", "end file", error)
-    if job_id:
-        state = jobcomp_state(job_id)
-        if state:
-            return Fate(state, "jobcomp", error)
     if forgotten:
         return Fate("UNKNOWN", "none")
     if job_ended:

@@ -55,25 +55,29 @@ def mpiexec_command(ranks, argv, env=None, mpiexec="mpiexec"):
     return [mpiexec, *flags, "-n", str(ranks), *argv], ({} if openmpi else dict(env))
 
 
-def srun_command(ranks, argv, extra=(), env=None, ntasks_per_node=None):
+def srun_command(ranks, argv, extra=(), env=None, ntasks_per_node=None, members=(), nodes=None):
     """(command, variables for srun's own environment): env goes to the
     step as --export=ALL,NAME=value,... except values holding a comma (which
-    --export cannot carry), set in srun's environment (passed on by ALL)."""
+    --export cannot carry), set in srun's environment (passed on by ALL).
+    members, nodes: a mix's members' rank counts and [slurm] nodes, which
+    place each member on nodes of its own where they can (slurm.step_shape)."""
     env = env or {}
     exported = {k: v for k, v in env.items() if "," not in v}
-    cmd = ["srun", *slurm.step_shape(ranks, ntasks_per_node)]
+    cmd = ["srun", *slurm.step_shape(ranks, ntasks_per_node, members, nodes)]
     if exported:
         cmd.append("--export=" + ",".join(["ALL", *(f"{k}={v}" for k, v in exported.items())]))
     return [*cmd, *extra, *argv], {k: v for k, v in env.items() if k not in exported}
 
 
-def command(launcher, ranks, argv, srun_extra=(), env=None, ntasks_per_node=None):
+def command(
+    launcher, ranks, argv, srun_extra=(), env=None, ntasks_per_node=None, members=(), nodes=None
+):
     """(command that runs argv (binary first) on `ranks` ranks now with env
     exported to them, variables to set in the launcher's environment)."""
     if launcher == "mpiexec":
         return mpiexec_command(ranks, argv, env)
     if launcher == "srun":
-        return srun_command(ranks, argv, srun_extra, env, ntasks_per_node)
+        return srun_command(ranks, argv, srun_extra, env, ntasks_per_node, members, nodes)
     raise ValueError(f"launcher {launcher} does not run commands directly")
 
 

@@ -253,6 +253,12 @@ def run_cases(campaign, inventory, store, launcher, out_dir, echo=print, resume=
     return session
 
 
+def _placement(case, campaign):
+    """(members' rank counts, [slurm] nodes): a mix's members each get nodes
+    of their own under srun where the allocation has them (slurm.step_shape)."""
+    return tuple(m.ranks for m in getattr(case, "members", ())), campaign.slurm.nodes
+
+
 def _run_all(campaign, inventory, store, launcher, session, stored, echo):
     said = set()
     # inside an allocation: the job of a run that fails before its record
@@ -298,6 +304,7 @@ def _run_all(campaign, inventory, store, launcher, session, stored, echo):
                         srun_extra,
                         env,
                         campaign.slurm.ntasks_per_node,
+                        *_placement(case, campaign),
                     )
                     res = run_step(cmd, idir, mode, case.timeout, launcher_env)
                 if res.status != "ok":
@@ -344,6 +351,7 @@ def write_sbatch(campaign, inventory, out_dir, store=None, submit=False, echo=pr
                     campaign.slurm.srun,
                     case.environment(cdir, idir, mode, it),
                     campaign.slurm.ntasks_per_node,
+                    *_placement(case, campaign),
                 )
                 steps.append((idir, mode, case.timeout, launch.with_env(cmd, launcher_env)))
             iterations.append(steps)

@@ -24,6 +24,7 @@ up or srun refuses a step because the job is completing: the steps left get
 a status saying "not run: job N reached its time limit"."""
 
 import difflib
+import math
 import re
 import shlex
 import subprocess
@@ -171,9 +172,30 @@ def check(table, where="[slurm]"):
     return s
 
 
-def step_shape(ranks, ntasks_per_node):
+def member_placement(members, nodes, ntasks_per_node):
+    """(nodes, ranks per node) that give each member of a mix (its rank
+    counts, in rank order) whole nodes of its own under block distribution,
+    or None. Only where the allocation's shape is known ([slurm] nodes and
+    ntasks-per-node): the most ranks per node that divides every member's
+    ranks and fits ntasks-per-node, when the nodes that takes are there."""
+    if len(members) < 2 or not nodes or not ntasks_per_node:
+        return None
+    g = math.gcd(*members)
+    per = max(d for d in range(1, min(g, ntasks_per_node) + 1) if g % d == 0)
+    need = sum(members) // per
+    return (need, per) if need <= nodes else None
+
+
+def step_shape(ranks, ntasks_per_node, members=(), nodes=None):
     """The srun arguments that place `ranks` ranks: with ntasks-per-node,
-    as few nodes as hold them at that many per node."""
+    as few nodes as hold them at that many per node. A mix (members: its
+    members' rank counts) gets nodes of its own per member where
+    member_placement finds them: ranks given out in blocks of whole nodes,
+    as the mix gives out its members' ranks (the first to member 1...)."""
+    placed = member_placement(members, nodes, ntasks_per_node)
+    if placed:
+        n, per = placed
+        return ["-n", str(ranks), "-N", str(n), f"--ntasks-per-node={per}", "--distribution=block"]
     if not ntasks_per_node:
         return ["-n", str(ranks)]
     per = min(ranks, ntasks_per_node)
