@@ -67,7 +67,10 @@ def test_a_mix_campaign_runs_under_mpiexec_and_stores_its_members(tmp_path):
     for c in interference.cells(mixes):
         alone = [m["seconds"] for m in members if m["label"] == c.victim and m["mode"] == "alone"]
         assert c.ratio.n_b <= len(alone)
-        assert f"{c.ratio.hl:.2f} ({c.ratio.low:.2f}&ndash;{c.ratio.high:.2f})" in page
+        if c.judged:
+            assert f"{c.ratio.hl:.2f} ({c.ratio.low:.2f}&ndash;{c.ratio.high:.2f})" in page
+        else:  # the null aggressor as a victim: its times are overhead
+            assert c.victim == "aggressor null n1" and 'data-call="not judged"' in page
     # each member's files in its own folder of the iteration's
     assert list((tmp_path / "out").rglob("member1/btio.mpi"))
     assert list((tmp_path / "out").rglob("member2/btio.mpi"))
@@ -150,7 +153,9 @@ def test_the_report_draws_the_matrix(tmp_path):
     assert "<h2>Interference (workload mixes)</h2>" in page
     assert '1 workload mix (<a href="#interference">' in page
     assert 'class="num slower" title="btio mpiio n1 with btio null n1: together / alone' in page
-    assert 'class="num tied" title="btio null n1 with btio mpiio n1: together / alone' in page
+    # the null member as a victim: its times are overhead, no call
+    assert 'data-call="not judged"' in page
+    assert 'title="btio null n1 with' not in page
 
 
 def test_the_matrix_in_a_browser(tmp_path):
@@ -268,3 +273,17 @@ def test_members_that_give_one_variable_two_values_are_refused(tmp_path):
     assert p.returncode == 2, p.stdout + p.stderr
     assert "the members give ROMIO_HINTS two values ('a', 'b')" in p.stderr, p.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_victim_that_moves_no_data_is_not_judged():
+    """A member on the null backend is a control aggressor: its own times
+    (the suite's overhead) get no call, whatever their ratio; the real
+    victim beside it keeps its verdict."""
+    base = [1.0, 1.05, 0.97, 1.02, 0.99]
+    rows = _rows(base, [2 * x for x in base], "null n1")
+    for r in rows:
+        r["backend"] = "mpiio" if r["member"] == 1 else "null"
+    calls = {c.victim: c.call for c in interference.cells({1: rows})}
+    assert calls == {"btio mpiio n1": "slower", "null n1": "not judged"}, calls
+    page = interference.html_table(interference.cells({1: rows}))
+    assert page.count('data-call="not judged"') == 1 and 'data-call="slower"' in page

@@ -13,6 +13,7 @@
 
 #include "mix.h"
 #include "slowdown.h"
+#include "iokernels/backend.h"
 #include "iokernels/error.h"
 
 static const double MiB = 1048576.0;
@@ -286,6 +287,20 @@ finite_of(const double *v, int n, double *out)
     return k;
 }
 
+/* The backend of a member that moves no bytes (null), or NULL. Such a
+ * member is a control aggressor: its own times are the suite's overhead
+ * (micro-seconds), whose ratio says nothing of interference, so it gets no
+ * slowdown call of its own ("not judged"), only its effect on the others. */
+static const char *
+no_data_backend(const struct iok_mix_member *mb)
+{
+    json_t *first = mb->runs ? json_array_get((json_t *)mb->runs, 0) : NULL;
+    json_t *record = json_object_get(first, "record");
+    const char *name = json_string_value(json_object_get(record, "backend"));
+    const struct iok_backend *b = name ? iok_backend_find(name) : NULL;
+    return b && (b->caps & IOK_CAP_NOIO) ? name : NULL;
+}
+
 void
 iok_mix_print_summary(const struct iok_mix *mx, FILE *out)
 {
@@ -301,7 +316,13 @@ iok_mix_print_summary(const struct iok_mix *mx, FILE *out)
         iok_slowdown_of(t, nt, a, na, &s);
         fprintf(out, "member %d %s: alone %.4f s, together %.4f s (medians of %d and %d runs)\n",
                 mb->index, mb->kernel->name, iok_median(a, na), iok_median(t, nt), na, nt);
-        if (s.has_interval)
+        const char *noio = no_data_backend(mb);
+        if (noio)
+            fprintf(out,
+                    "member %d %s: slowdown not judged: its backend (%s) moves no data (a "
+                    "control aggressor; its times are the suite's own overhead)\n",
+                    mb->index, mb->kernel->name, noio);
+        else if (s.has_interval)
             fprintf(out, "member %d %s: slowdown %.3f (95%% interval %.3f-%.3f): %s\n", mb->index,
                     mb->kernel->name, s.hl, s.low, s.high, s.call);
         else
@@ -341,8 +362,8 @@ member_json(const struct iok_mix *mx, const struct iok_mix_member *mb)
     json_t *argv = json_array();
     for (int i = 0; i < mb->argc; i++)
         json_array_append_new(argv, json_string(mb->argv[i]));
-    json_t *sd =
-        json_pack("{s:s, s:i, s:i}", "call", s.call, "alone_runs", na, "together_runs", nt);
+    json_t *sd = json_pack("{s:s, s:i, s:i}", "call", no_data_backend(mb) ? "not judged" : s.call,
+                           "alone_runs", na, "together_runs", nt);
     if (na && nt) {
         json_object_set_new(sd, "ratio_of_medians", json_real(s.ratio));
         json_object_set_new(sd, "hodges_lehmann", json_real(s.hl));

@@ -70,6 +70,10 @@ def test_null_aggressor_is_a_tie(tmp_path):
         assert (victim["call"] == "tied") == inside, victim
         assert (tmp_path / attempt / "btio.mpi").stat().st_size == 32**3 * 5 * 5 * 8
         assert not list(tmp_path.glob("btio.null*")), "the null member wrote a file"
+        # the null member's own times are overhead: no call of its own
+        control = r.record["members"][1]["slowdown"]
+        assert control["call"] == "not judged", control
+        assert "member 2 btio: slowdown not judged: its backend (null) moves no data" in r.out
         calls.append(victim)
         if victim["call"] == "tied":
             break

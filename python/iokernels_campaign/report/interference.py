@@ -11,6 +11,7 @@ several stored mixes are pooled."""
 import html
 from dataclasses import dataclass
 
+from ..spec import rules
 from . import verdict
 
 CALLS = {"higher": "slower", "lower": "faster", "tied": "tied", "untested": "untested"}
@@ -21,10 +22,13 @@ class Cell:
     victim: str
     aggressor: str
     ratio: verdict.Ratio
+    # a victim whose backend moves no data (null) is a control aggressor:
+    # its own times are the suite's overhead, their ratio no interference
+    judged: bool = True
 
     @property
     def call(self):
-        return CALLS[self.ratio.call]
+        return CALLS[self.ratio.call] if self.judged else "not judged"
 
     def text(self):
         r = self.ratio
@@ -46,10 +50,13 @@ def _aggressor(rows, victim):
 def cells(mix_runs):
     """mix_runs: {run id: rows of store.mix_runs}. The matrix's cells."""
     series = {}  # (victim, aggressor) -> (alone seconds, together seconds)
+    no_data = set()  # victims on a backend that moves no data
     for rows in mix_runs.values():
         for member in sorted({r["member"] for r in rows}):
             mine = [r for r in rows if r["member"] == member]
             key = (mine[0]["label"], _aggressor(rows, member))
+            if rules.moves_no_data(mine[0].get("backend")):
+                no_data.add(key[0])
             alone, together = series.setdefault(key, ([], []))
             alone += [r["seconds"] for r in mine if r["mode"] == "alone"]
             together += [r["seconds"] for r in mine if r["mode"] == "together"]
@@ -57,7 +64,7 @@ def cells(mix_runs):
     for (v, a), (alone, together) in series.items():
         r = verdict.ratio(together, alone)
         if r is not None:
-            out.append(Cell(v, a, r))
+            out.append(Cell(v, a, r, judged=v not in no_data))
     return out
 
 
@@ -79,6 +86,12 @@ def html_table(cs):
             c = at.get((v, a))
             if c is None:
                 tds.append('<td class="none">&ndash;</td>')
+                continue
+            if not c.judged:
+                tds.append(
+                    '<td class="none" data-call="not judged" title="its backend moves no data: '
+                    "a control aggressor, its times the suite's overhead\">not judged</td>"
+                )
                 continue
             title = html.escape(f"{v} with {a}: together / alone = {c.ratio.text()}")
             tds.append(
