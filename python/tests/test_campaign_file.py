@@ -402,6 +402,19 @@ def test_a_refusal_is_the_binarys_own_line(tmp_path, inv):
     assert error(tmp_path, inv, text).endswith(f"(write): {line}")
 
 
+def test_the_binarys_refusal_of_an_earlier_block_comes_first(tmp_path, inv):
+    """All blocks are asked of the binary in one call at the end; an error
+    of a later block does not hide the refusal of an earlier one (the
+    order of the errors is the file's), nor does it come first."""
+    refused = BLOCK.replace('"16,16,16" }', '"16,16,16", dumps = 0 }')
+    broken = BLOCK.replace('name = "btio"', 'name = "btio"\nnosuchkey = 1')
+    assert "--dumps" in error(tmp_path, inv, refused + broken)
+    assert "[[kernel]] block 1" in error(tmp_path, inv, refused + broken)
+    # the other way round: the static error of block 1 comes first
+    assert "nosuchkey" in error(tmp_path, inv, broken + refused)
+    assert "block 2" in error(tmp_path, inv, BLOCK + refused)
+
+
 def test_a_batch_that_ends_early_is_asked_again(tmp_path):
     """A case that ends the --check-batch process (a crash) gets the
     process's last line; the cases after it are asked again, not lost. A
