@@ -39,6 +39,9 @@ const char *iok_errmsg(void);
 
 /* Forget the recorded message (used by tests that expect several errors). */
 void iok_error_clear(void);
+/* The same, and the job's failure forgotten: the next run in this process
+ * (a case of --check-batch) starts as a job of its own. */
+void iok_error_reset_job(void);
 /* This rank's error is a consequence of one already reported (a close
  * failing after a failed write): it is agreed on, but not printed again. */
 void iok_error_spent(void);

@@ -402,6 +402,45 @@ def test_a_refusal_is_the_binarys_own_line(tmp_path, inv):
     assert error(tmp_path, inv, text).endswith(f"(write): {line}")
 
 
+def test_the_binarys_refusal_of_an_earlier_block_comes_first(tmp_path, inv):
+    """All blocks are asked of the binary in one call at the end; an error
+    of a later block does not hide the refusal of an earlier one (the
+    order of the errors is the file's), nor does it come first."""
+    refused = BLOCK.replace('"16,16,16" }', '"16,16,16", dumps = 0 }')
+    broken = BLOCK.replace('name = "btio"', 'name = "btio"\nnosuchkey = 1')
+    assert "--dumps" in error(tmp_path, inv, refused + broken)
+    assert "[[kernel]] block 1" in error(tmp_path, inv, refused + broken)
+    # the other way round: the static error of block 1 comes first
+    assert "nosuchkey" in error(tmp_path, inv, broken + refused)
+    assert "block 2" in error(tmp_path, inv, BLOCK + refused)
+
+
+def test_a_batch_that_ends_early_is_asked_again(tmp_path):
+    """A case that ends the --check-batch process (a crash) gets the
+    process's last line; the cases after it are asked again, not lost. A
+    fake binary: ends at a line naming "crash", answers "ok" otherwise, and
+    refuses what names "bad"."""
+    from iokernels_campaign.spec import optcheck
+
+    fake = tmp_path / "iokernels"
+    fake.write_text(
+        "#!/bin/sh\n"
+        "while read -r line; do\n"
+        '  case "$line" in\n'
+        '    *crash*) echo "iokernels: error: ended" >&2; exit 1;;\n'
+        '    *bad*) echo "iokernels: error: refused";;\n'
+        "    *) echo ok;;\n"
+        "  esac\n"
+        "done\n"
+    )
+    fake.chmod(0o755)
+    asked = [(["k", "a"], 1), (["k", "crash"], 1), (["k", "bad"], 2), (["k", "b"], 1)]
+    assert optcheck.refusals(fake, asked) == [None, "ended", "refused", None]
+    # the same questions again: answered from what was kept
+    fake.write_text("#!/bin/sh\nexit 3\n")
+    assert optcheck.refusals(fake, asked[:1]) == [None]
+
+
 def rules_in(source):
     """What in a module's source looks like a copied option rule: a number
     other than the few the type checks need, the word square, a table of

@@ -128,6 +128,9 @@ def page(listing, helps, tools, date):
         "\\fBiokernels \\-\\-list\\fR [\\fB\\-\\-json\\fR]",
         ".br",
         "\\fBiokernels \\-\\-version\\fR",
+        ".br",
+        "\\fBiokernels \\-\\-check\\-batch\\fR < \\fICASES\\fR"
+        " (one JSON array [RANKS, KERNEL, ARG...] a line; see \\fB\\-\\-check\\fR)",
         ".SH DESCRIPTION",
         "Each kernel writes (and reads back) the files of one application or benchmark, "
         "as its original does, through the backend chosen with "

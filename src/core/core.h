@@ -411,6 +411,11 @@ void iok_member_run_free(struct iok_member_run *m);
 typedef int (*iok_member_fn)(const struct iok_kernel *k, int argc, char **argv,
                              struct iok_member_run *m);
 int iok_mix_main(int argc, char **argv, iok_member_fn run);
+/* iokernels --check-batch (check_batch.c): one `KERNEL --check` a stdin line,
+ * each run by run on MPI_COMM_WORLD; 0 when every line was answered. */
+int iok_check_batch_main(int argc, char **argv, iok_member_fn run);
+/* The line for a name that is no kernel, printed; returns IOK_EUSAGE. */
+int iok_unknown_kernel(const char *name);
 /* Collective: the run's record as one JSON line (rank 0; NULL elsewhere). */
 int iok_json_line(const struct iok_json_input *in, char **line);
 /* A label put before every error and signal line of this process ("member 2

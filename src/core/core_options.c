@@ -84,7 +84,8 @@ const struct iok_option iok_core_options[] = {
      .min = "1", .unit = "steps"},
     {"check", 0, IOK_OPT_BOOL, offsetof(struct core_flags, check), NULL,
      "check the options: configure and plan the run, do no I/O and create no file; exit 0, or "
-     "2 with the line the run would print"},
+     "2 with the line the run would print (many command lines in one process: iokernels "
+     "--check-batch)"},
     {"ranks", 0, IOK_OPT_STRING, offsetof(struct core_flags, check_ranks), NULL,
      "with --check: check the rank rules for these rank counts without launching "
      "them; the plan, which needs the ranks, is built only for the job's own count (default: "

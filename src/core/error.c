@@ -109,6 +109,13 @@ iok_error_clear(void)
     reported = 0;
 }
 
+void
+iok_error_reset_job(void)
+{
+    iok_error_clear();
+    failed = 0;
+}
+
 /* How long a failing rank waits for the others to agree (IOK_AGREE_SECONDS,
  * default 10, env.c): a rank whose call failed may have left the others
  * inside a collective call of the library that never completes. */

@@ -41,7 +41,9 @@ usage(FILE *out)
 {
     fprintf(out, "usage: iokernels KERNEL [options] [input-file]\n"
                  "       iokernels KERNEL --help [--json] | iokernels --list [--json] | "
-                 "iokernels --version\n\n"
+                 "iokernels --version\n"
+                 "       iokernels --check-batch < CASES   (KERNEL --check for each stdin line "
+                 "[\"RANKS\", \"KERNEL\", \"ARG\", ...])\n\n"
                  "kernels:\n");
     for (int i = 0; i < iok_kernel_count(); i++)
         fprintf(out, "  %-10s %s\n", iok_kernel_at(i)->name, iok_kernel_at(i)->summary);
@@ -649,12 +651,13 @@ main(int argc, char **argv)
         rc = iok_ceiling_main(argc - 2, argv + 2);
     } else if (!strcmp(what, "mix")) {
         rc = iok_mix_main(argc - 2, argv + 2, run_member);
+    } else if (!strcmp(what, "--check-batch")) {
+        rc = iok_check_batch_main(argc - 2, argv + 2, run_member);
     } else {
         const struct iok_kernel *k = iok_kernel_find(what);
         if (!k) {
             if (rank == 0 && argc > 1)
-                fprintf(stderr, "iokernels: error: unknown kernel '%s' (see iokernels --help)\n",
-                        what);
+                iok_unknown_kernel(what);
             else if (rank == 0) /* no kernel named: what there is */
                 usage(stderr);
             rc = IOK_EUSAGE;

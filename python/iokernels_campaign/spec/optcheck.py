@@ -5,12 +5,12 @@ Each value against its type in `iokernels KERNEL --help --json` (whole
 numbers in the C type's range, finite numbers, three whole numbers, one line
 of text, a choice): what it takes to write the command line at all. Whether
 the kernel accepts the values (ranges, rank rules, options that exclude each
-other) only the binary says: refusal() asks it, `iokernels KERNEL --check
---ranks N ...`, once per distinct command line and rank count, and hands on
-its one line. No range or rank rule is copied here."""
+other) only the binary says: refusals() asks it, `iokernels --check-batch`
+with one `KERNEL --check --ranks N ...` question a line, all of a campaign's
+in one process, and hands on its one line. No range or rank rule is copied
+here."""
 
-import concurrent.futures
-import functools
+import json
 import math
 import re
 import subprocess
@@ -87,53 +87,58 @@ def text(opt, value):
     return value
 
 
-def refusal(binary, argv, ranks):
-    """The binary's one line refusing the kernel's command line `argv` (as
-    Case.argv gives it) at `ranks` ranks (a count, or a tuple of counts),
-    or None when it accepts it. Asks `BINARY KERNEL --check --ranks N[,N...]
-    ...` in an empty folder, as a case runs in its own: at 1 rank the binary
-    configures and plans the run; at more it checks the options and the rank
-    rules (the plan needs the ranks). Answers are kept: one call per
-    distinct question."""
-    counts = (ranks,) if isinstance(ranks, int) else tuple(ranks)
-    return _refusal(str(binary), tuple(argv), ",".join(map(str, counts)))
+def refusals(binary, questions):
+    """The binary's one line refusing each of `questions` ((argv, ranks)
+    pairs: the kernel's command line as Case.argv gives it, a rank count or
+    a tuple of counts), or None where it accepts it; in order. One process
+    answers them all: `BINARY --check-batch`, a question a line, each
+    answered as `BINARY KERNEL --check --ranks N[,N...] ...` would (its
+    error line, byte for byte), in an empty folder as a case runs in its
+    own: at 1 rank the binary configures and plans the run; at more it
+    checks the options and the rank rules (the plan needs the ranks).
+    Answers are kept: each distinct question is asked once."""
+    binary = str(binary)
+    keys = [(tuple(argv), _counts(n)) for argv, n in questions]
+    todo = list(dict.fromkeys(k for k in keys if (binary, k) not in _answers))
+    while todo:  # a case that ends the process is answered, then the rest asked again
+        got = _batch(binary, todo)
+        for key, why in zip(todo, got, strict=False):
+            _answers[binary, key] = why
+        todo = todo[len(got) :]
+    return [_answers[binary, k] for k in keys]
 
 
-@functools.cache
-def _refusal(binary, argv, ranks):
-    cmd = [binary, argv[0], "--check", "--ranks", ranks, *argv[1:]]
+_answers = {}  # (binary, (argv, counts)): the binary's line, or None
+
+
+def _counts(ranks):
+    return ",".join(map(str, (ranks,) if isinstance(ranks, int) else ranks))
+
+
+def _batch(binary, todo):
+    """Answers for a prefix of `todo`, at least one: the last one the
+    process's own line when it ended before answering them all."""
+    lines = "".join(json.dumps([counts, *argv]) + "\n" for argv, counts in todo)
     with tempfile.TemporaryDirectory(prefix="iok-check-") as empty:
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=empty)
+            p = subprocess.run(
+                [binary, "--check-batch"],
+                input=lines,
+                capture_output=True,
+                text=True,
+                timeout=120 * len(todo),
+                cwd=empty,
+            )
         except subprocess.TimeoutExpired:
-            return f"{' '.join(cmd)} did not answer in 120 s"
+            return [f"{binary} --check-batch did not answer in {120 * len(todo)} s"] * len(todo)
         except OSError as e:
-            return f"cannot run {binary}: {e.strerror}"
-    if p.returncode == 0:
-        return None
-    lines = [x for x in p.stderr.splitlines() if x.strip()]
-    line = lines[-1] if lines else f"exited {p.returncode}"
+            return [f"cannot run {binary}: {e.strerror}"] * len(todo)
+    got = [None if a == "ok" else _line(a) for a in p.stdout.splitlines()[: len(todo)]]
+    if len(got) < len(todo):  # the process ended at the next case: its line
+        said = [x for x in p.stderr.splitlines() if x.strip()]
+        got.append(_line(said[-1]) if said else f"exited {p.returncode}")
+    return got
+
+
+def _line(line):
     return line.removeprefix("iokernels: error: ")
-
-
-def first_refusal(binary, questions):
-    """The first (argv, ranks, line) of `questions` ((argv, ranks) pairs)
-    the binary refuses, or None. The rank counts of one command line are
-    asked in one call, the command lines side by side (each call mostly
-    waits for MPI to start); a refused call is asked again count by count
-    to name the count."""
-    counts = {}
-    for argv, n in questions:
-        counts.setdefault(tuple(argv), []).append(n)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-        asked = pool.map(lambda a: refusal(binary, a, counts[a]), counts)
-        answers = dict(zip(counts, asked, strict=True))
-    for argv, n in questions:
-        key = tuple(argv)
-        why = answers[key] and (refusal(binary, argv, n) if len(counts[key]) > 1 else answers[key])
-        if why:
-            return argv, n, why
-    for key, why in answers.items():  # refused for no one count: for all of them
-        if why:
-            return list(key), ",".join(map(str, counts[key])), why
-    return None

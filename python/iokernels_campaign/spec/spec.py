@@ -250,7 +250,7 @@ def _backends(where, kernel, value, inventory):
     return value
 
 
-def _block_cases(where, block, defaults, inventory):
+def _block_cases(where, block, defaults, inventory, asked):
     unknown = set(block) - BLOCK_KEYS
     if unknown:
         _fail(where, f"unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(BLOCK_KEYS))})")
@@ -353,17 +353,20 @@ def _block_cases(where, block, defaults, inventory):
                         striping,
                     )
                 )
-    _binary_check(where, inventory.binary, cases)
+    asked.append((where, cases))  # for the binary's verdict, asked once for all (build)
     return cases
 
 
-def _binary_check(where, binary, cases):
-    """The binary's own verdict on each case and mode (optcheck.refusal):
-    the first refusal ends the campaign with the binary's line."""
-    refused = optcheck.first_refusal(binary, [(c.argv(m), c.ranks) for c in cases for m in c.modes])
-    if refused:
-        argv, n, why = refused
-        _fail(where, f"kernel {argv[0]} on {argv[2]} cannot run at {n} ranks ({argv[4]}): {why}")
+def _binary_check(binary, asked):
+    """The binary's own verdict on each case and mode of `asked` ((where,
+    cases) of each block, in order), all asked in one call
+    (optcheck.refusals): the first refusal ends the campaign with the
+    binary's line."""
+    questions = [(w, c.argv(m), c.ranks) for w, cases in asked for c in cases for m in c.modes]
+    answers = optcheck.refusals(binary, [(argv, n) for _, argv, n in questions])
+    for (w, argv, n), why in zip(questions, answers, strict=True):
+        if why:
+            _fail(w, f"kernel {argv[0]} on {argv[2]} cannot run at {n} ranks ({argv[4]}): {why}")
 
 
 def _input(where, value, base):
@@ -469,15 +472,22 @@ def build(path, data, inventory):
     mixes = data.get("mix", [])
     if not isinstance(blocks, list) or not isinstance(mixes, list) or not (blocks or mixes):
         _fail(where, "no [[kernel]] or [[mix]] block: nothing to run")
-    cases = []
-    for i, block in enumerate(blocks, 1):
-        cases += _block_cases(
-            f"{where}: [[kernel]] block {i}", _table(where, "kernel", block), defaults, inventory
-        )
-    for i, block in enumerate(mixes, 1):  # several kernels at once (mixcase.py)
-        cases += mixcase.block_cases(
-            f"{where}: [[mix]] block {i}", block, defaults, inventory, _block_cases, CampaignError
-        )
+    cases, asked = [], []
+
+    def kernel_cases(w, block, defaults, inventory):
+        return _block_cases(w, block, defaults, inventory, asked)
+
+    try:
+        for i, block in enumerate(blocks, 1):
+            block = _table(where, "kernel", block)
+            cases += kernel_cases(f"{where}: [[kernel]] block {i}", block, defaults, inventory)
+        for i, block in enumerate(mixes, 1):  # several kernels at once (mixcase.py)
+            w = f"{where}: [[mix]] block {i}"
+            cases += mixcase.block_cases(w, block, defaults, inventory, kernel_cases, CampaignError)
+    except CampaignError:  # the binary's refusal of an earlier block comes first, as it did
+        _binary_check(inventory.binary, asked)
+        raise
+    _binary_check(inventory.binary, asked)
     seen = {}
     for c in cases:
         key = (c.case_hash(c.modes[0]), c.modes)
