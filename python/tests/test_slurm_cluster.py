@@ -159,27 +159,32 @@ def jobs(slurm_cluster):
     lib = d / "sleep.so"
     (d / "sleep.c").write_text(SLEEPER)
     subprocess.run(["cc", "-shared", "-fPIC", "-o", lib, d / "sleep.c"], check=True)
-    j = {
-        "two": _submit(c, d / "two", TWO_NODES),
-        "mix": _submit(c, d / "mix", MIX),
-        "pmi2": _submit(c, d / "pmi2", _slow("pmi2", lib, 0, 'mpi = "pmi2"')),
-        # the slow step outlasts the limit: Slurm kills it
-        "cut": _submit(c, d / "cut", _slow("cut", lib, 300)),
-        # the slow step ends after the limit, before Slurm kills the job
-        # (OverTimeLimit): the script launches nothing more
-        "late": _submit(c, d / "late", _slow("late", lib, 75)),
-        "cancel": _submit(c, d / "cancel", _slow("cancel", lib, 300, minutes=5)),
-        "forgotten": _submit(c, d / "forgotten", _slow("forgotten", lib, 300, minutes=5)),
-    }
+    # each job is watched from its submission on: submitting them all takes
+    # a minute on a loaded machine, longer than Slurm keeps a quick job
+    j, watchers = {}, []
+
+    def submit(name, text, cluster=c):
+        j[name] = _submit(cluster, d / name, text)
+        if cluster is not c:
+            j[name]["cluster"] = cluster
+        watchers.append(threading.Thread(target=_watch_one, args=(c, name, j[name]), daemon=True))
+        watchers[-1].start()
+
+    submit("two", TWO_NODES)
+    submit("mix", MIX)
+    submit("pmi2", _slow("pmi2", lib, 0, 'mpi = "pmi2"'))
+    submit("cut", _slow("cut", lib, 300))  # the slow step outlasts the limit: Slurm kills it
+    # the slow step ends after the limit, before Slurm kills the job
+    # (OverTimeLimit): the script launches nothing more
+    submit("late", _slow("late", lib, 75))
+    submit("cancel", _slow("cancel", lib, 300, minutes=5))
+    submit("forgotten", _slow("forgotten", lib, 300, minutes=5))
     # the same cut on a second cluster, with accounting (sacct), one node
     try:
         acct = slurmcluster.start(c.directory / "acct", nodes=1, accounting=True)
-        j["acct"] = _submit(acct, d / "acct", _slow("acct", lib, 300))
-        j["acct"]["cluster"] = acct
+        submit("acct", _slow("acct", lib, 300), acct)
     except RuntimeError as e:
         j["acct"] = {"skip": f"no cluster with accounting: {e}"}
-    watcher = threading.Thread(target=_watch, args=(c, j), daemon=True)
-    watcher.start()
     for name in ("cancel", "forgotten"):  # once the slow step runs
         _wait_file("slow-*/iter1/write.stdout", j[name]["session"])
     job = j["cancel"]  # collect while it runs, and as if on a machine without Slurm
@@ -191,7 +196,8 @@ def jobs(slurm_cluster):
     )  # fmt: skip
     p = c.run("scancel", j["cancel"]["job"], j["forgotten"]["job"])
     assert p.returncode == 0, p.stderr
-    watcher.join(WATCH_SECONDS)
+    for w in watchers:
+        w.join(WATCH_SECONDS)
     assert all("state" in x or "skip" in x for x in j.values()), {
         k: x.get("state") for k, x in j.items()
     }
@@ -200,22 +206,22 @@ def jobs(slurm_cluster):
         slurmcluster.stop(j["acct"]["cluster"].directory)
 
 
-def _watch(cluster, jobs):
-    """Slurm's final word on each job as soon as it has one (squeue -t all:
+def _watch_one(cluster, name, job):
+    """Slurm's final word on one job as soon as it has one (squeue -t all:
     it forgets a job MinJobAge after its end), and collect right then (all
-    but the job left for Slurm to forget)."""
+    but the job left for Slurm to forget). A thread per job, started at its
+    submission: another job's submission or collect, slow beside a loaded
+    machine, must never hold back the look until Slurm has forgotten it."""
     deadline = time.time() + WATCH_SECONDS
-    while time.time() < deadline and not all("state" in x or "skip" in x for x in jobs.values()):
-        for name, job in jobs.items():
-            if "state" in job or "skip" in job:
-                continue
-            state, err = job.get("cluster", cluster).state(job["job"])
-            if state in LIVE and "Invalid job id" not in err:
-                continue
-            job["state"] = state or err  # err: Slurm forgot it before we looked
-            if name not in ("forgotten", "acct"):
-                job["collected"] = _collect(cluster, job)
-        time.sleep(1)
+    while time.time() < deadline:
+        state, err = job.get("cluster", cluster).state(job["job"])
+        if state in LIVE and "Invalid job id" not in err:
+            time.sleep(1)
+            continue
+        job["state"] = state or err  # err: Slurm forgot it before we looked
+        if name not in ("forgotten", "acct"):
+            job["collected"] = _collect(cluster, job)
+        return
 
 
 def _copy_store(d, a, b):
