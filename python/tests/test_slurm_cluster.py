@@ -33,7 +33,7 @@ TWO_NODES = """
 [campaign]
 name = "two-nodes"
 modes = ["write", "read"]
-timeout = 120
+timeout = 600
 [slurm]
 nodes = 2
 ntasks-per-node = 2
