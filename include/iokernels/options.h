@@ -41,7 +41,7 @@ struct iok_option {
      * that ties several options, or an option to the rank count, stays in
      * the kernel's configure() or check_ranks(). */
     const char *min, *max;
-    const char *unit; /* what the number counts ("records", "seconds"); NULL: none */
+    const char *unit;    /* what the number counts ("records", "seconds"); NULL: none */
     const char *metavar; /* the argument's name in help and man: FILE, DIR, KEY=VALUE,...;
                             NULL: from the type (N, X, X,Y,Z; a string option must name it) */
 };
