@@ -343,10 +343,9 @@ iok_mix_main(int argc, char **argv, iok_member_fn run)
     rc = labelled_run(&mx, me, &mr);
     mr.check_only = 0;
     sleepy_barrier(mx.xcomm);
-    if ((rc = iok_agree(MPI_COMM_WORLD, rc)))
-        goto out;
-    rc = iok_mix_check_outputs(&mx, mr.planned); /* two members, one file: refused */
-    free(mr.planned);
+    if ((rc = iok_agree(MPI_COMM_WORLD, rc)) == IOK_OK) /* all ranks alike */
+        rc = iok_mix_check_outputs(&mx, mr.planned);    /* two members, one file: refused */
+    free(mr.planned); /* planned by this member even when another was refused */
     mr.planned = NULL;
     if ((rc = iok_agree(MPI_COMM_WORLD, rc)))
         goto out;
