@@ -14,6 +14,7 @@ import time
 
 import pytest
 import slurmcluster
+import test_mix_campaign as mix_campaign
 from conftest import cli, rows
 from declared import missing
 from iokernels_campaign.report import interference
@@ -55,30 +56,15 @@ options = { data-geometry = "2:8:8:2", verify = true }
 # a mix of two 1-rank members on 2 nodes x 2 ranks: the plain step shape
 # (-n 2 -N 1) would put both on n1; the runner gives each a node (srun -v:
 # Slurm's own word on which host ran which task)
-MIX = """
-[campaign]
-name = "mix"
-timeout = 300
-[slurm]
-nodes = 2
-ntasks-per-node = 2
-time = "15"
-srun = ["-v"]
-[[mix]]
-iterations = 4
-[[mix.member]]
-name = "btio"
-label = "victim"
-ranks = 1
-backends = ["mpiio"]
-options = { grid = "16,16,16", dumps = 2, verify = true }
-[[mix.member]]
-name = "btio"
-label = "aggressor"
-ranks = 1
-backends = ["null"]
-options = { grid = "16,16,16", dumps = 2 }
-"""
+# test_mix_campaign's mix, one member per node: the aggressor on null only
+MIX = (
+    mix_campaign.MIX.replace('name = "mixes"\n', 'name = "mix"\n')
+    .replace(
+        "timeout = 300\n\n",
+        'timeout = 300\n[slurm]\nnodes = 2\nntasks-per-node = 2\ntime = "15"\nsrun = ["-v"]\n',
+    )
+    .replace('backends = ["null", "mpiio"]', 'backends = ["null"]')
+)
 
 # a step that sleeps (LD_PRELOAD of a library whose constructor sleeps
 # IOK_TEST_SLEEP seconds) between quick ones; time in whole minutes
