@@ -101,7 +101,7 @@ test: build venv
 	@# ctest hides a passing test's output: each pytest run's counts and
 	@# declared skips (tests/declared.py) are printed after it, pass or fail
 	@rm -rf $(BUILD)/test-summary
-	@cd $(BUILD) && ctest --output-on-failure; rc=$$?; \
+	@cd $(BUILD) && ctest -j3 --output-on-failure; rc=$$?; \
 	  echo "pytest runs under ctest (skips are failures unless IOK_ALLOW_MISSING declares them):"; \
 	  cat test-summary/*.txt 2>/dev/null || echo "  (no pytest run wrote a summary)"; exit $$rc
 	@$(MAKE) --no-print-directory test-mpich

@@ -17,6 +17,7 @@ IOK_TEST_SUMMARY names a folder (ctest sets it), to a file there that
 """
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -108,5 +109,8 @@ def pytest_terminal_summary(terminalreporter):
         Path(where).mkdir(parents=True, exist_ok=True)
         # tests/e2e, python/tests, tests/docs: the folder and its parent
         name = "/".join(Path(str(tr.config.args[0] if tr.config.args else "pytest")).parts[-2:])
+        if tr.config.option.markexpr:  # one tree run in parts (-m slurm, -m "not slurm")
+            name += f" -m '{tr.config.option.markexpr}'"
         text = [f"{name}: {line}"] + [f"  skipped {n} x {why}" for why, n in sorted(SKIPS.items())]
-        (Path(where) / f"{name.replace('/', '_')}.txt").write_text("\n".join(text) + "\n")
+        stem = re.sub(r"[^A-Za-z0-9.-]+", "_", name)
+        (Path(where) / f"{stem}.txt").write_text("\n".join(text) + "\n")

@@ -68,9 +68,17 @@ struct iok_reqlist {
      * the others' collective calls with nothing (left out of the request
      * log, which lists the pattern's operations) */
     int idle;
+    /* > 0: the list is not posted before this time (MPI_Wtime, this rank's
+     * clock). A replay paced as traced sets it: the core sleeps after the
+     * step's agreement, just before posting, so a rank's traced gap delays
+     * its own call and not, through the agreement, every rank's (the sleep
+     * is the suite's own time, outside the timed phases). */
+    double not_before;
 };
 
 void iok_reqlist_init(struct iok_reqlist *r);
+/* Sleeps until r->not_before (nothing if it is 0 or past). */
+void iok_reqlist_pace(const struct iok_reqlist *r);
 /* Frees the accesses' starts/counts and buffers. */
 void iok_reqlist_free(struct iok_reqlist *r);
 

@@ -29,6 +29,18 @@ import declared  # noqa: E402
 def pytest_configure(config):
     if not config.pluginmanager.has_plugin("iok_declared"):
         config.pluginmanager.register(declared, "iok_declared")
+    config.addinivalue_line(
+        "markers", "slurm: uses the real Slurm sandbox (slurm_cluster); set by the conftest"
+    )
+
+
+def pytest_collection_modifyitems(items):
+    """Every test that starts or shares the Slurm sandbox is marked slurm:
+    ctest runs them as their own test (campaign.slurm), beside the others,
+    since they mostly wait on Slurm's one-minute time limits."""
+    for item in items:
+        if "slurm_cluster" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slurm)
 
 
 BIN = Path(os.environ.get("IOK_BIN", REPO / "build" / "iokernels")).resolve()

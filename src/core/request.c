@@ -4,14 +4,28 @@
 
 #include "iokernels/error.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void
 iok_reqlist_init(struct iok_reqlist *r)
 {
     memset(r, 0, sizeof *r);
+}
+
+void
+iok_reqlist_pace(const struct iok_reqlist *r)
+{
+    double wait = r->not_before > 0 ? r->not_before - MPI_Wtime() : 0;
+    if (wait <= 0)
+        return;
+    struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
 }
 
 void

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "iokernels/error.h"
 #include "iokernels/kernel.h"
@@ -62,7 +61,8 @@ struct replay_state {
     int cuts;       /* traced gaps this rank cut to it */
     int rank;
     int clock_set;
-    double t0; /* --pace traced: the job's time of the trace's start, per rank */
+    double t0;   /* --pace traced: this rank's time of the trace's earliest start */
+    double tmin; /* the earliest traced start over every rank's operations */
     int file_traced[IOK_MAX_FILES];
     int have_fid;
     struct rp_fidelity fid;
@@ -219,6 +219,10 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     st->pace = !strcmp(o->pace, "traced");
     st->max_gap = o->max_gap;
     st->rank = run->rank;
+    st->tmin = -1;
+    for (int64_t i = 0; i < st->trace.nops; i++)
+        if (st->trace.ops[i].start >= 0 && (st->tmin < 0 || st->trace.ops[i].start < st->tmin))
+            st->tmin = st->trace.ops[i].start;
     int rc =
         rp_plan_build(&st->trace, run->nprocs, fold, o->input, &st->rp, schemas, IOK_MAX_FILES);
     plan->nfiles = rc == IOK_OK ? st->rp.nfiles : 0;
@@ -254,16 +258,20 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     return rc;
 }
 
-/* --pace traced: sleep until the op's traced start on the job's clock,
- * counted from the first operation this rank runs. */
-static void
+/* --pace traced: the op's traced start on this rank's clock (the core
+ * sleeps until it after the step's agreement, iok_reqlist.not_before),
+ * counted from the trace's earliest start (over every rank), which is
+ * this rank's first call here: the ranks enter the pass together, so a
+ * rank whose first traced operation came 0.5 s after another rank's waits
+ * 0.5 s (counting from its own first operation lost that gap). 0: none. */
+static double
 pace(struct replay_state *st, const struct iok_logop *op)
 {
     if (!st->pace || op->start < 0)
-        return;
+        return 0;
     double now = MPI_Wtime();
     if (!st->clock_set) {
-        st->t0 = now - op->start;
+        st->t0 = now - st->tmin;
         st->clock_set = 1;
     }
     double wait = st->t0 + op->start - now;
@@ -274,12 +282,8 @@ pace(struct replay_state *st, const struct iok_logop *op)
                     "is cut to %g s (--max-gap); later cuts on this rank are not told\n",
                     st->rank, wait, st->max_gap);
         st->t0 -= wait - st->max_gap; /* the later operations keep their gaps after it */
-        wait = st->max_gap;
     }
-    if (wait > 0) {
-        struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
-        nanosleep(&ts, NULL);
-    }
+    return st->t0 + op->start;
 }
 
 /* This rank's written bytes of the file, merged: what --verify reads back.
@@ -319,12 +323,12 @@ trace_step(struct replay_state *st, const struct rp_fileplan *fp, const struct r
 {
     int oi = sc->op[(size_t)k * st->rp.nprocs + me];
     const struct iok_logop *op = oi >= 0 ? &st->trace.ops[oi] : NULL;
-    if (op)
-        pace(st, op);
+    double not_before = op ? pace(st, op) : 0;
     int64_t n = op ? op->nseg : 0;
     int rc = rp_requests(fp, s, n ? st->trace.segs + op->seg0 : NULL, n, 0, out);
     out->level = sc->level[k];
     out->idle = !op;
+    out->not_before = not_before;
     return rc;
 }
 
@@ -468,7 +472,8 @@ replay_report(const void *kopts, const struct iok_run *run, const struct iok_pla
                 run->collective ? "collective" : "independent", run->backend->name);
     fprintf(out, "Pace: %s\n",
             st->pace ? "traced (before an operation a rank sleeps until its traced start, "
-                       "outside the timed I/O calls and not in the replay's time)"
+                       "outside its timed I/O calls; the pass's span holds the traced gaps, as "
+                       "the application's did)"
                      : "as fast as possible");
     if (st->verify)
         fprintf(out, "Verify: every written byte read back and checked (after the traced reads, "
