@@ -361,9 +361,16 @@ iok_mix_main(int argc, char **argv, iok_member_fn run)
         for (int half = 0; half < 2 && rc == IOK_OK; half++) {
             int together = (it % 2 == 0) == (half == 1); /* ABBA: A B, B A, A B, ... */
             for (int k = 0; k < (together ? 1 : mx.n) && rc == IOK_OK; k++)
-                /* alone, the members take turns first: the order within the
-                 * alone half rotates over the iterations */
-                rc = one_round(&mx, &mr, it, together, (k + it) % mx.n + 1);
+                /* alone, the members take turns going first (a rotation
+                 * that starts at member (it + 1) / 2): where two alone
+                 * halves meet (after an odd iteration) the next one starts
+                 * with another member than the last one, so no member runs
+                 * alone twice in a row. Mirroring the order instead (1 2 T,
+                 * T 2 1, 1 2 T, ...) put member 1 after itself every other
+                 * iteration, and a run right after the same member's run
+                 * took twice as long here (BTIO, fsync, ext4): a bimodal
+                 * "alone" for member 1 only. */
+                rc = one_round(&mx, &mr, it, together, (k + (it + 1) / 2) % mx.n + 1);
         }
     }
     if (rc == IOK_OK && wrank == 0) {

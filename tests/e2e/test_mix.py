@@ -80,6 +80,35 @@ def test_null_aggressor_is_a_tie(tmp_path):
     assert calls[-1]["call"] == "tied", calls
 
 
+@pytest.mark.parametrize("members", [2, 3])
+def test_order_is_abba_and_no_member_runs_alone_twice_in_a_row(tmp_path, members):
+    """ABBA halves (alone first in odd iterations, together first in even
+    ones), each member alone once per iteration, and where two alone
+    halves meet another member goes first: mirroring the order (1 2 T,
+    T 2 1, 1 2 T) put member 1 after itself every other iteration, and a
+    run right after the same member's run was twice as slow (BTIO with
+    --fsync on ext4), a bimodal "alone" for member 1 only."""
+    parts = [(1, "btio", ["--backend", "null", "--grid", "8,8,8", "--dumps", "1"])] * members
+    r = mix(members, parts, tmp_path, ["--iterations", "8", "--member-dirs"])
+    assert r.rc == 0, r.err
+    runs = []  # (iteration, "T" or the member alone), in the order run
+    for m, _, it, mode in sections(r.out):
+        run_ = (int(it), "T" if mode == "together" else int(m))
+        if not runs or runs[-1] != run_ or run_[1] != "T":
+            runs.append(run_)
+    assert len(runs) == 8 * (members + 1), runs
+    for it in range(1, 9):
+        mine = [w for i, w in runs if i == it]
+        assert sorted(mine, key=str) == sorted([*range(1, members + 1), "T"], key=str), mine
+        assert (mine[0] == "T") == (it % 2 == 0), (it, mine)  # ABBA
+    seq = [w for _, w in runs]
+    assert all(a != b for a, b in zip(seq, seq[1:], strict=False) if a != "T"), seq
+    # every member goes first in an alone half as often as the others
+    halves = [[w for i, w in runs if i == it and w != "T"] for it in range(1, 9)]
+    counts = {m: sum(h[0] == m for h in halves) for m in range(1, members + 1)}
+    assert max(counts.values()) - min(counts.values()) <= 1, (counts, halves)
+
+
 def test_btio_with_e3sm_g_at_8_ranks(tmp_path, built_backends):
     """#43's case: BTIO (4 ranks, MPI-IO, --fsync) with E3SM G (4 ranks,
     PnetCDF) on 8 ranks: each member's own report alone and together, a
