@@ -274,9 +274,11 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
         g.suite += iok_now() - t;
         if (rc)
             goto close;
-        t = iok_now();
-        iok_reqlist_pace(&rl); /* a paced replay's traced start: not I/O (pass.c) */
-        g.suite += iok_now() - t;
+        if (rl.not_before > 0) { /* a paced replay's traced start: not I/O (pass.c) */
+            t = iok_now();
+            iok_reqlist_pace(&rl);
+            g.suite += iok_now() - t;
+        }
         const int untimed = rl.untimed;
         double posted = untimed ? iok_now() : (g_start(&g, IOK_PH_POST), g.t0);
         int io_rc = IOK_FAULTED(IOK_PH_POST, fp->path)

@@ -392,9 +392,11 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
          * others at the agreement after them. */
         /* the suite's own step (iok_reqlist.untimed): its calls are its work */
         const int untimed = target->untimed;
-        t = suite_begin();
-        iok_reqlist_pace(target); /* a paced replay's traced start: not I/O */
-        suite_end(&ps, t);
+        if (target->not_before > 0) { /* a paced replay's traced start: not I/O */
+            t = suite_begin();
+            iok_reqlist_pace(target);
+            suite_end(&ps, t);
+        }
         double posted = untimed ? suite_begin() : (start(&ps, IOK_PH_POST), ps.t0);
         io_rc = IOK_FAULTED(IOK_PH_POST, path)
                     ? IOK_EIO
