@@ -68,17 +68,26 @@ struct iok_reqlist {
      * the others' collective calls with nothing (left out of the request
      * log, which lists the pattern's operations) */
     int idle;
-    /* > 0: the list is not posted before this time (MPI_Wtime, this rank's
-     * clock). A replay paced as traced sets it: the core sleeps after the
+    /* 1: a paced list (a replay paced as traced, on every rank and every
+     * step, idle or not). The first paced list a process posts sets its
+     * pace origin, right after that step's agreement, so the ranks' origins
+     * are one instant (the agreement's exit). pace_at >= 0: the list is not
+     * posted before origin + pace_at seconds; the core sleeps after the
      * step's agreement, just before posting, so a rank's traced gap delays
      * its own call and not, through the agreement, every rank's (the sleep
-     * is the suite's own time, outside the timed phases). */
-    double not_before;
+     * is the suite's own time, outside the timed phases). < 0: no wait. */
+    int paced;
+    double pace_at;
 };
 
 void iok_reqlist_init(struct iok_reqlist *r);
-/* Sleeps until r->not_before (nothing if it is 0 or past). */
+/* A paced list (r->paced): sets the process's pace origin if unset, then
+ * sleeps until origin + r->pace_at (nothing if pace_at < 0 or past). */
 void iok_reqlist_pace(const struct iok_reqlist *r);
+/* Seconds since the pace origin, -1 before the iteration's first paced list. */
+double iok_pace_elapsed(void);
+/* The core, at each iteration's start: the next paced list sets the origin. */
+void iok_pace_reset(void);
 /* Frees the accesses' starts/counts and buffers. */
 void iok_reqlist_free(struct iok_reqlist *r);
 

@@ -274,7 +274,7 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
         g.suite += iok_now() - t;
         if (rc)
             goto close;
-        if (rl.not_before > 0) { /* a paced replay's traced start: not I/O (pass.c) */
+        if (rl.paced) { /* a paced replay's traced start: not I/O (pass.c) */
             t = iok_now();
             iok_reqlist_pace(&rl);
             g.suite += iok_now() - t;

@@ -278,6 +278,7 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
                                                        "twice, out of range, or a file's read "
                                                        "before its write (a kernel bug)"));
     for (int it = 0; it < run->core.iterations; it++) {
+        iok_pace_reset(); /* a paced replay keeps its gaps in every iteration */
         for (int i = 0; i < n; i++) {
             int e = plan->npass_order ? plan->pass_order[i] : 2 * (i % nf) + i / nf;
             if (e >= IOK_PASS_FILEGROUP(0)) { /* files open together, interleaved */

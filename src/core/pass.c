@@ -392,7 +392,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
          * others at the agreement after them. */
         /* the suite's own step (iok_reqlist.untimed): its calls are its work */
         const int untimed = target->untimed;
-        if (target->not_before > 0) { /* a paced replay's traced start: not I/O */
+        if (target->paced) { /* a paced replay's traced start: not I/O */
             t = suite_begin();
             iok_reqlist_pace(target);
             suite_end(&ps, t);

@@ -17,10 +17,30 @@ iok_reqlist_init(struct iok_reqlist *r)
     memset(r, 0, sizeof *r);
 }
 
+/* The process's pace origin (MPI_Wtime), < 0 until the first paced list. */
+static double pace_origin = -1;
+
+double
+iok_pace_elapsed(void)
+{
+    return pace_origin < 0 ? -1 : MPI_Wtime() - pace_origin;
+}
+
+void
+iok_pace_reset(void)
+{
+    pace_origin = -1;
+}
+
 void
 iok_reqlist_pace(const struct iok_reqlist *r)
 {
-    double wait = r->not_before > 0 ? r->not_before - MPI_Wtime() : 0;
+    if (!r->paced)
+        return;
+    double now = MPI_Wtime();
+    if (pace_origin < 0)
+        pace_origin = now;
+    double wait = r->pace_at >= 0 ? pace_origin + r->pace_at - now : 0;
     if (wait <= 0)
         return;
     struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};

@@ -60,9 +60,8 @@ struct replay_state {
     double max_gap; /* --max-gap */
     int cuts;       /* traced gaps this rank cut to it */
     int rank;
-    int clock_set;
-    double t0;   /* --pace traced: this rank's time of the trace's earliest start */
-    double tmin; /* the earliest traced start over every rank's operations */
+    double tmin; /* --pace traced: the earliest traced start over every rank's operations */
+    double cut;  /* the seconds --max-gap took out of this rank's traced gaps so far */
     int file_traced[IOK_MAX_FILES];
     int have_fid;
     struct rp_fidelity fid;
@@ -258,32 +257,34 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     return rc;
 }
 
-/* --pace traced: the op's traced start on this rank's clock (the core
- * sleeps until it after the step's agreement, iok_reqlist.not_before),
- * counted from the trace's earliest start (over every rank), which is
- * this rank's first call here: the ranks enter the pass together, so a
- * rank whose first traced operation came 0.5 s after another rank's waits
- * 0.5 s (counting from its own first operation lost that gap). 0: none. */
+/* --pace traced: when the op starts, in seconds after the pace origin
+ * (iok_reqlist.pace_at): its traced start less the trace's earliest start
+ * over every rank. The origin is one instant for all ranks (the exit of the
+ * first step's agreement), so a rank whose first traced operation came
+ * 0.5 s after another rank's waits 0.5 s, and the trace's first operation
+ * is posted as soon as it can be (an origin taken earlier, while the first
+ * step's requests are built, made it late by the agreement and every later
+ * one early by as much). < 0: no wait. */
 static double
 pace(struct replay_state *st, const struct iok_logop *op)
 {
     if (!st->pace || op->start < 0)
-        return 0;
-    double now = MPI_Wtime();
-    if (!st->clock_set) {
-        st->t0 = now - st->tmin;
-        st->clock_set = 1;
-    }
-    double wait = st->t0 + op->start - now;
+        return -1;
+    double elapsed = iok_pace_elapsed();
+    if (elapsed < 0) /* the iteration's first step: no origin yet, no cut */
+        st->cut = elapsed = 0;
+    double at = op->start - st->tmin - st->cut;
+    double wait = at - elapsed;
     if (wait > st->max_gap) { /* a trace's idle hour (or a bad start) is no I/O pattern */
         if (st->cuts++ == 0)
             fprintf(stderr,
                     "iokernels: note: replay: rank %d: a traced gap of %.6g s before an operation "
                     "is cut to %g s (--max-gap); later cuts on this rank are not told\n",
                     st->rank, wait, st->max_gap);
-        st->t0 -= wait - st->max_gap; /* the later operations keep their gaps after it */
+        st->cut += wait - st->max_gap; /* the later operations keep their gaps after it */
+        at -= wait - st->max_gap;
     }
-    return st->t0 + op->start;
+    return at;
 }
 
 /* This rank's written bytes of the file, merged: what --verify reads back.
@@ -323,12 +324,13 @@ trace_step(struct replay_state *st, const struct rp_fileplan *fp, const struct r
 {
     int oi = sc->op[(size_t)k * st->rp.nprocs + me];
     const struct iok_logop *op = oi >= 0 ? &st->trace.ops[oi] : NULL;
-    double not_before = op ? pace(st, op) : 0;
+    double pace_at = op ? pace(st, op) : -1;
     int64_t n = op ? op->nseg : 0;
     int rc = rp_requests(fp, s, n ? st->trace.segs + op->seg0 : NULL, n, 0, out);
     out->level = sc->level[k];
     out->idle = !op;
-    out->not_before = not_before;
+    out->paced = st->pace; /* idle too: every rank's origin is the same step's */
+    out->pace_at = pace_at;
     return rc;
 }
 
