@@ -81,7 +81,7 @@ struct iok_reqlist {
 };
 
 void iok_reqlist_init(struct iok_reqlist *r);
-/* A paced list (r->paced): sets the process's pace origin if unset, then
+/* (pace.c) A paced list (r->paced): sets the process's pace origin if unset, then
  * sleeps until origin + r->pace_at (nothing if pace_at < 0 or past). */
 void iok_reqlist_pace(const struct iok_reqlist *r);
 /* Seconds since the pace origin, -1 before the iteration's first paced list. */

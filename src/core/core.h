@@ -73,6 +73,9 @@ void iok_clock_sync(MPI_Comm comm);
 void iok_clock_check(MPI_Comm comm);
 /* MPI_Wtime() on rank 0's clock: every timestamp compared across ranks. */
 double iok_now(void);
+/* Sleeps s seconds (nothing if s <= 0), through signals that interrupt it
+ * (pace.c). */
+void iok_sleep_seconds(double s);
 
 /* Collective, before write pass `iteration` of `file` (iteration_reset.c):
  * removes the previous iteration's file when the run created it; `state`

@@ -207,15 +207,6 @@ sleepy_barrier(MPI_Comm comm)
     }
 }
 
-static void
-sleep_seconds(double s)
-{
-    if (s <= 0)
-        return;
-    struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&t, NULL);
-}
-
 /* --member-dirs: member i works in ./memberI, made by its rank 0 (a
  * missing one; an existing folder is used as it is). */
 static int
@@ -275,7 +266,7 @@ one_round(struct iok_mix *mx, struct iok_member_run *mr, int it, int together, i
     sleepy_barrier(mx->xcomm); /* the common start */
     if (active) {
         if (together)
-            sleep_seconds(me->start);
+            iok_sleep_seconds(me->start);
         mrc = run_member(mx, me, mr, &text, &len);
     }
     sleepy_barrier(mx->xcomm); /* the others idle, asleep, until all are done */

@@ -4,48 +4,14 @@
 
 #include "iokernels/error.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 void
 iok_reqlist_init(struct iok_reqlist *r)
 {
     memset(r, 0, sizeof *r);
-}
-
-/* The process's pace origin (MPI_Wtime), < 0 until the first paced list. */
-static double pace_origin = -1;
-
-double
-iok_pace_elapsed(void)
-{
-    return pace_origin < 0 ? -1 : MPI_Wtime() - pace_origin;
-}
-
-void
-iok_pace_reset(void)
-{
-    pace_origin = -1;
-}
-
-void
-iok_reqlist_pace(const struct iok_reqlist *r)
-{
-    if (!r->paced)
-        return;
-    double now = MPI_Wtime();
-    if (pace_origin < 0)
-        pace_origin = now;
-    double wait = r->pace_at >= 0 ? pace_origin + r->pace_at - now : 0;
-    if (wait <= 0)
-        return;
-    struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
 }
 
 void
