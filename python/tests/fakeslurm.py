@@ -6,6 +6,9 @@ here).
 - lfs setstripe logs its arguments and succeeds, or fails as on a file
   system that is not Lustre when FAKE_LFS_FAIL is set; lfs getstripe -d
   prints the layout the last setstripe asked for.
+- srun (only where a test asks for it: a batch script run without a
+  cluster) logs each call's arguments, one line each as the shell would
+  quote them, runs nothing and succeeds.
 """
 
 import os
@@ -29,6 +32,11 @@ if [ -n "${FAKE_LFS_FAIL:-}" ]; then
 fi
 """
 
+SRUN = r"""#!/bin/bash
+printf '%q ' "$@" >> "$LOG/srun"
+echo >> "$LOG/srun"
+"""
+
 
 def install(tmp_path, tools=("lfs",)):
     """The fake in tmp_path/bin, its log in tmp_path/log; returns the
@@ -36,7 +44,7 @@ def install(tmp_path, tools=("lfs",)):
     d, log = tmp_path / "bin", tmp_path / "log"
     d.mkdir()
     log.mkdir()
-    texts = {"lfs": LFS}
+    texts = {"lfs": LFS, "srun": SRUN}
     for name in tools:
         f = d / name
         f.write_text(texts[name])

@@ -128,6 +128,22 @@ class MixCase:
         )
 
 
+def check_label(fail, label):
+    """A [[kernel]], [[mix]] or [[mix.member]] label: it names the block's
+    cases in progress lines, reports and the batch script's comment line
+    (`# case 1/2: LABEL ...`), where a line break would start a line of the
+    job script. So one line of printable characters, else fail(message)."""
+    if not isinstance(label, str) or not label:
+        fail(f"label must be a non-empty string, got {label!r}")
+    bad = next((c for c in label if not c.isprintable()), None)
+    if bad is not None:
+        fail(
+            f"label {label!r} holds {bad!r}: a label is one line of printable characters "
+            "(no line break, tab or other control character); remove it"
+        )
+    return label
+
+
 def _starts(fail, value, n):
     if (
         not isinstance(value, list)
@@ -184,8 +200,8 @@ def block_cases(where, block, defaults, inventory, member_cases, error):
     if "start" in sweep and not (isinstance(sweep["start"], list) and sweep["start"]):
         fail(f"sweep start must be a non-empty list of start lists, got {sweep['start']!r}")
     label = block.get("label")
-    if label is not None and (not isinstance(label, str) or not label):
-        fail(f"label must be a non-empty string, got {label!r}")
+    if label is not None:
+        check_label(fail, label)
     cases = []
     for combo in itertools.product(*per_member):
         env = {}

@@ -335,7 +335,8 @@ def script(name, session_dir, slurm, cases, max_ranks, binary="iokernels", famil
     nruns = sum(len(s) for _, _, _, its in cases for s in its)
     lines = [
         "#!/bin/bash",
-        f"# iokernels-campaign {name}: {len(cases)} cases, {nruns} runs, one srun step per run",
+        f"# iokernels-campaign {_comment(name)}: {len(cases)} cases, {nruns} runs, "
+        "one srun step per run",
         f"#SBATCH --job-name={q(('iok-' + name)[:64])}",
         f"#SBATCH --output={q(str(session_dir))}/slurm-%j.out",
     ]
@@ -368,7 +369,7 @@ def script(name, session_dir, slurm, cases, max_ranks, binary="iokernels", famil
         lines += ["", lustre.SHELL_FUNCTION]
     lines += ["", "worst=0"]
     for i, (title, casedir, settings, iterations) in enumerate(cases, 1):
-        lines += ["", f"# case {i}/{len(cases)}: {title}"]
+        lines += ["", f"# case {i}/{len(cases)}: {_comment(title)}"]
         indent = ""
         if settings:
             lines.append(f"if {_sh(lustre.shell_call(casedir, settings), session_dir)}; then")
@@ -390,6 +391,13 @@ def script(name, session_dir, slurm, cases, max_ranks, binary="iokernels", famil
         "",
     ]
     return "\n".join(lines)
+
+
+def _comment(text):
+    """Text for a comment line of the script: its characters that are not
+    printable escaped (a line break would end the comment and start a line
+    of shell). The campaign file's checks refuse such labels already."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 def _sh(argv, session_dir):

@@ -320,9 +320,7 @@ def _block_cases(where, block, defaults, inventory, asked):
         }
 
     cases = []
-    label = block.get("label", kernel)
-    if not isinstance(label, str) or not label:
-        _fail(where, f"label must be a non-empty string, got {label!r}")
+    label = mixcase.check_label(lambda msg: _fail(where, msg), block.get("label", kernel))
     for backend in backends:
         for combo in itertools.product(*sweep.values()):
             swept = dict(zip(sweep, combo, strict=True))
