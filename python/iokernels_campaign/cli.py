@@ -551,15 +551,7 @@ def main(argv=None):
         _say(e)
         return 1
     except KeyboardInterrupt as e:  # SIGINT, and SIGTERM / SIGHUP (interrupt.py)
-        detail = getattr(e, "detail", "")
-        try:
-            print(
-                f"iokernels-campaign: interrupted by {interrupt.name(e)}"
-                + (f": {detail}" if detail else ""),
-                file=sys.stderr,
-            )
-        except OSError:  # SIGHUP: the terminal may be gone
-            pass
+        interrupt.say(e)
         return interrupt.exit_code(e)
     except OSError as e:  # after the checks: a disk filling up, a folder removed
         if os.environ.get("IOK_CAMPAIGN_DEBUG"):

@@ -10,10 +10,16 @@ it is held as they are). Inside
 `deferred()` (a store transaction, starting a launcher, moving a finished
 report into place) the signal is held
 and raised when the block ends, so a finished run is never half-stored and
-a launcher is never started without the code that ends it knowing it."""
+a launcher is never started without the code that ends it knowing it.
+
+The command's entry point (__main__.py) installs the handlers before it
+imports anything else, so a signal during the seconds of start-up (numpy,
+matplotlib) is one line too, and holds them while the output is flushed at
+the end."""
 
 import contextlib
 import signal
+import sys
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -59,15 +65,40 @@ def name(exc):
     return signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
 
 
+def say(exc):
+    """The command's one line for exc: interrupted by SIGNAL, and what is
+    kept (exc.detail, set where the interrupted work knows it)."""
+    detail = getattr(exc, "detail", "")
+    try:
+        print(
+            f"iokernels-campaign: interrupted by {name(exc)}" + (f": {detail}" if detail else ""),
+            file=sys.stderr,
+            flush=True,
+        )
+    except (OSError, ValueError):  # SIGHUP: the terminal may be gone
+        pass
+
+
+def hold():
+    """Holds SIGINT, SIGTERM and SIGHUP until release() (nestable): the
+    handler keeps the first one pending."""
+    _state["depth"] += 1
+
+
+def release():
+    """Ends a hold(); the last one raises Terminated for a pending signal."""
+    _state["depth"] -= 1
+    if not _state["depth"] and _state["pending"] and not _state["raised"]:
+        signum, _state["pending"] = _state["pending"], None
+        _state["raised"] = True
+        raise Terminated(signum)
+
+
 @contextlib.contextmanager
 def deferred():
     """Holds SIGINT, SIGTERM and SIGHUP until the block ends (nestable)."""
-    _state["depth"] += 1
+    hold()
     try:
         yield
     finally:
-        _state["depth"] -= 1
-        if not _state["depth"] and _state["pending"] and not _state["raised"]:
-            signum, _state["pending"] = _state["pending"], None
-            _state["raised"] = True
-            raise Terminated(signum)
+        release()
