@@ -5,7 +5,8 @@ iokernels_campaign.
 It handles SIGINT, SIGTERM and SIGHUP (base/interrupt.py) before it imports
 the command line, whose imports (numpy, pandas, matplotlib) take seconds:
 a signal at any moment, start-up included, ends the command with one line
-and exit 128 + N. At the end the
+and exit 128 + N. It checks the address-space limit before those imports
+and loads numpy with one OpenBLAS thread (base/limits.py). At the end the
 output is flushed with the signals held and the process exits at once
 (os._exit): a signal during Python's own shutdown would otherwise be a
 traceback, or an exit by the signal without a line. For main(argv) in a
@@ -20,12 +21,26 @@ from .base import interrupt
 interrupt.install()
 interrupt.hold()
 
+from .base import limits  # noqa: E402
+
 
 def _command():
     """Runs the command; its exit code."""
     try:
-        from .cli import main as command
+        why = limits.too_little()
+        if why:
+            print(f"iokernels-campaign: error: {why}", file=sys.stderr)
+            return 1
+        try:
+            with limits.one_blas_thread():
+                from .cli import main as command
 
+                limits.warm_blas()
+        except (MemoryError, ImportError) as e:
+            if not limits.exhausted(e):
+                raise
+            print(f"iokernels-campaign: error: {limits.out_of_memory(e)}", file=sys.stderr)
+            return 1
         return command()
     except SystemExit as e:  # argparse: --help, a usage error (its lines printed)
         if e.code is None or isinstance(e.code, int):

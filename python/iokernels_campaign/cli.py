@@ -18,6 +18,7 @@ Every error is one line; IOK_CAMPAIGN_DEBUG=1 prints the traceback of an
 unexpected one."""
 
 import argparse
+import errno
 import json
 import os
 import shlex
@@ -26,7 +27,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from .base import extras, interrupt, paths
+from .base import extras, interrupt, limits, paths
 from .report import html_report, staged, tables
 from .report.aggregate import summarize
 from .run import inventory, launch, resumed, runner
@@ -553,11 +554,16 @@ def main(argv=None):
     except KeyboardInterrupt as e:  # SIGINT, and SIGTERM / SIGHUP (interrupt.py)
         interrupt.say(e)
         return interrupt.exit_code(e)
-    except OSError as e:  # after the checks: a disk filling up, a folder removed
+    except (MemoryError, OSError) as e:  # after the checks: a disk filling up, a folder removed
         if os.environ.get("IOK_CAMPAIGN_DEBUG"):
             traceback.print_exc()
-        where = f"{paths.show(e.filename)}: " if e.filename else ""
-        _say(f"{where}{e.strerror or e}")
+        shown = paths.show(e.filename) if getattr(e, "filename", None) else None
+        if limits.exhausted(e):
+            _say(limits.out_of_memory(e))
+        elif getattr(e, "errno", None) == errno.EFBIG:  # Python ignores SIGXFSZ: ulimit -f
+            _say(limits.too_large(shown))
+        else:
+            _say(f"{shown + ': ' if shown else ''}{e.strerror or e}{limits.suspect(e)}")
         return 1
     except Exception as e:  # a backstop: every known failure has its own line
         if os.environ.get("IOK_CAMPAIGN_DEBUG"):
@@ -575,7 +581,8 @@ def main(argv=None):
             )
             return 2
         _say(
-            f"unexpected {type(e).__name__}: {e} (a bug: IOK_CAMPAIGN_DEBUG=1 prints the traceback)"
+            f"unexpected {type(e).__name__}: {e}{limits.suspect(e)} "
+            "(a bug: IOK_CAMPAIGN_DEBUG=1 prints the traceback)"
         )
         return 1
     finally:

@@ -38,6 +38,12 @@ class Staged:
                 self._commit()
         finally:
             shutil.rmtree(self.work, ignore_errors=True)
+        if isinstance(exc, OSError):  # named as the file it was to become
+            inside = exc.filename and Path(exc.filename).parent == self.work
+            if exc.filename is None or (inside and Path(exc.filename).name == PAGE):
+                exc.filename = str(self.final_page)
+            elif inside:
+                exc.filename = str(self.final(exc.filename))
         return False
 
     def final(self, path):
@@ -64,8 +70,10 @@ def write_with(path, write):
         write(tmp)
         os.chmod(tmp, 0o666 & ~_UMASK)  # as a file made by open(), not mkstemp's 0600
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError) and e.filename in (None, tmp):  # write() names no file
+            e.filename = str(path)
         raise
 
 

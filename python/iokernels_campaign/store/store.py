@@ -23,7 +23,7 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from ..base import interrupt
+from ..base import interrupt, limits
 from ..base.paths import show
 from .record import (
     PASS_COLUMNS,
@@ -142,6 +142,15 @@ def sqlite_message(path, e):
         return f"{p} is locked by another process (sqlite: {text})"
     if "unable to open" in low:
         return f"cannot open {p} (sqlite: {text})"
+    if "disk i/o error" in low and limits.file_size() is not None:  # EFBIG, SIGXFSZ ignored
+        if getattr(e, "sqlite_errorname", "") == "SQLITE_IOERR_SHMSIZE":
+            written = f"{p}-shm (32 KiB), which it writes beside a store even to read it"
+        else:
+            written = f"{p} or {p}-wal"
+        return (
+            f"SQLite could not write {written} (sqlite: {text}): the file size limit of "
+            f"{limits.file_size() // 1024} KiB (ulimit -f) stops it; raise it (ulimit -f unlimited)"
+        )
     return f"{p}: sqlite: {text}"
 
 
