@@ -200,7 +200,23 @@ def _is_jsonl(path):
     return Path(path).is_file() and os.access(path, os.R_OK) and record.is_jsonl(path)
 
 
-def _runs_of(label, path, campaign=None):
+def _known_campaign(store, flag, campaign):
+    """A --campaign the store has (an id or a name), else one line naming
+    it and the campaigns the store has."""
+    if not campaign:
+        return
+    held = store.campaigns()
+    if any(campaign in (c["id"], c["name"]) for c in held):
+        return
+    names = list(dict.fromkeys(c["name"] for c in held))
+    have = ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
+    raise UsageError(
+        f"{flag} {campaign}: {paths.show(store.path)} has no campaign of that id or name; "
+        + (f"it has {have}" if held else "it has none")
+    )
+
+
+def _runs_of(label, path, campaign=None, flag="--campaign"):
     """The runs of a store, or of a JSON Lines file of --json records."""
     if _is_jsonl(path):
         if campaign:
@@ -209,7 +225,9 @@ def _runs_of(label, path, campaign=None):
             return record.runs_from_jsonl(path)
         except record.RecordError as e:
             raise UsageError(str(e)) from None
-    return _open(label, path).runs(campaign=campaign)
+    store = _open(label, path)
+    _known_campaign(store, flag, campaign)
+    return store.runs(campaign=campaign)
 
 
 def _launcher_on_path(launcher):
@@ -305,6 +323,7 @@ def cmd_run(a):
 
 def cmd_list(a):
     store = _open("DB", a.db)
+    _known_campaign(store, "--campaign", a.campaign)
     runs = store.runs(
         campaign=a.campaign,
         kernel=a.kernel,
@@ -317,6 +336,7 @@ def cmd_list(a):
 
 def cmd_report(a):
     store = _open("DB", a.db)
+    _known_campaign(store, "--campaign", a.campaign)
     paths.output_file("-o", a.output)
     paths.not_an_input("-o", a.output, [a.db])
     page = Path(a.output)
@@ -336,7 +356,8 @@ def cmd_compare(a):
     if a.html:
         paths.output_file("--html", a.html)
         paths.not_an_input("--html", a.html, [a.a, a.b])
-    ra, rb = _runs_of("A", a.a, a.campaign_a), _runs_of("B", a.b, a.campaign_b)
+    ra = _runs_of("A", a.a, a.campaign_a, "--campaign-a")
+    rb = _runs_of("B", a.b, a.campaign_b, "--campaign-b")
     name_a = a.a + (f" (campaign {a.campaign_a})" if a.campaign_a else "")
     name_b = a.b + (f" (campaign {a.campaign_b})" if a.campaign_b else "")
     text, common = tables.compare_table(ra, rb, "A", "B")
@@ -377,6 +398,7 @@ def cmd_export(a):
     if a.parquet:
         extras.need("pyarrow")
     store = _open("DB", a.db)
+    _known_campaign(store, "--campaign", a.campaign)
     for flag, path in (("--csv", a.csv), ("--parquet", a.parquet)):
         if path:
             paths.output_file(flag, path)

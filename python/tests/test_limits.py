@@ -7,7 +7,8 @@ naming it too. Under `ulimit -f` (Python ignores SIGXFSZ: a write fails
 with EFBIG) the line names the file being written and the limit, whether it
 is an export's CSV or Parquet file, a report's page or the -shm file SQLite
 writes beside a store it reads; the store is never blamed nor changed, and
-no part of the output is left."""
+no part of the output is left. And a --campaign the store does not have is
+named, with the campaigns it has."""
 
 import os
 import shlex
@@ -148,3 +149,26 @@ def test_an_output_past_the_file_size_limit_names_the_file(here, args, name):
         "(ulimit -f): raise it (ulimit -f unlimited)"
     )
     assert (here / "plain.sqlite").read_bytes() == before and outputs(here) == []
+
+
+@pytest.mark.parametrize(
+    "args, flag",
+    [
+        (["compare", "wal.sqlite", "plain.sqlite", "--campaign-a", "nosuch"], "--campaign-a"),
+        (["compare", "wal.sqlite", "plain.sqlite", "--campaign-b", "nosuch"], "--campaign-b"),
+        (["list", "wal.sqlite", "--campaign", "nosuch"], "--campaign"),
+        (["report", "wal.sqlite", "-o", "r.html", "--campaign", "nosuch"], "--campaign"),
+        (["export", "wal.sqlite", "--csv", "x.csv", "--campaign", "nosuch"], "--campaign"),
+    ],
+    ids=["compare-a", "compare-b", "list", "report", "export"],
+)
+def test_an_unknown_campaign_is_named_with_those_the_store_has(here, args, flag):
+    p = cli(*args, cwd=here)
+    line = one_line(p)
+    assert p.returncode == 2 and p.stdout == "", (p.stdout, p.stderr)
+    store = "plain.sqlite" if flag == "--campaign-b" else "wal.sqlite"
+    assert line == (
+        f"iokernels-campaign: error: {flag} nosuch: {store} has no campaign of that id or "
+        "name; it has tiny"
+    )
+    assert outputs(here) == []
