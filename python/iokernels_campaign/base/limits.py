@@ -25,7 +25,7 @@ import os
 import resource
 
 # The address space the tool needs to start and write a report, measured
-# (one OpenBLAS thread; numpy 2.4, pandas 2.3, matplotlib 3.10): the
+# (one OpenBLAS thread; numpy 2.4, pandas 3.1, matplotlib 3.11): the
 # imports map about 370 MiB, the report of a small campaign fails below
 # 530 MiB and passes from 550 MiB. Room for other versions and larger
 # stores on top.
