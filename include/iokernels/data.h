@@ -39,4 +39,8 @@ int64_t iok_data_check(const struct iok_schema *s, const struct iok_reqlist *r, 
 /* One value of type t as text (for messages). */
 void iok_data_format(enum iok_type t, const void *p, char *out, size_t len);
 
+/* The next value of a seeded stream (splitmix64; the state advances): for
+ * placing samples and shuffling, never for the data themselves. */
+uint64_t iok_rand_next(uint64_t *state);
+
 #endif

@@ -56,6 +56,9 @@ int iok_agree(MPI_Comm comm, int status);
  * the same call (v, n: in this rank's, out the maximum over ranks). */
 #define IOK_AGREE_MAX_VALUES 30
 int iok_agree_max(MPI_Comm comm, int status, int *v, int n);
+/* A barrier of the suite's own, which never meets a library's collective
+ * (the agreements' communicator); bounded once the job has failed. */
+void iok_barrier(MPI_Comm comm);
 
 #define IOK_TRY(call)                                                                              \
     do {                                                                                           \

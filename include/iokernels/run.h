@@ -24,7 +24,7 @@ struct iok_core_opts {
     char export_replay[IOK_OPT_STRLEN]; /* --export-replay: replay file to write; "" = none */
     int verify;
     int overwrite;
-    int keep_partial; /* a signal leaves the partial output of the pass under way */
+    int keep_partial; /* a failed or interrupted write leaves its partial output */
     int fsync;
     int64_t seed;
     char values[IOK_OPT_STRLEN]; /* fresh | once (iok_values_named) */
@@ -168,6 +168,8 @@ struct iok_pass_result {
     int created;                   /* write passes: the run created the file (it did not exist) */
     char start_state[96];          /* write passes: the file's state before the pass */
     int synced_before;             /* the node's file system flushed before the pass, untimed */
+    double write_check_seconds;    /* write passes: the check of what the file holds, untimed
+                                    * (slowest rank); -1 when none ran */
     int agree_every;               /* the ranks met every this many steps (--agree-every) */
     int cache_suspect;             /* read faster than the device ceiling */
     /* Rank 0 only (NULL elsewhere): each rank's own total per phase, in

@@ -167,16 +167,20 @@ void iok_read_nodes(MPI_Comm comm, const char *path, int64_t bytes, int64_t read
 /* Full disks (write_check.c): a failed write names a full file system in
  * its message; after a write pass, the rank(s) that hold `path` (`mine`)
  * check that the file system is not full and that it holds `bytes`. */
-void iok_note_full(const char *path);
+/* A write's failure named: a file system that is full now, else `err` (the
+ * errno right after the failed call, 0 if none) where it is a system error
+ * a write ends with (ENOSPC, EDQUOT, EIO, EFBIG, EROFS). */
+void iok_note_full(const char *path, int err);
 int iok_check_written(MPI_Comm comm, const char *path, int mine, const struct iok_schema *s,
                       int64_t bytes);
 
 /* What a write pass wrote (write_sample.c): per variable, the first and last
- * element of each rank's last access, taken from the lists the backend was
+ * element of each rank's last access, and a seeded uniform sample of 256
+ * elements over all the rank wrote, taken from the lists the backend was
  * handed; after the pass, read back through the backend (collective,
  * untimed) and compared byte for byte: exit 1 naming the first difference. */
 struct iok_wsample;
-struct iok_wsample *iok_wsample_new(const struct iok_schema *s);
+struct iok_wsample *iok_wsample_new(const struct iok_schema *s, uint64_t seed, int rank);
 void iok_wsample_free(struct iok_wsample *w);
 void iok_wsample_take(struct iok_wsample *w, const struct iok_schema *s,
                       const struct iok_reqlist *r);

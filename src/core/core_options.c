@@ -38,7 +38,8 @@ const struct iok_option iok_core_options[] = {
     {"overwrite", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.overwrite), NULL,
      "replace output files that already exist"},
     {"keep-partial", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.keep_partial), NULL,
-     "on SIGTERM, SIGINT or SIGHUP keep the partial output of the write under way"},
+     "keep the partial output of a write that failed, or that SIGTERM, SIGINT or SIGHUP "
+     "ended (removed otherwise)"},
     {"fsync", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.fsync), NULL,
      "flush written data to storage inside the timed write"},
     {"quiet", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.quiet), NULL,

@@ -14,6 +14,14 @@ splitmix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+uint64_t
+iok_rand_next(uint64_t *state)
+{
+    uint64_t r = splitmix64(*state);
+    *state += 0x9e3779b97f4a7c15ull;
+    return r;
+}
+
 /* The part of the key that is fixed for one record of one variable. */
 static inline uint64_t
 record_key(uint64_t seed, uint64_t var_hash, int64_t record)

@@ -197,6 +197,20 @@ agree_comm(MPI_Comm comm)
     return comm == MPI_COMM_WORLD && agree_world != MPI_COMM_NULL ? agree_world : comm;
 }
 
+/* A barrier of the suite's own (--barriers, a pass's start): on the
+ * agreements' communicator, so that it never meets a library's collective
+ * on the run's; once the job has failed, bounded as an agreement is. */
+void
+iok_barrier(MPI_Comm comm)
+{
+    MPI_Request req;
+    MPI_Ibarrier(agree_comm(comm), &req);
+    if (!failed)
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    else if (!agree_in_time(&req))
+        abort_job(failed);
+}
+
 int
 iok_agree(MPI_Comm comm, int status)
 {

@@ -32,11 +32,12 @@ struct gstate {
     double t0, suite;
 };
 
+/* pending: this rank's failed call, not yet agreed on: no barrier (pass.c) */
 static void
-g_start(struct gstate *g, enum iok_phase p)
+g_start(struct gstate *g, enum iok_phase p, int pending)
 {
-    if (g->phase_barriers && iok_phase_is_io(p))
-        MPI_Barrier(g->run->comm);
+    if (g->phase_barriers && iok_phase_is_io(p) && pending == IOK_OK)
+        iok_barrier(g->run->comm);
     g->t0 = iok_now();
 }
 
@@ -173,6 +174,7 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
     int rc = IOK_OK, opened = 0;
 
     memset(out, 0, sizeof *out);
+    out->write_check_seconds = -1; /* its files' sizes are checked, untimed: not measured */
     iok_reqlist_init(&rl);
     iok_timeline_init(&g.tl);
     if (!mode || !h || !claimed || !wbytes)
@@ -220,7 +222,7 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
     MPI_Allreduce(&reset, &all_reset, 1, MPI_INT, MPI_MIN, run->comm);
     out->peak_rss_process = !all_reset;
     if (strcmp(run->core.barriers, "none") != 0)
-        MPI_Barrier(run->comm);
+        iok_barrier(run->comm);
     struct iok_osbytes os0, os1;
     iok_osbytes_now(&os0);
 
@@ -233,7 +235,7 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
                                             run->api,   run->backend_opts,
                                             run->hints, mode[f] == (G_W | G_R)};
         const struct iok_file_plan *fp = &plan->files[f];
-        g_start(&g, IOK_PH_OPEN);
+        g_start(&g, IOK_PH_OPEN, IOK_OK);
         rc = IOK_FAULTED(IOK_PH_OPEN, fp->path) ? IOK_EIO
              : mode[f] & G_W                    ? be->create(&h[f], fp->path, &fp->schema, &params)
                                                 : be->open(&h[f], fp->path, &fp->schema, &params);
@@ -242,7 +244,7 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
             goto close;
         opened++;
         if (mode[f] & G_W) {
-            g_start(&g, IOK_PH_DEFINE);
+            g_start(&g, IOK_PH_DEFINE, IOK_OK);
             rc = IOK_FAULTED(IOK_PH_DEFINE, fp->path) ? IOK_EIO : be->define(h[f]);
             g_stop(&g, IOK_PH_DEFINE);
             if ((rc = g_agree(&g, rc)))
@@ -258,13 +260,13 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
         const struct iok_file_plan *fp = &plan->files[st->file];
         const struct iok_schema *s = &fp->schema;
         const int writing = st->op == IOK_OP_WRITE;
-        g_start(&g, IOK_PH_REQUESTS);
+        g_start(&g, IOK_PH_REQUESTS, IOK_OK);
         rc = k->requests(kopts, run, plan, st->file, st->step, st->op, &rl);
         if (rc == IOK_OK)
             rc = iok_reqlist_check(&rl, s, fp->path);
         g_stop(&g, IOK_PH_REQUESTS);
         if (writing && rc == IOK_OK) {
-            g_start(&g, IOK_PH_DATAGEN);
+            g_start(&g, IOK_PH_DATAGEN, IOK_OK);
             iok_data_fill(s, &rl, seed, how);
             g_stop(&g, IOK_PH_DATAGEN);
         }
@@ -280,13 +282,13 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
             g.suite += iok_now() - t;
         }
         const int untimed = rl.untimed;
-        double posted = untimed ? iok_now() : (g_start(&g, IOK_PH_POST), g.t0);
+        double posted = untimed ? iok_now() : (g_start(&g, IOK_PH_POST, IOK_OK), g.t0);
         int io_rc = IOK_FAULTED(IOK_PH_POST, fp->path)
                         ? IOK_EIO
                         : be->xfer(h[st->file], writing ? IOK_DIR_WRITE : IOK_DIR_READ, &rl);
         if (!untimed) {
             g_stop(&g, IOK_PH_POST);
-            g_start(&g, IOK_PH_WAIT);
+            g_start(&g, IOK_PH_WAIT, io_rc);
         }
         int wrc = IOK_FAULTED(IOK_PH_WAIT, fp->path) ? IOK_EIO : iok_backend_wait(be, h[st->file]);
         double waited = iok_now();
@@ -309,7 +311,7 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
         if ((rc = g_agree(&g, io_rc)))
             goto close;
         if (!writing && run->core.verify && !noio) {
-            g_start(&g, IOK_PH_CHECK);
+            g_start(&g, IOK_PH_CHECK, IOK_OK);
             bad += iok_data_check(s, &rl, seed, how, &checked, first_bad, sizeof first_bad);
             g_stop(&g, IOK_PH_CHECK);
         }
@@ -326,7 +328,7 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
         int frc = IOK_OK;
         for (int f = 0; f < nf; f++)
             if (mode[f] & G_W) {
-                g_start(&g, IOK_PH_FLUSH);
+                g_start(&g, IOK_PH_FLUSH, IOK_OK);
                 int r = be->flush(h[f]);
                 g_stop(&g, IOK_PH_FLUSH);
                 frc = frc ? frc : r;
@@ -342,7 +344,7 @@ close:
     for (int f = 0; f < nf && opened; f++) {
         if (!h[f])
             continue;
-        g_start(&g, IOK_PH_CLOSE);
+        g_start(&g, IOK_PH_CLOSE, IOK_OK);
         int crc = IOK_FAULTED(IOK_PH_CLOSE, plan->files[f].path) ? IOK_EIO : be->close(h[f]);
         g_stop(&g, IOK_PH_CLOSE);
         close_end = iok_now();

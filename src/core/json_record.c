@@ -124,6 +124,8 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
     if (p->cache[0])
         json_object_set_new(j, "cache_drop_method", iok_json_text(p->cache));
     json_object_set_new(j, "synced_before", json_boolean(p->synced_before));
+    if (p->op == IOK_OP_WRITE && p->write_check_seconds >= 0)
+        json_object_set_new(j, "write_check_seconds", json_real(p->write_check_seconds));
     json_object_set_new(j, "agree_every_steps", json_integer(p->agree_every));
     if (p->start_state[0])
         json_object_set_new(j, "start_state", iok_json_text(p->start_state));

@@ -94,7 +94,19 @@ struct pass_state {
     double *seg;        /* per segment: work + agreements */
     int nseg, cur;
     const char *wpath; /* a write pass's file: a failure there names a full disk */
+    int io_rc;         /* this rank's last post/wait outcome, not yet agreed on */
+    int err;           /* errno right after the call that failed (0: none) */
 };
+
+/* The outcome of a backend call, with the system error it left (read at
+ * once: MPI's progress engine and later calls overwrite errno). */
+static int
+called(struct pass_state *ps, int rc)
+{
+    if (rc != IOK_OK && !ps->err)
+        ps->err = errno;
+    return rc;
+}
 
 static void
 suite_add(struct pass_state *ps, double d, int is_agreement)
@@ -113,8 +125,13 @@ suite_add(struct pass_state *ps, double d, int is_agreement)
 static void
 start(struct pass_state *ps, enum iok_phase p)
 {
-    if (ps->phase_barriers && iok_phase_is_io(p))
-        MPI_Barrier(ps->run->comm);
+    /* A rank whose call failed goes on to its agreement, which is bounded:
+     * its peers may be inside the library's own collective that the failed
+     * call never entered (HDF5's H5Dwrite), where a barrier would wait with
+     * them for ever. */
+    if (ps->phase_barriers && iok_phase_is_io(p) && ps->io_rc == IOK_OK)
+        iok_barrier(ps->run->comm);
+    errno = 0; /* what the phase's call leaves is its own (called()) */
     ps->t0 = iok_now();
 }
 
@@ -148,7 +165,7 @@ agree(struct pass_state *ps, int rc)
 {
     double t = suite_begin();
     if (rc && ps->wpath)
-        iok_note_full(ps->wpath);
+        iok_note_full(ps->wpath, ps->err);
     rc = iok_agree(ps->run->comm, rc);
     suite_add(ps, iok_now() - t, 1);
     return rc;
@@ -196,7 +213,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     int rc = IOK_OK;
     /* what this rank wrote, read back after the pass (write_sample.c) */
     int readback = writing && !(be->caps & IOK_CAP_NOIO) && !(k->flags & IOK_KERNEL_NO_READBACK);
-    struct iok_wsample *sample = readback ? iok_wsample_new(s) : NULL;
+    struct iok_wsample *sample = readback ? iok_wsample_new(s, seed, run->rank) : NULL;
 
     memset(out, 0, sizeof *out);
     out->op = op;
@@ -277,7 +294,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     out->peak_rss_process = !all_reset;
     /* all ranks start the pass together, unless --barriers none */
     if (strcmp(run->core.barriers, "none") != 0)
-        MPI_Barrier(run->comm);
+        iok_barrier(run->comm);
     iok_osbytes_now(&os0);
     out->steps_planned = planned;
 
@@ -311,7 +328,6 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     iok_pass_take_hints(run, h, out); /* what the library made of the hints: not I/O */
     suite_end(&ps, th);
 
-    int io_rc = IOK_OK; /* this rank's last post/wait outcome, not yet agreed on */
     /* --agree-every K: the ranks meet every K steps, unless every rank must
      * enter the same library calls each step (collective transfers on a
      * shared file): there a failure must be known before the next step */
@@ -330,8 +346,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
         if (rc == IOK_OK)
             rc = iok_reqlist_check(&rl, s, fp->path);
         stop(&ps, IOK_PH_REQUESTS);
-        if (io_rc) /* the previous step failed here: say so at the agreement */
-            rc = io_rc;
+        if (ps.io_rc) /* the previous step failed here: say so at the agreement */
+            rc = ps.io_rc;
         if (writing && rc == IOK_OK) {
             start(&ps, IOK_PH_DATAGEN);
             if (how == IOK_VALUES_ONCE && iok_reqlist_same_elements(&kept, &rl, s))
@@ -367,14 +383,14 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
                        iok_now() - open_start >= run->core.deadline;
         double t = suite_begin();
         if (rc && writing)
-            iok_note_full(path);
+            iok_note_full(path, ps.err);
         rc = iok_step_agree(run, run->comm, h, !fp->per_rank, rc, target, &stop_now, meet);
         suite_add(&ps, iok_now() - t, 1);
         if (rc && !meet) { /* said at the next meeting; this rank posts nothing till then */
-            io_rc = rc;
+            ps.io_rc = rc;
             iok_reqlist_free(&rl);
             iok_reqlist_free(&io);
-            if (meet_io && (rc = agree(&ps, io_rc))) /* the others meet there */
+            if (meet_io && (rc = agree(&ps, ps.io_rc))) /* the others meet there */
                 goto close;
             rc = IOK_OK;
             continue;
@@ -398,20 +414,20 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
             suite_end(&ps, t);
         }
         double posted = untimed ? suite_begin() : (start(&ps, IOK_PH_POST), ps.t0);
-        io_rc = IOK_FAULTED(IOK_PH_POST, path)
-                    ? IOK_EIO
-                    : be->xfer(h, writing ? IOK_DIR_WRITE : IOK_DIR_READ, target);
+        ps.io_rc = IOK_FAULTED(IOK_PH_POST, path)
+                       ? IOK_EIO
+                       : called(&ps, be->xfer(h, writing ? IOK_DIR_WRITE : IOK_DIR_READ, target));
         if (!untimed) {
             stop(&ps, IOK_PH_POST);
             start(&ps, IOK_PH_WAIT);
         }
-        int wrc = IOK_FAULTED(IOK_PH_WAIT, path) ? IOK_EIO : iok_backend_wait(be, h);
+        int wrc = IOK_FAULTED(IOK_PH_WAIT, path) ? IOK_EIO : called(&ps, iok_backend_wait(be, h));
         double waited = iok_now();
         if (untimed)
             suite_end(&ps, posted);
         else
             stop(&ps, IOK_PH_WAIT);
-        io_rc = io_rc ? io_rc : wrc;
+        ps.io_rc = ps.io_rc ? ps.io_rc : wrc;
         if (sample) { /* what the backend was handed, for the check after the pass */
             double t = suite_begin();
             iok_wsample_take(sample, s, target);
@@ -424,10 +440,10 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
          * logged (the replay's score sees it). An independent call with
          * nothing to move is not made (mpiio) and not logged. */
         int made = level == IOK_LEVEL_COLL || iok_reqlist_bytes(target, s) > 0;
-        if (iok_log && io_rc == IOK_OK && !untimed && made && op != IOK_OP_VERIFY &&
+        if (iok_log && ps.io_rc == IOK_OK && !untimed && made && op != IOK_OP_VERIFY &&
             iteration == 0) {
             double t = suite_begin();
-            io_rc =
+            ps.io_rc =
                 iok_reqlog_add(iok_log, run->rank, s, file, writing, level, posted, waited, target);
             suite_end(&ps, t);
         }
@@ -441,7 +457,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
                 wrc = k->exchange(kopts, run, plan, file, step, IOK_X_RETURN, &rl, &io);
                 stop(&ps, IOK_PH_EXCHANGE);
             }
-            io_rc = io_rc ? io_rc : wrc;
+            ps.io_rc = ps.io_rc ? ps.io_rc : wrc;
         }
         /* Every rank ends the step's I/O here before any rank starts the
          * suite's CPU work that follows (checking these values, generating
@@ -449,9 +465,9 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
          * run beside a slower rank's I/O (an aggregator still writing) and
          * slow it down, a cost no original has. The suite's time; it also
          * ends a failed step at once. */
-        if (meet_io && (rc = agree(&ps, io_rc)))
+        if (meet_io && (rc = agree(&ps, ps.io_rc)))
             goto close;
-        if (checking && io_rc == IOK_OK) {
+        if (checking && ps.io_rc == IOK_OK) {
             start(&ps, IOK_PH_CHECK);
             bad += iok_data_check(s, &rl, seed, how, &checked, first_bad, sizeof first_bad);
             stop(&ps, IOK_PH_CHECK);
@@ -476,11 +492,11 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     /* the last step's outcome, with --fsync's (every rank enters the flush) */
     if (writing && run->core.fsync) {
         start(&ps, IOK_PH_FLUSH);
-        int frc = be->flush(h);
+        int frc = called(&ps, be->flush(h));
         stop(&ps, IOK_PH_FLUSH);
-        io_rc = io_rc ? io_rc : frc;
+        ps.io_rc = ps.io_rc ? ps.io_rc : frc;
     }
-    if ((rc = agree(&ps, io_rc)))
+    if ((rc = agree(&ps, ps.io_rc)))
         goto close;
 
 close:
@@ -497,11 +513,11 @@ close:
         int crc;
         start(&ps, IOK_PH_CLOSE);
         close_start = ps.t0;
-        crc = IOK_FAULTED(IOK_PH_CLOSE, path) ? IOK_EIO : be->close(h);
+        crc = IOK_FAULTED(IOK_PH_CLOSE, path) ? IOK_EIO : called(&ps, be->close(h));
         stop(&ps, IOK_PH_CLOSE);
         close_end = iok_now();
         if (crc && writing)
-            iok_note_full(path);
+            iok_note_full(path, ps.err);
         crc = iok_agree(run->comm, crc);
         done = iok_now(); /* each rank's exit of the agreement after close */
         if (rc == IOK_OK)
@@ -567,7 +583,9 @@ close:
     out->bandwidth = out->io_time > 0 ? (double)out->bytes / out->io_time : 0;
     /* a write the file does not hold is no result, whatever the library
      * said (write_check.c, write_sample.c); untimed, after the span */
+    out->write_check_seconds = -1;
     if (writing && !(be->caps & IOK_CAP_NOIO)) {
+        double tc = iok_now();
         int mine = fp->per_rank || run->rank == 0;
         rc = mine ? iok_check_written_kind(path, be->name, s) : IOK_OK;
         if (rc == IOK_OK)
@@ -579,6 +597,8 @@ close:
         if (sample && !out->stonewalled &&
             (rc = iok_wsample_check(run, &params, path, s, !fp->per_rank, sample)))
             goto done;
+        tc = iok_now() - tc;
+        MPI_Allreduce(&tc, &out->write_check_seconds, 1, MPI_DOUBLE, MPI_MAX, run->comm);
     }
     out->peak_rss = iok_stat_reduce((double)iok_mem_peak_bytes(), run->comm);
     out->peak_rss_proc = iok_stat_reduce((double)iok_mem_process_peak_bytes(), run->comm);
@@ -628,6 +648,13 @@ close:
         rc = iok_agree(run->comm, vrc);
     }
 done:
+    /* A failed write leaves no partial file of the run's behind (a file
+     * short of its data, or holding zeros where a write was lost), unless
+     * --keep-partial asks for it; out->created: the ranks agreed that the
+     * file is the run's own (new, or a later iteration's). Its line is
+     * printed already. */
+    if (rc != IOK_OK && out->created && !run->core.keep_partial && (run->rank == 0 || fp->per_rank))
+        iok_remove_output(path);
     iok_wsample_free(sample);
     free(tdims);
     iok_reqlist_free(&rl);

@@ -9,6 +9,7 @@
  * reach the file (Open MPI 4.1's OMPIO with a 0 or 1 byte collective
  * buffer writes nothing and reports success), not as ENOSPC. */
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,8 +62,29 @@ size_of(const char *path, int depth, int allocated)
     return total;
 }
 
+/* The system errors a write can end with, by name: what a storage
+ * administrator searches for. */
+static const char *
+errno_name(int e)
+{
+    switch (e) {
+    case ENOSPC:
+        return "ENOSPC";
+    case EDQUOT:
+        return "EDQUOT";
+    case EIO:
+        return "EIO";
+    case EFBIG:
+        return "EFBIG";
+    case EROFS:
+        return "EROFS";
+    default:
+        return NULL;
+    }
+}
+
 void
-iok_note_full(const char *path)
+iok_note_full(const char *path, int err)
 {
     char dir[PATH_MAX];
     iok_dirname(path, dir, sizeof dir);
@@ -71,6 +93,9 @@ iok_note_full(const char *path)
         iok_error_append(" (No space left on device, ENOSPC: the file system of %s has %lld KiB "
                          "free)",
                          dir, (long long)(f / 1024));
+    else if (errno_name(err))
+        iok_error_append(" (the last system error on this rank: %s, %s)", errno_name(err),
+                         strerror(err));
 }
 
 int

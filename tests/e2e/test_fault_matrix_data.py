@@ -35,16 +35,23 @@ def test_data_not_in_the_file_is_exit_1(kernel, backend, np_, verify, work, buil
     """IOK_FAULT=written:R overwrites the closed file with NUL bytes before
     the check after the write (what OMPIO with a 1-byte collective buffer
     left: every call said success). Exit 1 naming the file, never
-    "completed", never a record; with --verify still 1 (the write's), not
-    2 ("not an HDF5 file: write it first")."""
+    "completed", never a record, the file removed; with --verify still 1
+    (the write's), not 2 ("not an HDF5 file: write it first")."""
     need(backend, built_backends)
     d, rec = work
     more = verify_args(kernel) if verify else []
     args = [*kernel_args(kernel, d), "--backend", backend, *more]
+    clean = d.parent / "clean"  # the file names a good run of the case writes
+    clean.mkdir()
+    good = job(np_, [*kernel_args(kernel, clean), "--backend", backend], clean, clean / "r.jsonl")
+    assert good.rc == 0, good.err[-3000:]
+    names = [p.name for p in outputs(clean)]
     r = job(np_, args, d, rec, env={"IOK_FAULT": f"written:{np_ - 1}"})
     assert r.rc == 1, (r.rc, r.err[-3000:])
     line = r.one_line()
-    assert any(p.name in line for p in outputs(d)), (line, outputs(d))
+    assert any(n in line for n in names), (line, names)
+    # the failed write's file, the run's own, is removed (--keep-partial keeps it)
+    assert not outputs(d), outputs(d)
     if backend == "mpiio":  # no signature: the values read back tell
         assert "does not hold what the write put there" in line and "reads 0" in line, line
     else:

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iokernels/data.h"
 #include "iokernels/error.h"
 
 int
@@ -62,15 +63,6 @@ chombo_replicate(const struct abr_grid *in, const int rep[3], struct abr_grid *o
     return IOK_OK;
 }
 
-static uint64_t
-splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 void
 chombo_order(const struct amr_boxlist *bl, enum chombo_ordering o, uint64_t seed, int level,
              int *order)
@@ -93,7 +85,7 @@ chombo_order(const struct amr_boxlist *bl, enum chombo_ordering o, uint64_t seed
         return;
     uint64_t state = seed * 0x100000001b3ull + (uint64_t)level; /* Fisher-Yates */
     for (int i = n - 1; i > 0; i--) {
-        int j = (int)(splitmix64(&state) % (uint64_t)(i + 1));
+        int j = (int)(iok_rand_next(&state) % (uint64_t)(i + 1));
         int t = order[i];
         order[i] = order[j];
         order[j] = t;
