@@ -37,11 +37,17 @@ def launch(np_, args, cwd, limit=None, env=None, bound=BOUND):
 
 
 def deep(root, length):
-    """A folder whose path has `length` characters or so, of short components
-    (what deep scratch trees look like)."""
+    """A folder whose path has exactly `length` characters, of short
+    components (what deep scratch trees look like), whatever the length of
+    pytest's temporary folder on this machine (its counter grows with the
+    machine's history: a test whose premise moved with it passed on a
+    long-used machine and failed on a fresh one)."""
     p = str(root)
-    while len(p) < length - 9:
+    assert len(p) + 2 <= length, (p, length)
+    while length - len(p) >= 11:
         p += "/abcdefgh"
+    p += "/" + "x" * (length - len(p) - 1)
+    assert len(p) == length, (len(p), length)
     os.makedirs(p, exist_ok=True)
     return type(root)(p)
 
@@ -106,6 +112,8 @@ def test_a_btio_dir_that_leaves_no_room_for_its_file_is_refused(tmp_path):
     """--dir fits the option but not with "/btio.nc" after it: refused, never
     cut to another path."""
     d = deep(tmp_path, 1018)
+    # the premise, asserted: the folder fits an option (1023), its file does not
+    assert len(str(d)) <= 1023 < len(str(d / "btio.nc")), len(str(d))
     r = launch(1, ["btio", "--grid", "8,8,8", "--dumps", "1", "--dir", str(d)], tmp_path)
     assert r.rc == 2, r.err[-2000:]
     assert "is too long for its file btio" in r.one_line()
