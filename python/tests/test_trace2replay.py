@@ -42,13 +42,20 @@ WITHOUT_DXT = [
 
 
 def parse(path, converted=True):
-    """A replay file (format 1) as (ranks, files {id: (size, path)}, ops); a
-    converted one has a check line per (rank, file), its sequence's digest."""
+    """A replay file as (ranks, files {id: (size, path)}, ops); a converted
+    one is format 2, with a check line per (rank, file), its sequence's
+    digest, and last the `end` line counting the op and check lines (the
+    hand-written roundtrip.replay is format 1, without them)."""
     lines = [
         line for line in Path(path).read_text().splitlines() if line and not line.startswith("#")
     ]
-    assert lines[0] == "iokernels-replay 1"
+    assert lines[0] == ("iokernels-replay 2" if converted else "iokernels-replay 1")
     ranks, files, ops, checks = None, {}, [], {}
+    if converted:
+        nops = sum(x.startswith("op ") for x in lines)
+        nchecks = sum(x.startswith("check ") for x in lines)
+        assert lines[-1] == f"end {nops} {nchecks}", lines[-1]
+        lines = lines[:-1]
     for line in lines[1:]:
         word, _, rest = line.partition(" ")
         if word in ("source", "note"):
@@ -288,7 +295,7 @@ def test_missing_log_and_existing_out(tmp_path):
     assert (tmp_path / "x.replay").read_text() == "mine\n"  # untouched
     p = cli("trace2replay", log, "--out", "x.replay", "--force", cwd=tmp_path, timeout=120)
     assert p.returncode == 0, p.stderr
-    assert (tmp_path / "x.replay").read_text().startswith("iokernels-replay 1\n")
+    assert (tmp_path / "x.replay").read_text().startswith("iokernels-replay 2\n")
     assert [f.name for f in tmp_path.iterdir()] == ["x.replay"]  # no temporary left
     # the log itself, even with --force, and a folder are refused
     shutil.copy(log, tmp_path / "app.darshan")

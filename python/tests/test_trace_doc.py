@@ -61,7 +61,7 @@ def test_convert_example_prints_what_the_page_shows(root):
     shown = shown_after("results/ior.replay: ") + shown_after("results/dxt.replay: ")
     assert p.stdout.splitlines() == shown
     for name in ("ior.replay", "dxt.replay"):
-        assert (root / "results" / name).read_text().startswith("iokernels-replay 1\n")
+        assert (root / "results" / name).read_text().startswith("iokernels-replay 2\n")
     # as the page says: never replaced without --force
     again = sh(BLOCKS[0], root)
     assert again.returncode == 2 and "exists: give another path, or --force" in again.stderr

@@ -198,6 +198,9 @@ int iok_check_input_kind(const char *path, const char *backend, const struct iok
 int iok_check_written_kind(const char *path, const char *backend, const struct iok_schema *s);
 int iok_check_output_room(const char *path, const char *backend, const struct iok_schema *s,
                           int nfiles, int overwrite);
+/* Bytes of a schema's data in one file, what iok_check_output_room counts:
+ * -1 when they overflow, 0 when compressed (unknown). */
+int64_t iok_schema_data_bytes(const struct iok_schema *s);
 
 /* Resource limits (limits.c): iok_limits_init before MPI_Init ignores
  * SIGXFSZ, so that a write past ulimit -f fails with EFBIG instead of
@@ -398,7 +401,7 @@ struct iok_member_run {
     char *record; /* malloc'd JSON text of the member's record, or NULL */
     /* the outputs its first run created (kept over its runs): each later
      * run starts from the same state, as iteration_reset.c does */
-    char *planned; /* check_only, rank 0: the files it writes, one a line */
+    char *planned; /* check_only, rank 0: the files it writes, one a line (described) */
     int made_set, nmade;
     char (*made)[IOK_OPT_STRLEN + 16]; /* this rank's path of each */
 };
@@ -407,7 +410,8 @@ struct iok_member_run {
 int iok_member_collect(struct iok_member_run *m, const struct iok_run *run,
                        const struct iok_plan *plan, const struct iok_result *res,
                        const struct iok_json_input *in);
-/* Rank 0, check_only: the files the member's plan writes, into m->planned. */
+/* Rank 0, check_only: the files the member's plan writes, into m->planned,
+ * as the file system sees them and with the room they need (mix_outputs.c). */
 int iok_member_planned(struct iok_member_run *m, const struct iok_run *run,
                        const struct iok_plan *plan);
 /* Collective over the member: removes what its first run created, untimed. */

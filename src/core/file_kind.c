@@ -169,11 +169,13 @@ iok_check_written_kind(const char *path, const char *backend, const struct iok_s
     return check_kind(path, backend, s, 1);
 }
 
-/* Bytes of the plan's data in one file, or -1 when they overflow. */
-static int64_t
-schema_bytes(const struct iok_schema *s)
+int64_t
+iok_schema_data_bytes(const struct iok_schema *s)
 {
     int64_t total = 0;
+    for (int v = 0; v < s->nvars; v++)
+        if (s->vars[v].deflate > 0)
+            return 0; /* compressed: its size is unknown */
     for (int v = 0; v < s->nvars; v++) {
         int64_t e = iok_var_total_elems(s, v), b;
         if (e < 0 || __builtin_mul_overflow(e, (int64_t)iok_type_size(s->vars[v].type), &b) ||
@@ -200,7 +202,7 @@ iok_check_output_room(const char *path, const char *backend, const struct iok_sc
     for (int v = 0; v < s->nvars; v++)
         if (s->vars[v].deflate > 0)
             return IOK_OK; /* compressed: its size is unknown */
-    int64_t one = schema_bytes(s), need;
+    int64_t one = iok_schema_data_bytes(s), need;
     if (one < 0 || __builtin_mul_overflow(one, (int64_t)nfiles, &need))
         return iok_error(IOK_EUSAGE,
                          "%s cannot be written: its data exceed %lld bytes (a 64-bit size): "

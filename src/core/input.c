@@ -10,6 +10,25 @@
 
 #include "iokernels/error.h"
 
+/* Every input read here is text, which C reads up to its first NUL: a NUL
+ * byte would silently end the input there (a replay file's operations
+ * after it dropped, exit 0), so it is refused, naming its line. */
+static int
+nul_line(const char *text, long len, const char *path, const char *what)
+{
+    const char *nul = memchr(text, '\0', (size_t)len);
+    if (!nul)
+        return 0;
+    int line = 1;
+    for (const char *p = text; p < nul; p++)
+        line += *p == '\n';
+    iok_error(IOK_EUSAGE,
+              "%s line %d: a NUL byte (at byte %ld): the %s must be text; is it the right file, "
+              "copied whole?",
+              path, line, (long)(nul - text), what);
+    return 1;
+}
+
 /* Returns the length read, -1 for "absent", -2 for an error (recorded). */
 static long
 read_local(const char *path, const char *what, int optional, char **text)
@@ -40,6 +59,8 @@ read_local(const char *path, const char *what, int optional, char **text)
         len = -2;
     }
     fclose(f);
+    if (len >= 0 && nul_line(*text, len, path, what))
+        len = -2;
     return len;
 }
 

@@ -335,7 +335,7 @@ iok_mix_main(int argc, char **argv, iok_member_fn run)
     mr.check_only = 0;
     sleepy_barrier(mx.xcomm);
     if ((rc = iok_agree(MPI_COMM_WORLD, rc)) == IOK_OK) /* all ranks alike */
-        rc = iok_mix_check_outputs(&mx, mr.planned);    /* two members, one file: refused */
+        rc = iok_mix_check_outputs(&mx, mr.planned);    /* one file, or no room: refused */
     free(mr.planned); /* planned by this member even when another was refused */
     mr.planned = NULL;
     if ((rc = iok_agree(MPI_COMM_WORLD, rc)))

@@ -49,8 +49,9 @@ struct iok_mix_round {
     char *report[IOK_MIX_MAX];
 };
 
-/* Collective over the job: refuses two members writing one file (planned:
- * this member's list on its rank 0). */
+/* Collective over the job (mix_outputs.c): refuses two members writing one
+ * file, and members whose files do not fit their file system together
+ * (planned: this member's list on its rank 0, iok_member_planned). */
 int iok_mix_check_outputs(struct iok_mix *mx, const char *planned);
 int iok_mix_alloc(struct iok_mix *mx);
 void iok_mix_free(struct iok_mix *mx);

@@ -46,23 +46,6 @@ note_made(struct iok_member_run *m, const struct iok_run *run, const struct iok_
 }
 
 int
-iok_member_planned(struct iok_member_run *m, const struct iok_run *run, const struct iok_plan *plan)
-{
-    size_t cap = (size_t)plan->nfiles * (IOK_OPT_STRLEN + 1) + 1, at = 0;
-    free(m->planned);
-    m->planned = calloc(cap, 1);
-    if (!m->planned)
-        return iok_error(IOK_EIO, "out of memory for the mix's file list");
-    for (int f = 0; run->do_write && f < plan->nfiles; f++) {
-        const char *p = plan->files[f].path;
-        while (p[0] == '.' && p[1] == '/') /* ./a and a are one file */
-            p += 2;
-        at += (size_t)snprintf(m->planned + at, cap - at, "%s\n", p);
-    }
-    return IOK_OK;
-}
-
-int
 iok_member_remove_made(struct iok_member_run *m, const struct iok_run *run)
 {
     int rc = IOK_OK;

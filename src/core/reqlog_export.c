@@ -85,22 +85,28 @@ write_files(FILE *out, const struct iok_plan *plan)
 
 /* A `check` line per (rank, file) with operations: the digest of its
  * ordered operations (iokernels/reqlog.h), which the replay's fidelity
- * compares with the file's own ops, so that an edited export is seen. */
-static int
+ * compares with the file's own ops, so that an edited export is seen.
+ * Returns how many, or -1. */
+static int64_t
 write_checks(FILE *out, const struct iok_reqlog *log, int nprocs, int nfiles)
 {
     int64_t ng = (int64_t)nprocs * nfiles;
     struct iok_seqdigest *d = malloc((size_t)(ng ? ng : 1) * sizeof *d);
     if (!d || iok_seqdigests(log->ops, log->nops, log->segs, nprocs, nfiles, d) != IOK_OK) {
         free(d);
-        return iok_error(IOK_EIO, "out of memory for --export-replay's digests");
+        iok_error(IOK_EIO, "out of memory for --export-replay's digests");
+        return -1;
     }
-    for (int64_t g = 0; g < ng; g++)
-        if (d[g].ops)
-            fprintf(out, "check %d %d %lld %lld %016llx\n", (int)(g / nfiles), (int)(g % nfiles),
-                    (long long)d[g].ops, (long long)d[g].bytes, (unsigned long long)d[g].hash);
+    int64_t n = 0;
+    for (int64_t g = 0; g < ng; g++) {
+        if (!d[g].ops)
+            continue;
+        fprintf(out, "check %d %d %lld %lld %016llx\n", (int)(g / nfiles), (int)(g % nfiles),
+                (long long)d[g].ops, (long long)d[g].bytes, (unsigned long long)d[g].hash);
+        n++;
+    }
     free(d);
-    return 0;
+    return n;
 }
 
 int
@@ -113,7 +119,7 @@ iok_reqlog_export(const char *path, const struct iok_reqlog *log, const struct i
     char date[32];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
-    fprintf(out, "iokernels-replay 1\n");
+    fprintf(out, "iokernels-replay 2\n");
     fprintf(out, "source iokernels %s --export-replay (mpiio, seed %lld, %s)\n", kernel,
             (long long)run->core.seed, date);
     fprintf(out, "ranks %d\n", run->nprocs);
@@ -128,9 +134,14 @@ iok_reqlog_export(const char *path, const struct iok_reqlog *log, const struct i
                     (long long)log->segs[o->seg0 + j].len);
         fputc('\n', out);
     }
-    int bad = write_checks(out, log, run->nprocs, plan->nfiles);
-    bad |= ferror(out);
-    if (fclose(out) || bad)
+    int64_t checks = write_checks(out, log, run->nprocs, plan->nfiles);
+    if (checks < 0) {
+        fclose(out);
+        return IOK_EIO;
+    }
+    /* the last line: a file cut short lacks it (docs/kernels/replay.md) */
+    fprintf(out, "end %lld %lld\n", (long long)log->nops, (long long)checks);
+    if (ferror(out) | fclose(out))
         return iok_error(IOK_EIO, "--export-replay: writing %s failed (disk full?)", path);
     return IOK_OK;
 }

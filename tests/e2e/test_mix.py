@@ -184,7 +184,8 @@ def test_a_bad_member_option_is_one_line_naming_the_member(tmp_path):
                 (1, "btio", ["--backend", "mpiio"]),
                 (1, "btio", ["--backend", "mpiio", "--dir", "."]),
             ],
-            "members 1 (btio) and 2 (btio) both write btio.mpi",
+            "members 1 (btio) and 2 (btio) both write one file: ./btio.mpi (member 1) and "
+            "./btio.mpi (member 2) are ",
         ),
     ],
 )

@@ -22,6 +22,15 @@ MAP_G = SHIPPED / "e3sm" / "map_g_case_16p.nc"
 SMALL_OPS, SMALL_BYTES, SMALL_OFFSETS = 13, 34581, 14
 
 
+def whole(body):
+    """A hand-written replay file (format 2): the header, the body, and the
+    `end` line counting its op and check lines."""
+    lines = body.splitlines()
+    ops = sum(x.startswith("op ") for x in lines)
+    checks = sum(x.startswith("check ") for x in lines)
+    return f"iokernels-replay 2\n{body}end {ops} {checks}\n"
+
+
 def fidelity_counts(rec):
     t = rec["fidelity"]["total"]
     return t["operations"]["replay"], t["bytes"]["replay"], t["offsets"]["replay"]
@@ -254,11 +263,10 @@ def test_export_keeps_an_existing_file(tmp_path):
     assert old.read_text() == "not ours\n"
     ok = run(4, [*args, "--export-replay", str(old), "--overwrite"], tmp_path)
     assert ok.rc == 0, ok.err
-    assert old.read_text().startswith("iokernels-replay 1\nsource iokernels btio --export-replay")
+    assert old.read_text().startswith("iokernels-replay 2\nsource iokernels btio --export-replay")
 
 
-EDGES = """iokernels-replay 1
-ranks 2
+EDGES = whole("""ranks 2
 file 0 0 /in/only-read.dat
 file 1 0 /empty-coll
 file 2 0 /unused
@@ -273,7 +281,7 @@ op 0 3 write coll - - 1 0 16
 op 1 3 write indep - - 1 16 5
 op 1 3 write coll - - 0
 op 1 3 read indep - - 1 4 28
-"""
+""")
 
 
 @pytest.mark.parametrize("backend", ["mpiio", "hdf5"])
@@ -464,9 +472,7 @@ def test_passes_run_in_the_traced_order(tmp_path, order):
     and the score is exact (the old order, every write pass before every
     read pass, would replay BY_FILE as BY_KIND)."""
     ops = "".join(f"op 0 {'ab'.index(x[0])} {x[2:]} indep - - 1 0 4096\n" for x in order)
-    (tmp_path / "t.replay").write_text(
-        f"iokernels-replay 1\nranks 1\nfile 0 4096 /a\nfile 1 4096 /b\n{ops}"
-    )
+    (tmp_path / "t.replay").write_text(whole(f"ranks 1\nfile 0 4096 /a\nfile 1 4096 /b\n{ops}"))
     (tmp_path / "out").mkdir()
     r = run(1, ["replay", "t.replay", "--dir", "out", "--export-replay", "x.replay"], tmp_path)
     assert r.rc == 0, r.err
@@ -502,9 +508,7 @@ def mixed_replay(tmp_path):
             size = 1024 if f == 0 else 4096
             lines.append(f"op {rank} {f} {kind} indep {k / 10} {k / 10 + 0.05} 1 {off} {size}")
     (tmp_path / "t.replay").write_text(
-        "iokernels-replay 1\nranks 2\nfile 0 12288 /a.sm\nfile 1 8192 /b.dat\n"
-        + "\n".join(lines)
-        + "\n"
+        whole("ranks 2\nfile 0 12288 /a.sm\nfile 1 8192 /b.dat\n" + "\n".join(lines) + "\n")
     )
 
 
@@ -611,8 +615,10 @@ def test_a_read_before_its_write_runs_as_traced(tmp_path):
     write run as traced, verified; the file-by-file order (--order by-file)
     writes first and is not exact."""
     (tmp_path / "t.replay").write_text(
-        "iokernels-replay 1\nranks 1\nfile 0 8192 /a\n"
-        "op 0 0 read indep - - 1 0 4096\nop 0 0 write indep - - 1 0 8192\n"
+        whole(
+            "ranks 1\nfile 0 8192 /a\n"
+            "op 0 0 read indep - - 1 0 4096\nop 0 0 write indep - - 1 0 8192\n"
+        )
     )
     (tmp_path / "out").mkdir()
     r = run(1, ["replay", "t.replay", "--dir", "out", "--verify"], tmp_path)
@@ -634,10 +640,12 @@ def test_files_read_together_in_a_read_run(tmp_path):
     files opened read-only, in traced order, exact; the page cache dropped
     before it and its verdict given, as for any read pass."""
     (tmp_path / "t.replay").write_text(
-        "iokernels-replay 1\nranks 1\nfile 0 8192 /a\nfile 1 8192 /b\n"
-        "op 0 0 write indep - - 1 0 8192\nop 0 1 write indep - - 1 0 8192\n"
-        "op 0 0 read indep - - 1 0 4096\nop 0 1 read indep - - 1 0 4096\n"
-        "op 0 0 read indep - - 1 4096 4096\n"
+        whole(
+            "ranks 1\nfile 0 8192 /a\nfile 1 8192 /b\n"
+            "op 0 0 write indep - - 1 0 8192\nop 0 1 write indep - - 1 0 8192\n"
+            "op 0 0 read indep - - 1 0 4096\nop 0 1 read indep - - 1 0 4096\n"
+            "op 0 0 read indep - - 1 4096 4096\n"
+        )
     )
     (tmp_path / "out").mkdir()
     r = run(1, ["replay", "t.replay", "--dir", "out", "--mode", "write"], tmp_path)

@@ -63,6 +63,26 @@ test_good(void)
     rp_free(&t);
 }
 
+/* Version 2 ends with `end OPS CHECKS` (blank lines and comments may
+ * follow); version 1, without it, is read as not known to be whole. */
+static void
+test_end(void)
+{
+    const char *v2 = "iokernels-replay 2\nranks 1\nfile 0 0 /a\n"
+                     "op 0 0 write indep - - 1 0 10\nop 0 0 write indep - - 1 10 10\n"
+                     "check 0 0 2 20 0123456789abcdef\nend 2 1\n\n# done\n";
+    struct rp_trace t;
+    iok_error_clear();
+    CHECK(rp_parse(v2, strlen(v2), "e.replay", &t) == IOK_OK, "%s", iok_errmsg());
+    CHECK(t.version == 2 && t.ended && t.nops == 2 && t.nchecks == 1, "v2: %d %d", t.version,
+          t.ended);
+    rp_free(&t);
+    const char *v1 = "iokernels-replay 1\nranks 1\nfile 0 0 /a\nop 0 0 write indep - - 1 0 10\n";
+    CHECK(rp_parse(v1, strlen(v1), "o.replay", &t) == IOK_OK, "%s", iok_errmsg());
+    CHECK(t.version == 1 && !t.ended, "v1: %d %d", t.version, t.ended);
+    rp_free(&t);
+}
+
 static void
 test_shipped(void)
 {
@@ -74,6 +94,7 @@ test_shipped(void)
     CHECK(rp_parse(text, strlen(text), "small.replay", &t) == IOK_OK, "%s", iok_errmsg());
     CHECK(t.ranks == 4 && t.nfiles == 2 && t.nops == 13, "small.replay: %d ranks, %lld ops",
           t.ranks, (long long)t.nops);
+    CHECK(t.version == 2 && t.ended, "small.replay: format %d, end line %d", t.version, t.ended);
     rp_free(&t);
     free(text);
 }
@@ -84,14 +105,18 @@ struct bad {
 
 #define H "iokernels-replay 1\n"
 #define R H "ranks 2\nfile 0 0 /a\n"
+#define V2 "iokernels-replay 2\nranks 2\nfile 0 0 /a\n"
 
 static const struct bad bads[] = {
     {"", "is empty"},
     {"\n\n  \n", "is empty"},
-    {"iokernels-replay 2\n", "line 1: replay format version 2; this iokernels reads version 1"},
+    {"iokernels-replay 3\n",
+     "line 1: replay format version 3; this iokernels reads versions 1 to 2"},
+    {"iokernels-replay 0\n",
+     "line 1: replay format version 0; this iokernels reads versions 1 to 2"},
     {"iokernels-replay\n", "line 1: missing the format version"},
     {"iokernels-replay 1 extra\n", "line 1: the header is"},
-    {"ranks 2\n", "line 1: expected 'iokernels-replay 1'"},
+    {"ranks 2\n", "line 1: expected 'iokernels-replay 2'"},
     {H, "has no 'ranks' line"},
     {H "file 0 0 /a\nop 0 0 write coll - - 1 0 1\n", "line 3: op before the 'ranks' line"},
     {H "ranks 2\nranks 2\n", "line 3: a second 'ranks' line"},
@@ -141,6 +166,21 @@ static const struct bad bads[] = {
     {R "coverage 5 4\n", "line 4: 'coverage TRACED COUNTED' takes two counts"},
     {R "coverage 1 4\ncoverage 1 4\n", "line 5: a second 'coverage' line"},
     {H "check 0 0 1 10 0123456789abcdef\n", "line 2: check before the 'ranks' line"},
+    /* one operation's segments share no byte, in or out of order, read or write */
+    {R "op 0 0 write coll - - 3 0 10 100 10 5 10\n",
+     "line 4: segments 1 (0+10) and 3 (5+10) overlap"},
+    {R "op 0 0 read indep - - 2 0 10 0 10\n", "line 4: segments 1 (0+10) and 2 (0+10) overlap"},
+    {R "op 0 0 write coll - - 3 100 10 0 1000 50 5\n",
+     "line 4: segments 2 (0+1000) and 3 (50+5) overlap"},
+    /* version 2: the last line is `end OPS CHECKS`, counting them */
+    {V2 "op 0 0 write coll - - 1 0 1\n", "line 4: the file ends here, without its last line 'end"},
+    {V2 "op 0 0 write coll - - 1 0 1\n# c\n\n", "line 5: the file ends here, without its last"},
+    {V2 "op 0 0 write coll - - 1 0 1\nend 2 0\n",
+     "line 5: 'end' counts 2 op and 0 check lines, but 1 and 0 come before it"},
+    {V2 "op 0 0 write coll - - 1 0 1\nend 1 1\n", "line 5: 'end' counts 1 op and 1 check lines"},
+    {V2 "end 0 0\nop 0 0 write coll - - 1 0 1\n", "line 5: a line after the 'end' line"},
+    {V2 "end 0 0 x\n", "line 4: 'end' takes OPS CHECKS and nothing more"},
+    {V2 "end 0\n", "line 4: missing the check line count"},
 };
 
 static void
@@ -644,6 +684,7 @@ main(void)
     test_sequences();
     test_digests();
     test_good();
+    test_end();
     test_shipped();
     test_bad();
     test_long_line();

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""trace2replay: a Darshan log's DXT trace as a replay file (format version 1,
+"""trace2replay: a Darshan log's DXT trace as a replay file (format version 2,
 docs/trace-replay.md), for `iokernels replay FILE`.
 
 Per traced file, its DXT_MPIIO records where the log has them (one
@@ -27,7 +27,7 @@ from pathlib import Path
 from ..base import extras, paths
 from . import darshan_log
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 KINDS = ("write", "read")
 MPIIO_COLL = {
     "write": ("MPIIO_COLL_WRITES", "MPIIO_SPLIT_WRITES"),
@@ -495,6 +495,8 @@ def lines(replay):
     for (rank, fid), ops in sorted(seqs.items()):
         n, nbytes, h = digest(ops)
         yield f"check {rank} {fid} {n} {nbytes} {h:016x}"
+    # the last line: a file cut short lacks it, and the replay refuses it
+    yield f"end {len(replay.ops)} {len(seqs)}"
 
 
 def write(replay, out):

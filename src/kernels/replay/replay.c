@@ -398,6 +398,10 @@ fidelity(const struct iok_run *run, const struct iok_plan *plan, const struct io
     }
     if (st->by_file[0])
         rp_fidelity_reason(f, st->by_file);
+    if (!st->trace.ended) /* format 1: a cut file looks whole, its check lines gone */
+        rp_fidelity_reason(f, "cut? the replay file has no 'end' line (format 1), so a file cut "
+                              "short cannot be told from a whole one: convert the trace again "
+                              "(format 2)");
     if (run->backend->caps & IOK_CAP_NOIO) {
         snprintf(why, sizeof why,
                  "the %s backend moves no bytes: the requests handed to it are scored, not a "
@@ -429,7 +433,7 @@ replay_report(const void *kopts, const struct iok_run *run, const struct iok_pla
     const struct replay_opts *o = kopts;
     struct replay_state *st = plan->priv;
     const struct rp_trace *t = &st->trace;
-    fprintf(out, "Replay of %s (replay format %d)%s%s\n", o->input, RP_VERSION,
+    fprintf(out, "Replay of %s (replay format %d)%s%s\n", o->input, t->version,
             t->source ? ": " : "", t->source ? t->source : "");
     if (st->rp.fold && t->ranks != run->nprocs)
         fprintf(out, "Ranks: %d traced on %d (folded: trace rank r on rank r %% %d, in turn)\n",

@@ -183,6 +183,54 @@ parse_data(struct parse *ps, struct cursor *c)
     return IOK_OK;
 }
 
+struct numbered {
+    int64_t off, end, num; /* a segment and its place in the op line (0-based) */
+};
+
+static int
+cmp_numbered(const void *a, const void *b)
+{
+    const struct numbered *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off ? 1 : (x->num > y->num) - (x->num < y->num);
+}
+
+/* One operation's segments share no byte: MPI-IO takes no such file view
+ * (MPI_File_set_view fails with MPI_ERR_TYPE at run time, and only on
+ * mpiio), so the parse refuses them, naming two. Linear where they come in
+ * order, as every writer lists them. */
+static int
+disjoint(const struct cursor *c, const struct iok_logseg *s, int64_t n)
+{
+    int64_t i = 1;
+    while (i < n && s[i].off >= s[i - 1].off + s[i - 1].len)
+        i++;
+    if (i >= n)
+        return IOK_OK;
+    struct numbered *a = malloc((size_t)n * sizeof *a);
+    if (!a)
+        return bad(c, "out of memory", NULL);
+    for (int64_t k = 0; k < n; k++)
+        a[k] = (struct numbered){s[k].off, s[k].off + s[k].len, k};
+    qsort(a, (size_t)n, sizeof *a, cmp_numbered);
+    int64_t x = -1, y = -1;
+    for (int64_t k = 1; k < n && x < 0; k++) /* sorted and disjoint up to k - 1 */
+        if (a[k].off < a[k - 1].end) {
+            x = a[k - 1].num < a[k].num ? a[k - 1].num : a[k].num;
+            y = a[k - 1].num < a[k].num ? a[k].num : a[k - 1].num;
+        }
+    free(a);
+    if (x < 0) /* out of order, yet disjoint */
+        return IOK_OK;
+    char msg[300];
+    snprintf(msg, sizeof msg,
+             "segments %lld (%lld+%lld) and %lld (%lld+%lld) overlap: one operation's segments "
+             "must not share bytes (MPI-IO takes no such file view); merge them, or make two "
+             "operations",
+             (long long)x + 1, (long long)s[x].off, (long long)s[x].len, (long long)y + 1,
+             (long long)s[y].off, (long long)s[y].len);
+    return bad(c, msg, NULL);
+}
+
 static int
 parse_op(struct parse *ps, struct cursor *c)
 {
@@ -255,6 +303,7 @@ parse_op(struct parse *ps, struct cursor *c)
                  (long long)nseg);
         return bad(c, msg, NULL);
     }
+    IOK_TRY(disjoint(c, t->segs + t->nsegs, nseg));
     op.nseg = nseg;
     t->nsegs += nseg;
     t->ops[t->nops++] = op;
@@ -274,6 +323,30 @@ parse_note(struct parse *ps, struct cursor *c)
     if (!(t->notes[t->nnotes] = strdup(c->p)))
         return bad(c, "out of memory", NULL);
     t->nnotes++;
+    return IOK_OK;
+}
+
+/* end OPS CHECKS: the last line of a version 2 file, counting the op and
+ * check lines before it; a file cut short lacks it (its check lines, at
+ * the end, gone with it), one with lines lost counts otherwise. */
+static int
+parse_end(struct parse *ps, struct cursor *c)
+{
+    struct rp_trace *t = ps->t;
+    int64_t ops, checks;
+    IOK_TRY(number(c, "the op line count", INT64_MAX / 2, &ops));
+    IOK_TRY(number(c, "the check line count", INT32_MAX, &checks));
+    if (field(c))
+        return bad(c, "'end' takes OPS CHECKS and nothing more", NULL);
+    if (ops != t->nops || checks != t->nchecks) {
+        char msg[300];
+        snprintf(msg, sizeof msg,
+                 "'end' counts %lld op and %lld check lines, but %lld and %d come before it: "
+                 "lines are lost or added; copy or convert the file again",
+                 (long long)ops, (long long)checks, (long long)t->nops, t->nchecks);
+        return bad(c, msg, NULL);
+    }
+    t->ended = 1;
     return IOK_OK;
 }
 
@@ -317,6 +390,10 @@ parse_line(struct parse *ps, struct cursor *c)
     char *kw = field(c);
     if (!kw)
         return IOK_OK;
+    if (t->ended)
+        return bad(c, "a line after the 'end' line, which is the file's last", kw);
+    if (!strcmp(kw, "end"))
+        return parse_end(ps, c);
     if (!strcmp(kw, "op"))
         return parse_op(ps, c);
     if (!strcmp(kw, "file"))
@@ -363,7 +440,8 @@ parse_line(struct parse *ps, struct cursor *c)
         return IOK_OK;
     }
     return bad(
-        c, "unknown keyword (expected source, note, coverage, ranks, file, data, op or check)", kw);
+        c, "unknown keyword (expected source, note, coverage, ranks, file, data, op, check or end)",
+        kw);
 }
 
 int
@@ -376,7 +454,7 @@ rp_parse(const char *text, size_t len, const char *path, struct rp_trace *out)
         return iok_error(IOK_EIO, "out of memory reading %s", path);
     memcpy(copy, text, len);
     copy[len] = '\0';
-    int rc = IOK_OK, header = 0;
+    int rc = IOK_OK, header = 0, last = 0; /* the last line with text */
     struct cursor c = {path, 0, NULL};
     if (copy[strspn(copy, " \t\r\n")] == '\0') /* nothing at all, or only blank lines */
         len = 0;
@@ -388,22 +466,25 @@ rp_parse(const char *text, size_t len, const char *path, struct rp_trace *out)
         size_t n = strlen(line);
         if (n && line[n - 1] == '\r')
             line[n - 1] = '\0';
+        if (line[strspn(line, " \t")])
+            last = c.line;
         if (n != (size_t)((nl ? nl : copy + len) - line))
             rc = bad(&c, "a NUL byte: this is not a text file", NULL);
         else if (!header) {
             char *kw = (c.p = line, field(&c));
             int64_t v;
             if (!kw || strcmp(kw, "iokernels-replay"))
-                rc = bad(&c, "expected 'iokernels-replay 1' (is this a replay file?)",
+                rc = bad(&c, "expected 'iokernels-replay 2' (is this a replay file?)",
                          kw ? line : "");
             else if ((rc = number(&c, "the format version", INT32_MAX, &v)) == IOK_OK) {
-                if (v != RP_VERSION)
+                if (v < RP_VERSION_OLDEST || v > RP_VERSION)
                     rc = iok_error(IOK_EUSAGE,
                                    "%s line 1: replay format version %lld; this iokernels reads "
-                                   "version %d",
-                                   path, (long long)v, RP_VERSION);
+                                   "versions %d to %d",
+                                   path, (long long)v, RP_VERSION_OLDEST, RP_VERSION);
                 else if (field(&c))
-                    rc = bad(&c, "the header is 'iokernels-replay 1' and nothing more", NULL);
+                    rc = bad(&c, "the header is 'iokernels-replay VERSION' and nothing more", NULL);
+                out->version = (int)v;
             }
             header = 1;
         } else if (line[strspn(line, " \t")] != '#') {
@@ -413,8 +494,14 @@ rp_parse(const char *text, size_t len, const char *path, struct rp_trace *out)
         line = nl ? nl + 1 : NULL;
     }
     if (rc == IOK_OK && !header)
-        rc = iok_error(IOK_EUSAGE, "%s is empty: a replay file starts with 'iokernels-replay 1'",
+        rc = iok_error(IOK_EUSAGE, "%s is empty: a replay file starts with 'iokernels-replay 2'",
                        path);
+    if (rc == IOK_OK && out->version >= 2 && !out->ended)
+        rc = iok_error(IOK_EUSAGE,
+                       "%s line %d: the file ends here, without its last line 'end OPS CHECKS': "
+                       "it is cut short (a copy or a transfer that stopped?); copy or convert "
+                       "it again",
+                       path, last);
     if (rc == IOK_OK && !ps.have_ranks)
         rc = iok_error(IOK_EUSAGE, "%s has no 'ranks' line: add 'ranks N' before the ops", path);
     free(copy);

@@ -13,7 +13,10 @@
 #include "iokernels/request.h"
 #include "iokernels/schema.h"
 
-#define RP_VERSION 1
+/* Version 2 ends with an `end OPS CHECKS` line (a cut file is refused);
+ * version 1, without it, is still read, but never scored exact. */
+#define RP_VERSION 2
+#define RP_VERSION_OLDEST 1
 
 /* The trace's operations are the core's operation type (iokernels/reqlog.h):
  * `coll` is IOK_LEVEL_COLL, `indep` IOK_LEVEL_INDEP, `posix` IOK_LEVEL_INDEP
@@ -46,6 +49,8 @@ struct rp_check {
 };
 
 struct rp_trace {
+    int version;  /* the file's format version */
+    int ended;    /* it has its `end` line: not cut */
     char *source; /* NULL: none */
     int nnotes;   /* `note` lines: what the conversion dropped, folded, assumed */
     char **notes;
