@@ -150,9 +150,16 @@ void iok_mpiio_layer_defaults(void);
  * the shared-file-pointer component the user's own OpenMPI setting allows
  * (lockedfile, which aborts the job on it); IOK_OK otherwise. */
 int iok_mpiio_path_check(const char *path, int nprocs, const char *what);
+/* `path` (a buffer of `len`) as it is handed to MPI-IO: a name of one
+ * character without a folder becomes "./NAME" under OpenMPI, whose OMPIO
+ * cannot open it otherwise (mpiio_layer.c). */
+void iok_mpiio_name(char *path, size_t len);
 /* Every planned file's name against NAME_MAX, and iok_mpiio_path_check
  * for the backends that open through MPI-IO (path_check.c). */
 int iok_check_plan_paths(const struct iok_run *run, const struct iok_plan *plan);
+/* The planned paths the backends that open through MPI-IO are handed,
+ * through iok_mpiio_name (path_check.c); on every rank. */
+void iok_plan_mpiio_names(const struct iok_run *run, struct iok_plan *plan);
 /* The report's "MPI-IO layer" line; nothing when the library tells none. */
 void iok_mpiio_layer_report(FILE *out);
 

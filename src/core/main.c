@@ -376,6 +376,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
     struct iok_result res = {.start_wtime = start_wtime};
     struct iok_reqlog mylog = {0}, alllog = {0}; /* the request log, when kept */
     char *text = NULL;
+    char input_name[4]; /* a one-character input name as MPI-IO is handed it */
     int rc;
 
     nsets = 0;
@@ -423,6 +424,11 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
     /* the kernel's input file, then the command line over it */
     if (k->input_by_path && cmdline.npos) {
         run.input_path = cmdline.pos[0];
+        if (strlen(run.input_path) < sizeof input_name) { /* read through MPI-IO */
+            snprintf(input_name, sizeof input_name, "%s", run.input_path);
+            iok_mpiio_name(input_name, sizeof input_name);
+            run.input_path = input_name;
+        }
         if (run.rank == 0 && access(run.input_path, R_OK) != 0)
             rc = iok_error(IOK_EUSAGE, "cannot open input file %s: check the path", run.input_path);
         if (rc == IOK_OK && run.rank == 0)
@@ -496,6 +502,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
         goto out;
     }
     rc = k->plan(kopts, &run, plan);
+    if (rc == IOK_OK)
+        iok_plan_mpiio_names(&run, plan);
     if (rc == IOK_OK && run.rank == 0)
         rc = iok_check_plan_paths(&run, plan);
     if (rc == IOK_OK)
