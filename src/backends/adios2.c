@@ -58,6 +58,8 @@
 #include "iokernels/backend.h"
 #include "iokernels/error.h"
 
+#include "adios2_profile.h"
+
 #if !defined(ADIOS2_HAVE_MPI) || !ADIOS2_USE_MPI
 #error "the adios2 backend needs ADIOS2 built with MPI and ADIOS2_USE_MPI=1 (CMakeLists.txt)"
 #endif
@@ -133,8 +135,9 @@ struct a2_file {
     adios2_adios *ad;
     adios2_io *io;
     adios2_engine *eng;
-    adios2_variable **vh;  /* per variable; reading: NULL where no rank wrote it */
-    struct a2_blocks *blk; /* reading: per variable */
+    adios2_variable **vh;      /* per variable; reading: NULL where no rank wrote it */
+    struct a2_blocks *blk;     /* reading: per variable */
+    struct a2_profile profile; /* reading: the reader's profile in /tmp */
 };
 
 static const adios2_type a2_types[] = {
@@ -242,6 +245,7 @@ a2_free(struct a2_file *f)
         adios2_close(f->eng);
     if (f->ad)
         adios2_finalize(f->ad);
+    a2_profile_remove(&f->profile);
     for (int v = 0; f->blk && v < f->s->nvars; v++)
         free(f->blk[v].b);
     free(f->blk);
@@ -291,6 +295,8 @@ a2_start(struct a2_file *f, adios2_mode mode)
         return a2_fail(f, "adios2_set_engine", NULL, e);
     if (f->params[0] && (e = adios2_set_parameters(f->io, f->params)))
         return a2_fail(f, "adios2_set_parameters", NULL, e);
+    if (!f->writing)
+        a2_profile_note(&f->profile, f->path, f->params);
     if (!(f->eng = adios2_open(f->io, f->path, mode)))
         return a2_fail(f, mode == adios2_mode_write ? "adios2_open (write)" : "adios2_open (read)",
                        NULL, -1);
