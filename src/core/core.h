@@ -221,11 +221,19 @@ int iok_limits_check_memory(const struct iok_run *run, const struct iok_plan *pl
 
 /* The suite's IOK_* variables (env.c): iok_env_check validates them once,
  * before anything else (a usage error naming the variable); then
- * IOK_AGREE_SECONDS in seconds (default 10) and IOK_PROGRESS (-1 unset, 0,
- * 1). */
+ * IOK_AGREE_SECONDS in seconds (default 10), IOK_PROGRESS (-1 unset, 0,
+ * 1), IOK_CLOCK_ROUNDS (default 10) and IOK_REWRITE_IN_PLACE (0 or 1). */
 int iok_env_check(void);
+/* TMPDIR, before MPI_Init (tmpdir.c): a usage error when it is set and
+ * missing, not a folder or not writable. */
+int iok_tmpdir_check(void);
+/* This process's rank as its launcher says before MPI_Init (OpenMPI, MPICH,
+ * PMIx, Slurm); -1 when none does (a process started alone). */
+int iok_launcher_rank(void);
 int iok_env_agree_seconds(void);
 int iok_env_progress(void);
+int iok_env_clock_rounds(void);
+int iok_env_rewrite_in_place(void);
 
 /* Debug fault injection (fault.c): IOK_FAULT=PHASE:RANK. iok_fault_init
  * parses it once (a usage error when malformed); IOK_FAULTED(p, path) is 1

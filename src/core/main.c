@@ -632,6 +632,11 @@ run_member(const struct iok_kernel *k, int argc, char **argv, struct iok_member_
 int
 main(int argc, char **argv)
 {
+    if (iok_tmpdir_check() != IOK_OK) { /* read by MPI_Init: one line, not the library's 50 */
+        if (iok_launcher_rank() <= 0)
+            fprintf(stderr, "iokernels: error: %s\n", iok_errmsg());
+        return IOK_EUSAGE;
+    }
     iok_mpiio_layer_defaults(); /* read by MPI_Init */
     iok_limits_init();
     MPI_Init(&argc, &argv);
