@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "adios2_param.h"
 #include "iokernels/options.h"
 
 struct a2_profile {
@@ -25,23 +26,16 @@ struct a2_profile {
     int remove; /* 1: the run's own, removed after the close */
 };
 
-/* `key` is set to on, true, yes or 1 in "Key=Value,..." (ADIOS2 takes
- * keys and these values in any case). */
+/* `key` is set to on, true, yes or 1 (ADIOS2 takes these in any case). */
 static int
 a2_param_on(const char *params, const char *key)
 {
-    size_t n = strlen(key);
-    for (const char *p = params; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-        p += strspn(p, " \t");
-        if (strncasecmp(p, key, n) || p[n] != '=')
-            continue;
-        const char *v = p + n + 1;
-        size_t len = strcspn(v, ",");
-        static const char *const on[] = {"on", "true", "yes", "1"};
-        for (size_t i = 0; i < sizeof on / sizeof *on; i++)
-            if (len == strlen(on[i]) && !strncasecmp(v, on[i], len))
-                return 1;
-    }
+    const char *v = a2_param_find(params, key);
+    size_t len = v ? strcspn(v, ",") : 0;
+    static const char *const on[] = {"on", "true", "yes", "1"};
+    for (size_t i = 0; v && i < sizeof on / sizeof *on; i++)
+        if (len == strlen(on[i]) && !strncasecmp(v, on[i], len))
+            return 1;
     return 0;
 }
 

@@ -211,6 +211,10 @@ void iok_limits_init(void);
  * message; returns the status to agree on (IOK_EIO for a full descriptor
  * table that a caller took for a bad input). */
 int iok_limits_note(int status);
+/* Under an address-space limit (ulimit -v) that leaves less than
+ * IOK_AS_PROBE_MIB to map now: 1, and the limit in KiB; else 0. */
+#define IOK_AS_PROBE_MIB 128
+int iok_limits_as_short(unsigned long long *limit_kib);
 /* A usage error when a file of `bytes` of data cannot be written under the
  * process's file size limit; checked before the file is created. */
 int iok_limits_check_size(const char *path, int64_t bytes);

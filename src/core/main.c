@@ -104,6 +104,14 @@ kernel_help(const struct iok_kernel *k, FILE *out)
     fputc('\n', out);
 }
 
+/* A backend module that did not load: a usage error, unless it was out of
+ * memory (module.c says so: ulimit -v), a runtime failure. */
+static int
+load_status(const char *why)
+{
+    return why && strstr(why, "out of memory") ? IOK_EIO : IOK_EUSAGE;
+}
+
 /* Settles the core's choices after the kernel has configured them. */
 static int
 settle_core(struct core_flags *cf, struct iok_run *run)
@@ -122,7 +130,8 @@ settle_core(struct core_flags *cf, struct iok_run *run)
     run->backend = iok_backend_find(o->backend);
     for (int i = 0; !run->backend && i < iok_backend_count(); i++)
         if (!strcmp(iok_backend_name_at(i), o->backend)) /* its module did not load */
-            return iok_error(IOK_EUSAGE, "backend %s: %s", o->backend, iok_backend_error_at(i));
+            return iok_error(load_status(iok_backend_error_at(i)), "backend %s: %s", o->backend,
+                             iok_backend_error_at(i));
     if (!run->backend) {
         char names[512] = "";
         for (int i = 0; i < iok_backend_count(); i++)
@@ -392,7 +401,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
             continue;
         const struct iok_backend *b = iok_backend_at(i);
         if (!b && named && !load_rc) /* its options are unknown: say why, not "unknown" */
-            load_rc = iok_error(IOK_EUSAGE, "the --%s-... options: backend %s: %s", name, name,
+            load_rc = iok_error(load_status(iok_backend_error_at(i)),
+                                "the --%s-... options: backend %s: %s", name, name,
                                 iok_backend_error_at(i));
         add_backend_options(b, bopts);
     }
