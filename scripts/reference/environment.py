@@ -18,17 +18,25 @@ VARIABLES = (
     (
         "IOK_CLOCK_ROUNDS",
         "ping-pong rounds per rank of the job clock's offset estimate against rank 0 "
-        "(default 10, 1-1000): the round with the smallest round trip is kept.",
+        "(default 10, 1-1000): the round with the smallest round trip is kept. Any other value "
+        "is refused (exit 2).",
     ),
     (
         "IOK_REWRITE_IN_PLACE",
         "1: a later iteration's write rewrites the previous iteration's file instead of "
-        "removing it first (the state before like-for-like iterations; for comparisons).",
+        "removing it first (the state before like-for-like iterations; for comparisons); 0 or "
+        "unset: removed first. Any other value is refused (exit 2).",
     ),
     (
         "IOK_PROGRESS",
         "1: a progress line per record on rank 0's standard error even when it is not a "
         "terminal; 0: never; unset: on a terminal only. Any other value is refused (exit 2).",
+    ),
+    (
+        "TMPDIR",
+        "where the MPI library keeps its session files: when set, it must be a writable "
+        "folder, checked before MPI starts (a missing, read-only or non-folder one is refused "
+        "with exit 2, and nothing is created); OpenMPI's mpiexec checks it before that.",
     ),
     (
         "IOKERNELS_DATA",
@@ -72,6 +80,15 @@ VARIABLES = (
 )
 
 # read by the suite but no setting of the user's: OpenMPI's own (the list of
-# its parameter files, the session directory whose files a signal removes)
-# and HOME (where OpenMPI's per-user parameter file is)
-INTERNAL = ("HOME", "OMPI_MCA_mca_base_param_files", "OMPI_MCA_orte_jobfam_session_dir")
+# its parameter files, the session directory whose files a signal removes),
+# HOME (where OpenMPI's per-user parameter file is) and the launchers' rank
+# of a process before MPI_Init (which one prints a TMPDIR error)
+INTERNAL = (
+    "HOME",
+    "OMPI_MCA_mca_base_param_files",
+    "OMPI_MCA_orte_jobfam_session_dir",
+    "OMPI_COMM_WORLD_RANK",
+    "PMI_RANK",
+    "PMIX_RANK",
+    "SLURM_PROCID",
+)

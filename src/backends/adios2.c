@@ -58,6 +58,9 @@
 #include "iokernels/backend.h"
 #include "iokernels/error.h"
 
+#include "adios2_memory.h"
+#include "adios2_profile.h"
+
 #if !defined(ADIOS2_HAVE_MPI) || !ADIOS2_USE_MPI
 #error "the adios2 backend needs ADIOS2 built with MPI and ADIOS2_USE_MPI=1 (CMakeLists.txt)"
 #endif
@@ -133,8 +136,10 @@ struct a2_file {
     adios2_adios *ad;
     adios2_io *io;
     adios2_engine *eng;
-    adios2_variable **vh;  /* per variable; reading: NULL where no rank wrote it */
-    struct a2_blocks *blk; /* reading: per variable */
+    adios2_variable **vh;      /* per variable; reading: NULL where no rank wrote it */
+    struct a2_blocks *blk;     /* reading: per variable */
+    struct a2_profile profile; /* reading: the reader's profile in /tmp */
+    struct a2_mem mem;         /* writing: BP5's buffer chunks under ulimit -v */
 };
 
 static const adios2_type a2_types[] = {
@@ -242,6 +247,7 @@ a2_free(struct a2_file *f)
         adios2_close(f->eng);
     if (f->ad)
         adios2_finalize(f->ad);
+    a2_profile_remove(&f->profile);
     for (int v = 0; f->blk && v < f->s->nvars; v++)
         free(f->blk[v].b);
     free(f->blk);
@@ -273,6 +279,8 @@ a2_new(struct a2_file **out, const char *path, const struct iok_schema *s,
         a2_free(f);
         return rc;
     }
+    if (writing)
+        a2_mem_init(&f->mem, f->engine, f->params);
     *out = f;
     return IOK_OK;
 }
@@ -291,6 +299,8 @@ a2_start(struct a2_file *f, adios2_mode mode)
         return a2_fail(f, "adios2_set_engine", NULL, e);
     if (f->params[0] && (e = adios2_set_parameters(f->io, f->params)))
         return a2_fail(f, "adios2_set_parameters", NULL, e);
+    if (!f->writing)
+        a2_profile_note(&f->profile, f->path, f->params);
     if (!(f->eng = adios2_open(f->io, f->path, mode)))
         return a2_fail(f, mode == adios2_mode_write ? "adios2_open (write)" : "adios2_open (read)",
                        NULL, -1);
@@ -531,9 +541,12 @@ a2_put(void *h, const struct iok_reqlist *r)
                 nd ? adios2_set_selection(f->vh[a->varid], (size_t)nd, st, ct) : adios2_error_none;
             if (e)
                 return a2_fail(f, "adios2_set_selection", var->name, e);
+            size_t bytes = (size_t)n * iok_type_size(var->type);
+            if ((f->failed = a2_mem_before_put(&f->mem, bytes, f->deferred, f->path, f->rank)))
+                return IOK_EIO;
             if ((e = adios2_put(f->eng, f->vh[a->varid], buf, mode)))
                 return a2_fail(f, "adios2_put", var->name, e);
-            buf += (size_t)n * iok_type_size(var->type);
+            buf += bytes;
         }
     }
     return IOK_OK;
@@ -843,6 +856,7 @@ a2_wait(void *h)
      * data but drops the earlier flushes' blocks from the metadata. */
     if (!strcmp(f->engine, "BP5") && (e = adios2_perform_data_write(f->eng)))
         return a2_fail(f, "adios2_perform_data_write", NULL, e);
+    a2_mem_flushed(&f->mem);
     return IOK_OK;
 }
 
@@ -852,6 +866,7 @@ a2_end_step(struct a2_file *f)
     if (!f->in_step)
         return IOK_OK;
     f->in_step = 0;
+    a2_mem_flushed(&f->mem);
     adios2_error e = adios2_end_step(f->eng);
     return e ? a2_fail(f, "adios2_end_step", NULL, e) : IOK_OK;
 }

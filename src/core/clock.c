@@ -29,14 +29,6 @@ iok_now(void)
     return MPI_Wtime() - iok_clock.offset;
 }
 
-static int
-clock_rounds(void)
-{
-    const char *e = getenv("IOK_CLOCK_ROUNDS");
-    int n = e ? atoi(e) : 10;
-    return n < 1 ? 1 : n > 1000 ? 1000 : n;
-}
-
 /* Rank 0's ping-pong with every rank: at[2r] its offset, at[2r + 1] half
  * its smallest round trip, on rank 0 (rank 0's own: 0, 0). Collective. */
 static void
@@ -79,7 +71,7 @@ iok_clock_sync(MPI_Comm world)
     MPI_Comm_dup(world, &comm); /* no tag of anyone else's can meet ours */
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &np);
-    const int rounds = clock_rounds();
+    const int rounds = iok_env_clock_rounds(); /* IOK_CLOCK_ROUNDS, env.c */
     double *all = rank == 0 ? calloc(2 * (size_t)np, sizeof *all) : NULL, mine[2] = {0, 0};
     int ok = rank != 0 || all, every;
     MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, comm);

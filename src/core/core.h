@@ -150,9 +150,16 @@ void iok_mpiio_layer_defaults(void);
  * the shared-file-pointer component the user's own OpenMPI setting allows
  * (lockedfile, which aborts the job on it); IOK_OK otherwise. */
 int iok_mpiio_path_check(const char *path, int nprocs, const char *what);
+/* `path` (a buffer of `len`) as it is handed to MPI-IO: a name of one
+ * character without a folder becomes "./NAME" under OpenMPI, whose OMPIO
+ * cannot open it otherwise (mpiio_layer.c). */
+void iok_mpiio_name(char *path, size_t len);
 /* Every planned file's name against NAME_MAX, and iok_mpiio_path_check
  * for the backends that open through MPI-IO (path_check.c). */
 int iok_check_plan_paths(const struct iok_run *run, const struct iok_plan *plan);
+/* The planned paths the backends that open through MPI-IO are handed,
+ * through iok_mpiio_name (path_check.c); on every rank. */
+void iok_plan_mpiio_names(const struct iok_run *run, struct iok_plan *plan);
 /* The report's "MPI-IO layer" line; nothing when the library tells none. */
 void iok_mpiio_layer_report(FILE *out);
 
@@ -211,6 +218,10 @@ void iok_limits_init(void);
  * message; returns the status to agree on (IOK_EIO for a full descriptor
  * table that a caller took for a bad input). */
 int iok_limits_note(int status);
+/* Under an address-space limit (ulimit -v) that leaves less than
+ * IOK_AS_PROBE_MIB to map now: 1, and the limit in KiB; else 0. */
+#define IOK_AS_PROBE_MIB 128
+int iok_limits_as_short(unsigned long long *limit_kib);
 /* A usage error when a file of `bytes` of data cannot be written under the
  * process's file size limit; checked before the file is created. */
 int iok_limits_check_size(const char *path, int64_t bytes);
@@ -221,11 +232,19 @@ int iok_limits_check_memory(const struct iok_run *run, const struct iok_plan *pl
 
 /* The suite's IOK_* variables (env.c): iok_env_check validates them once,
  * before anything else (a usage error naming the variable); then
- * IOK_AGREE_SECONDS in seconds (default 10) and IOK_PROGRESS (-1 unset, 0,
- * 1). */
+ * IOK_AGREE_SECONDS in seconds (default 10), IOK_PROGRESS (-1 unset, 0,
+ * 1), IOK_CLOCK_ROUNDS (default 10) and IOK_REWRITE_IN_PLACE (0 or 1). */
 int iok_env_check(void);
+/* TMPDIR, before MPI_Init (tmpdir.c): a usage error when it is set and
+ * missing, not a folder or not writable. */
+int iok_tmpdir_check(void);
+/* This process's rank as its launcher says before MPI_Init (OpenMPI, MPICH,
+ * PMIx, Slurm); -1 when none does (a process started alone). */
+int iok_launcher_rank(void);
 int iok_env_agree_seconds(void);
 int iok_env_progress(void);
+int iok_env_clock_rounds(void);
+int iok_env_rewrite_in_place(void);
 
 /* Debug fault injection (fault.c): IOK_FAULT=PHASE:RANK. iok_fault_init
  * parses it once (a usage error when malformed); IOK_FAULTED(p, path) is 1

@@ -18,13 +18,6 @@
 #include "core.h"
 #include "iokernels/error.h"
 
-static int
-rewrite_in_place(void)
-{
-    const char *e = getenv("IOK_REWRITE_IN_PLACE");
-    return e && strcmp(e, "0") != 0;
-}
-
 int
 iok_iteration_reset(const struct iok_run *run, const struct iok_plan *plan, int file, int iteration,
                     const struct iok_result *res, char *state, size_t len)
@@ -49,7 +42,7 @@ iok_iteration_reset(const struct iok_run *run, const struct iok_plan *plan, int 
                  "iteration (--overwrite)");
         return IOK_OK;
     }
-    if (rewrite_in_place()) {
+    if (iok_env_rewrite_in_place()) { /* env.c */
         snprintf(state, len, "previous iteration's file rewritten in place (IOK_REWRITE_IN_PLACE)");
         return IOK_OK;
     }

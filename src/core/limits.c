@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The process's resource limits met at run time (ulimit -f, -n): the
+/* The process's resource limits met at run time (ulimit -f, -n, -v): the
  * failing rank's line names the limit, exit 1, like any other runtime
  * failure. The libraries turn EMFILE and EFBIG into text of their own
  * ("Permission denied", "known error not in list", "file write failed", a
  * decomposition file that "cannot be opened"), so the limit is told from
  * the process's state when a call has failed: its descriptor table full,
- * or the file it was writing grown to the file size limit. */
+ * the file it was writing grown to the file size limit, or little address
+ * space left under ulimit -v. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -72,6 +73,34 @@ largest(const char *path)
     return most;
 }
 
+/* Under ulimit -v a library's allocation that fails shows as its own text
+ * (ADIOS2's open: "Resource temporarily unavailable", a thread's stack),
+ * so a failed call is told from the room the limit leaves: less than
+ * AS_PROBE, as much as ADIOS2's write buffer takes in one piece, is named. */
+#define AS_PROBE ((size_t)IOK_AS_PROBE_MIB << 20)
+
+/* `bytes` of address space can be had now (mapped and unmapped, untouched). */
+static int
+can_map(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (p == MAP_FAILED)
+        return 0;
+    munmap(p, bytes);
+    return 1;
+}
+
+int
+iok_limits_as_short(unsigned long long *limit_kib)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY || can_map(AS_PROBE))
+        return 0;
+    *limit_kib = (unsigned long long)(r.rlim_cur / 1024);
+    return 1;
+}
+
 int
 iok_limits_note(int status)
 {
@@ -89,6 +118,11 @@ iok_limits_note(int status)
             return status == IOK_EUSAGE ? IOK_EIO : status;
         }
     }
+    unsigned long long kib;
+    if (status != IOK_EUSAGE && !strstr(iok_errmsg(), "out of memory") && iok_limits_as_short(&kib))
+        iok_error_append(" (out of memory: the process's address-space limit, ulimit -v %llu "
+                         "KiB, leaves less than %d MiB; raise it)",
+                         kib, IOK_AS_PROBE_MIB);
     const char *file = iok_signals_writing();
     if (file && getrlimit(RLIMIT_FSIZE, &r) == 0 && r.rlim_cur != RLIM_INFINITY) {
         long long size = largest(file);

@@ -104,6 +104,14 @@ kernel_help(const struct iok_kernel *k, FILE *out)
     fputc('\n', out);
 }
 
+/* A backend module that did not load: a usage error, unless it was out of
+ * memory (module.c says so: ulimit -v), a runtime failure. */
+static int
+load_status(const char *why)
+{
+    return why && strstr(why, "out of memory") ? IOK_EIO : IOK_EUSAGE;
+}
+
 /* Settles the core's choices after the kernel has configured them. */
 static int
 settle_core(struct core_flags *cf, struct iok_run *run)
@@ -122,7 +130,8 @@ settle_core(struct core_flags *cf, struct iok_run *run)
     run->backend = iok_backend_find(o->backend);
     for (int i = 0; !run->backend && i < iok_backend_count(); i++)
         if (!strcmp(iok_backend_name_at(i), o->backend)) /* its module did not load */
-            return iok_error(IOK_EUSAGE, "backend %s: %s", o->backend, iok_backend_error_at(i));
+            return iok_error(load_status(iok_backend_error_at(i)), "backend %s: %s", o->backend,
+                             iok_backend_error_at(i));
     if (!run->backend) {
         char names[512] = "";
         for (int i = 0; i < iok_backend_count(); i++)
@@ -376,6 +385,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
     struct iok_result res = {.start_wtime = start_wtime};
     struct iok_reqlog mylog = {0}, alllog = {0}; /* the request log, when kept */
     char *text = NULL;
+    char input_name[4]; /* a one-character input name as MPI-IO is handed it */
     int rc;
 
     nsets = 0;
@@ -391,7 +401,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
             continue;
         const struct iok_backend *b = iok_backend_at(i);
         if (!b && named && !load_rc) /* its options are unknown: say why, not "unknown" */
-            load_rc = iok_error(IOK_EUSAGE, "the --%s-... options: backend %s: %s", name, name,
+            load_rc = iok_error(load_status(iok_backend_error_at(i)),
+                                "the --%s-... options: backend %s: %s", name, name,
                                 iok_backend_error_at(i));
         add_backend_options(b, bopts);
     }
@@ -423,6 +434,11 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
     /* the kernel's input file, then the command line over it */
     if (k->input_by_path && cmdline.npos) {
         run.input_path = cmdline.pos[0];
+        if (strlen(run.input_path) < sizeof input_name) { /* read through MPI-IO */
+            snprintf(input_name, sizeof input_name, "%s", run.input_path);
+            iok_mpiio_name(input_name, sizeof input_name);
+            run.input_path = input_name;
+        }
         if (run.rank == 0 && access(run.input_path, R_OK) != 0)
             rc = iok_error(IOK_EUSAGE, "cannot open input file %s: check the path", run.input_path);
         if (rc == IOK_OK && run.rank == 0)
@@ -496,6 +512,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
         goto out;
     }
     rc = k->plan(kopts, &run, plan);
+    if (rc == IOK_OK)
+        iok_plan_mpiio_names(&run, plan);
     if (rc == IOK_OK && run.rank == 0)
         rc = iok_check_plan_paths(&run, plan);
     if (rc == IOK_OK)
@@ -624,6 +642,11 @@ run_member(const struct iok_kernel *k, int argc, char **argv, struct iok_member_
 int
 main(int argc, char **argv)
 {
+    if (iok_tmpdir_check() != IOK_OK) { /* read by MPI_Init: one line, not the library's 50 */
+        if (iok_launcher_rank() <= 0)
+            fprintf(stderr, "iokernels: error: %s\n", iok_errmsg());
+        return IOK_EUSAGE;
+    }
     iok_mpiio_layer_defaults(); /* read by MPI_Init */
     iok_limits_init();
     MPI_Init(&argc, &argv);

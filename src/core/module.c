@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "iokernels/error.h"
 #include "iokernels/input.h"
 #include "iokernels/module.h"
@@ -56,11 +57,19 @@ iok_module_symbol(const char *name, const char *symbol)
     void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     if (!h) {
         const char *why = dlerror();
-        snprintf(last_error, sizeof last_error,
-                 "cannot load the module %s (%s): reinstall iokernels, or set "
-                 "IOKERNELS_MODULES to the directory holding iok-%s.so",
-                 path, why ? why : "unknown reason", name);
-        iok_error(IOK_EUSAGE, "%s", last_error);
+        unsigned long long kib;
+        int short_of_memory = iok_limits_as_short(&kib); /* "failed to map segment" */
+        if (short_of_memory)
+            snprintf(last_error, sizeof last_error,
+                     "cannot load the module %s (%s): out of memory: the process's address-space "
+                     "limit, ulimit -v %llu KiB, leaves less than %d MiB; raise it",
+                     path, why ? why : "unknown reason", kib, IOK_AS_PROBE_MIB);
+        else
+            snprintf(last_error, sizeof last_error,
+                     "cannot load the module %s (%s): reinstall iokernels, or set "
+                     "IOKERNELS_MODULES to the directory holding iok-%s.so",
+                     path, why ? why : "unknown reason", name);
+        iok_error(short_of_memory ? IOK_EIO : IOK_EUSAGE, "%s", last_error);
         return NULL;
     }
     void *sym = dlsym(h, symbol);

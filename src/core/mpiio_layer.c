@@ -110,6 +110,26 @@ iok_mpiio_layer_defaults(void)
 #endif
 }
 
+/* OpenMPI 4.1's sharedfp component "sm" (the one the suite's default
+ * keeps, and the library's own first choice on one node) takes the file's
+ * name from opal_basename(), which answers "/" for a name of one character
+ * without a folder ("n"): its semaphore "OMPIO_/" is refused by sem_open,
+ * and every open of that file fails inside MPI_File_open (MPI_ERR_OTHER,
+ * PnetCDF's "Unknown error in file operation", NetCDF's "Permission
+ * denied"). The same file is named "./n" instead. */
+void
+iok_mpiio_name(char *path, size_t len)
+{
+#ifdef OPEN_MPI
+    if (path[0] && path[0] != '/' && !path[1] && len > 3) {
+        char c = path[0];
+        snprintf(path, len, "./%c", c);
+    }
+#else
+    (void)path, (void)len;
+#endif
+}
+
 /* Whether component `c` is in the selection list `sel` (OpenMPI's syntax:
  * "a,b" allows only those, "^a,b" excludes them, "" allows all). */
 static int
@@ -123,6 +143,36 @@ allowed(const char *sel, const char *c)
     return !*sel || (negate ? !listed : listed);
 }
 
+#ifdef OPEN_MPI
+/* Component "sm" first checks that it can create
+ * "<session dir>/<name>_cid--1-<rank>.sm" (declining without it, which
+ * OMPIO accepts: a name of 244 characters or more opens, with "unable to
+ * open file for mmap" lines of OpenMPI's own), then opens
+ * "<name>_cid-<cid>-<pid>.sm" there and fails the open when it cannot: a
+ * name of 237 to 243 characters passes the check and, with a pid of up to
+ * 7 digits and a communicator id of up to 3, fails the open past NAME_MAX
+ * (or ranks disagree on the check: "-<rank>" has more digits from rank 10
+ * on). Refused whatever this run's pid happens to be. */
+#define SM_NAME_OK 236
+#define SM_NAME_DECLINED 244
+
+static int
+sm_name_check(const char *path, const char *sel, const char *what)
+{
+    const char *slash = strrchr(path, '/');
+    size_t len = strlen(slash ? slash + 1 : path);
+    if (len <= SM_NAME_OK || len >= SM_NAME_DECLINED || !allowed(sel, "sm"))
+        return IOK_OK;
+    return iok_error(IOK_EUSAGE,
+                     "%s %s: its name is %zu characters, and OpenMPI's OMPIO component sharedfp "
+                     "sm, which the sharedfp setting '%s' allows, fails to open a file whose name "
+                     "has %d to %d (its own file takes the name and up to 19 characters more, "
+                     "past NAME_MAX); shorten the name to %d characters or fewer",
+                     what, path, len, sel[0] ? iok_quote(sel) : "(unset)", SM_NAME_OK + 1,
+                     SM_NAME_DECLINED - 1, SM_NAME_OK);
+}
+#endif
+
 int
 iok_mpiio_path_check(const char *path, int nprocs, const char *what)
 {
@@ -130,7 +180,10 @@ iok_mpiio_path_check(const char *path, int nprocs, const char *what)
     char io[256], sel[256];
     mca_param("io", io, sizeof io);
     mca_param("sharedfp", sel, sizeof sel);
-    if (!allowed(io, "ompio") || !allowed(sel, "lockedfile"))
+    if (!allowed(io, "ompio"))
+        return IOK_OK;
+    IOK_TRY(sm_name_check(path, sel, what));
+    if (!allowed(sel, "lockedfile"))
         return IOK_OK;
     /* "<path>.locktest.<rank>" and its '\0' in 256 bytes, for the highest rank */
     int digits = snprintf(NULL, 0, "%d", nprocs > 1 ? nprocs - 1 : 0);

@@ -2,7 +2,8 @@
 /* The planned files' paths, checked before any is created: a name no file
  * system takes (past NAME_MAX) is a usage error naming the file, not a
  * library's failure at its create, and a path the MPI library's
- * shared-file-pointer component cannot take is refused (mpiio_layer.c). */
+ * shared-file-pointer component cannot take is refused (mpiio_layer.c);
+ * a name OMPIO cannot open as given is handed over as "./NAME". */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,4 +40,14 @@ iok_check_plan_paths(const struct iok_run *run, const struct iok_plan *plan)
             IOK_TRY(iok_mpiio_path_check(path, fp->per_rank ? 1 : run->nprocs, "file"));
     }
     return IOK_OK;
+}
+
+void
+iok_plan_mpiio_names(const struct iok_run *run, struct iok_plan *plan)
+{
+    if (!(run->backend->caps & IOK_CAP_HINTS)) /* ADIOS2, null: no MPI-IO open */
+        return;
+    for (int f = 0; f < plan->nfiles; f++)
+        if (!plan->files[f].per_rank) /* "<path>.<rank>" is longer */
+            iok_mpiio_name(plan->files[f].path, sizeof plan->files[f].path);
 }

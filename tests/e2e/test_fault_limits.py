@@ -268,6 +268,15 @@ BAD_ENV = [
     ("IOK_PROGRESS", "yes", "expected 1"),
     ("IOK_FAULT", "put:99", "rank 99, but the job has 4 ranks (0 to 3)"),
     ("IOK_FAULT", "put", "expected PHASE:RANK"),
+    # were atoi and "anything but 0": ran silently
+    ("IOK_CLOCK_ROUNDS", "abc", "expected a whole number of clock ping-pong rounds"),
+    ("IOK_CLOCK_ROUNDS", "-5", "per rank from 1 to 1000 (unset: 10)"),
+    ("IOK_CLOCK_ROUNDS", "1e99", "per rank from 1 to 1000 (unset: 10)"),
+    ("IOK_CLOCK_ROUNDS", "0", "per rank from 1 to 1000 (unset: 10)"),
+    ("IOK_CLOCK_ROUNDS", "1001", "per rank from 1 to 1000 (unset: 10)"),
+    ("IOK_REWRITE_IN_PLACE", "no", "expected 1 (a later iteration rewrites"),
+    ("IOK_REWRITE_IN_PLACE", "false", "or 0 (it starts from a removed file); unset: 0"),
+    ("IOK_REWRITE_IN_PLACE", "yes", "or 0 (it starts from a removed file); unset: 0"),
 ]
 
 
@@ -292,3 +301,17 @@ def test_a_good_environment_value_is_taken(tmp_path):
     assert r.rc == 1 and "IOK_FAULT=put:3" in r.one_line(), r.err[-2000:]
     r = launch(4, [*args, "--overwrite"], tmp_path, env={"IOK_PROGRESS": "1"})
     assert r.rc == 0 and "record 2 of 2" in r.err, r.err[-2000:]
+
+
+def test_the_clock_and_rewrite_variables_take_their_values(tmp_path):
+    """IOK_CLOCK_ROUNDS=1000 and IOK_REWRITE_IN_PLACE=1 and 0 are taken: the
+    second iteration's state says whether the file was rewritten in place."""
+    for value, words in (("1", "file rewritten in place"), ("0", "file removed (untimed)")):
+        d = tmp_path / value
+        d.mkdir()
+        args = ["btio", "--grid", "16,16,16", "--dumps", "1", "--dir", str(d), "--iterations", "2"]
+        env = {"IOK_CLOCK_ROUNDS": "1000", "IOK_REWRITE_IN_PLACE": value}
+        r = launch(4, [*args, "--backend", "mpiio", "--json", str(d / "r.jsonl")], d, env=env)
+        assert r.rc == 0 and not r.lines(), r.err[-2000:]
+        states = (d / "r.jsonl").read_text()
+        assert f"previous iteration's {words}" in states, (value, states[-2000:])
