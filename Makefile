@@ -78,10 +78,10 @@ venv: $(VENV)/.installed
 # The campaign package (python/) is installed editable: iokernels-campaign.
 # ADIOS2 is built from source with MPI (not in requirements.txt: PyPI's
 # binary wheel is serial).
-$(VENV)/.installed: requirements.txt requirements-docs.txt python/pyproject.toml \
+$(VENV)/.installed: requirements.txt requirements-docs.txt constraints.txt python/pyproject.toml \
 		scripts/install-adios2.sh | deps
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q -r requirements.txt -r requirements-docs.txt
+	$(VENV)/bin/pip install -q -c constraints.txt -r requirements.txt -r requirements-docs.txt
 	scripts/install-adios2.sh $(VENV)
 	$(VENV)/bin/pip install -q -e python
 	touch $@

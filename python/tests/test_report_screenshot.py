@@ -90,6 +90,7 @@ def test_report_in_a_browser(tiny, tmp_path):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     first, tall = ARTIFACTS / "report-first-screen.png", ARTIFACTS / "report-tall.png"
     for png, size in ((first, SCREEN), (tall, TALL)):
+        png.unlink(missing_ok=True)  # an earlier run's picture is not this run's
         p = open_page(page, png, size)
         assert p.returncode == 0 and png.exists(), p.stderr[-2000:]
         assert not js_errors(p.stderr), js_errors(p.stderr)

@@ -21,6 +21,9 @@ def git(cwd, *args):
         "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@t",
         "GIT_COMMITTER_NAME": "t",
+        # the user's and the system's git settings (signing, hooks) are not the test's
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_CONFIG_NOSYSTEM": "1",
     }
     env["GIT_COMMITTER_EMAIL"] = "t@t"
     return subprocess.run(
