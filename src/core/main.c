@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "cores.h"
 #include "iokernels/reqlog.h"
 #include "iokernels/error.h"
 #include "iokernels/input.h"
@@ -386,6 +387,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
     struct iok_reqlog mylog = {0}, alllog = {0}; /* the request log, when kept */
     char *text = NULL;
     char input_name[4]; /* a one-character input name as MPI-IO is handed it */
+    struct iok_cores cores = {0};
     int rc;
 
     nsets = 0;
@@ -543,6 +545,10 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
     double parse = MPI_Wtime() - t0;
     MPI_Allreduce(&parse, &res.parse_time, 1, MPI_DOUBLE, MPI_MAX, run.comm);
     res.parse_rank = iok_stat_reduce(parse, run.comm);
+    /* the cores under the ranks, for the record and the headlines (untimed) */
+    if ((rc = iok_agree(run.comm, iok_cores_gather(run.comm, 0, &cores))))
+        goto out;
+    run.cores = &cores;
 
     /* a signal from here on ends the run with a line, its record and no
      * partial output (signals.c); the record's prefix is built now, as
@@ -620,6 +626,7 @@ out:
     iok_log = NULL;
     iok_reqlog_free(&mylog);
     iok_reqlog_free(&alllog);
+    iok_cores_free(&cores);
     if (plan)
         iok_plan_free(plan);
     free(plan);
