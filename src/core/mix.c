@@ -344,6 +344,10 @@ iok_mix_main(int argc, char **argv, iok_member_fn run)
     /* one clock for the members' windows: the job's rank 0 */
     iok_clock_sync(MPI_COMM_WORLD);
     mx.world_offset = iok_clock.offset;
+    /* which members share a node's cores, for the slowdown lines (untimed) */
+    if ((rc = iok_agree(MPI_COMM_WORLD,
+                        iok_cores_gather(MPI_COMM_WORLD, 1u << (me->index - 1), &mx.cores))))
+        goto out;
     if ((rc = iok_mix_alloc(&mx)))
         rc = iok_error(IOK_EIO, "out of memory for the mix");
     if ((rc = iok_agree(MPI_COMM_WORLD, rc)))
@@ -374,6 +378,7 @@ out:
     fflush(stdout);
     iok_agree_comm_for(MPI_COMM_NULL, MPI_COMM_NULL);
     iok_mix_free(&mx);
+    iok_cores_free(&mx.cores);
     free(mx.args);
     free(mr.made);
     return rc;
