@@ -117,7 +117,7 @@ iok_ceiling_main(int argc, char **argv)
     int64_t mine = o.size / nprocs + (rank < o.size % nprocs);
     struct iok_ceiling a = {.full = 1}, b = {0};
     struct iok_cores cores; /* untimed, before the probes */
-    if ((rc = iok_agree(MPI_COMM_WORLD, iok_cores_gather(MPI_COMM_WORLD, 0, &cores))))
+    if ((rc = iok_agree(MPI_COMM_WORLD, iok_cores_gather(MPI_COMM_WORLD, 0, 0, &cores))))
         return rc;
     iok_clock_sync(MPI_COMM_WORLD); /* the samples' spans on one clock */
     rc = iok_ceiling_probe(MPI_COMM_WORLD, path, mine, 0, IOK_CEIL_READ_STORAGE, o.samples, &a);

@@ -212,7 +212,19 @@ node_facts(struct iok_node_cores *n, const cpu_set_t *mask, size_t size, int ran
 }
 
 int
-iok_cores_gather(MPI_Comm comm, unsigned tag, struct iok_cores *out)
+iok_cores_node_ranks(MPI_Comm comm)
+{
+    int rank, n;
+    MPI_Comm node;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+    return n;
+}
+
+int
+iok_cores_gather(MPI_Comm comm, unsigned tag, int node_ranks, struct iok_cores *out)
 {
     memset(out, 0, sizeof *out);
     int rank, nrank, nsize, rc = IOK_OK;
@@ -236,7 +248,8 @@ iok_cores_gather(MPI_Comm comm, unsigned tag, struct iok_cores *out)
     MPI_Comm_split(comm, nrank == 0 ? 0 : MPI_UNDEFINED, rank, &leaders);
     if (leaders != MPI_COMM_NULL) { /* comm's rank 0 is its node's lowest: a leader, first */
         struct iok_node_cores me;
-        node_facts(&me, (const cpu_set_t *)all, size, nsize, tags);
+        node_facts(&me, (const cpu_set_t *)all, size, node_ranks > nsize ? node_ranks : nsize,
+                   tags);
         int lrank, nnodes;
         MPI_Comm_rank(leaders, &lrank);
         MPI_Comm_size(leaders, &nnodes);

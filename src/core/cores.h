@@ -40,8 +40,12 @@ int iok_cpus_threads_per_core(const char *root); /* 1 when unknown */
 int iok_cores_usable(int online, int affinity, double cgroup);
 
 /* Collective over comm, untimed: each node's cores, on comm's rank 0.
- * tag: this rank's bits, OR'ed per node (a mix's member). */
-int iok_cores_gather(MPI_Comm comm, unsigned tag, struct iok_cores *out);
+ * tag: this rank's bits, OR'ed per node (a mix's member); node_ranks: the
+ * ranks running on this rank's node when more than comm's run there (a
+ * mix's members together), 0 for comm's own. */
+int iok_cores_gather(MPI_Comm comm, unsigned tag, int node_ranks, struct iok_cores *out);
+/* Collective over comm: how many of comm's ranks share this rank's node. */
+int iok_cores_node_ranks(MPI_Comm comm);
 void iok_cores_free(struct iok_cores *c);
 /* "oversubscribed (4 ranks on 2 cores)", or "" when no node is (c may be NULL). */
 const char *iok_cores_words(const struct iok_cores *c, char *buf, size_t len);

@@ -546,7 +546,7 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
     MPI_Allreduce(&parse, &res.parse_time, 1, MPI_DOUBLE, MPI_MAX, run.comm);
     res.parse_rank = iok_stat_reduce(parse, run.comm);
     /* the cores under the ranks, for the record and the headlines (untimed) */
-    if ((rc = iok_agree(run.comm, iok_cores_gather(run.comm, 0, &cores))))
+    if ((rc = iok_agree(run.comm, iok_cores_gather(run.comm, 0, m ? m->node_ranks : 0, &cores))))
         goto out;
     run.cores = &cores;
 

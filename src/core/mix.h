@@ -41,6 +41,7 @@ struct iok_mix {
     int failed_member, failed_iteration, failed_together; /* 0: none */
     long record_at;         /* the --json file's size before the mix's record (-1: not yet) */
     struct iok_cores cores; /* rank 0: the job's nodes, each member's ranks as a tag bit */
+    int node_ranks;         /* the job's ranks on this rank's node */
 };
 
 /* One round: every member together, or member `solo` alone. */

@@ -48,9 +48,10 @@ def launch(np_, args, cwd, prefix=(), shell_first=None):
     return r
 
 
-def headline(r):
-    m = HEADLINE.search(r.out)
-    assert m, r.out
+def headline(out):
+    """The write pass's headline line of a report."""
+    m = HEADLINE.search(out)
+    assert m, out
     return m.group(0)
 
 
@@ -71,7 +72,7 @@ def test_four_ranks_on_two_cores_are_oversubscribed(tmp_path):
     assert env["usable_cores_min"] == 2 and env["oversubscribed"] is True, env
     assert n["host"] == env["hostnames"][0]
     assert n["hw_threads_per_core"] >= 1
-    assert headline(r).endswith("; oversubscribed (4 ranks on 2 cores)"), headline(r)
+    assert headline(r.out).endswith("; oversubscribed (4 ranks on 2 cores)"), headline(r.out)
     assert re.search(r"^cores +: 2 usable for 4 ranks on .*: OVERSUBSCRIBED", r.out, re.M), r.out
 
 
@@ -88,7 +89,7 @@ def test_four_ranks_as_launched_on_this_machine(tmp_path):
     assert env["oversubscribed"] is (4 > want), env
     if online == 2 and quota is None:  # this machine (2 cores): the case of the issue
         assert n["affinity_cpus"] == 2, n
-        assert headline(r).endswith("; oversubscribed (4 ranks on 2 cores)"), headline(r)
+        assert headline(r.out).endswith("; oversubscribed (4 ranks on 2 cores)"), headline(r.out)
 
 
 def test_two_ranks_on_two_cores_say_nothing(tmp_path):
@@ -99,7 +100,7 @@ def test_two_ranks_on_two_cores_say_nothing(tmp_path):
     assert n["ranks"] == 2 and n["usable_cores"] >= 2, n
     assert env["oversubscribed"] is False, env
     assert "oversubscribed" not in r.out.lower(), r.out
-    assert headline(r).endswith("requests as executed"), headline(r)
+    assert headline(r.out).endswith("requests as executed"), headline(r.out)
 
 
 def test_one_core_by_affinity(tmp_path):
@@ -111,7 +112,7 @@ def test_one_core_by_affinity(tmp_path):
     assert n["affinity_cpus"] == 1 and n["online_cpus"] == online_cpus(), n
     assert n["usable_cores"] == 1 and env["usable_cores_min"] == 1, n
     assert env["oversubscribed"] is True, env
-    assert headline(r).endswith("; oversubscribed (2 ranks on 1 core)"), headline(r)
+    assert headline(r.out).endswith("; oversubscribed (2 ranks on 1 core)"), headline(r.out)
 
 
 def _cpu_cgroup():
@@ -153,13 +154,14 @@ def test_cgroup_quota_of_one_cpu(tmp_path):
     assert n["cgroup_cpus"] == 1.0, n
     assert n["affinity_cpus"] >= 1 and n["usable_cores"] == 1, n
     assert env["oversubscribed"] is True, env
-    assert headline(r).endswith("; oversubscribed (2 ranks on 1 core)"), headline(r)
+    assert headline(r.out).endswith("; oversubscribed (2 ranks on 1 core)"), headline(r.out)
 
 
 def test_mix_members_sharing_a_node_say_so(tmp_path):
     """Two members of 2 ranks on the CPUs 0 and 1: the slowdown lines say
-    that the members share the node's 2 cores; each member's record counts
-    its own ranks."""
+    that the members share the node's 2 cores; a member's record counts its
+    own ranks alone (the other sleeps) and the whole job's together, and
+    its report's headline says so together."""
     assert online_cpus() >= 2, "premise: two CPUs online"
     parts = ["--part", "2:ncbench", "--backend", "null"]
     r = launch(
@@ -176,7 +178,14 @@ def test_mix_members_sharing_a_node_say_so(tmp_path):
             re.M,
         ), r.out[-3000:]
     for m in r.record["members"]:
+        assert {run["mode"] for run in m["runs"]} == {"alone", "together"}, m["runs"]
         for run in m["runs"]:
             env = run["record"]["environment"]
-            assert [n["ranks"] for n in env["node_cores"]] == [2], env
-            assert env["usable_cores_min"] == 2 and env["oversubscribed"] is False, env
+            together = run["mode"] == "together"
+            assert [n["ranks"] for n in env["node_cores"]] == [4 if together else 2], env
+            assert env["usable_cores_min"] == 2 and env["oversubscribed"] is together, env
+    for i in (1, 2):
+        for mode, says in (("alone", False), ("together", True)):
+            section = r.out.split(f"=== mix member {i} ncbench, iteration 1, {mode} ===")[1]
+            line = headline(section.split("\n===")[0])
+            assert line.endswith("; oversubscribed (4 ranks on 2 cores)") is says, (mode, line)
