@@ -254,9 +254,10 @@ iok_cores_gather(MPI_Comm comm, unsigned tag, int node_ranks, struct iok_cores *
         MPI_Comm_rank(leaders, &lrank);
         MPI_Comm_size(leaders, &nnodes);
         struct iok_node_cores *nodes = lrank == 0 ? calloc((size_t)nnodes, sizeof *nodes) : NULL;
-        /* MPI_BYTE: every node runs the same binary */
-        MPI_Gather(&me, (int)sizeof me, MPI_BYTE, nodes ? (void *)nodes : (void *)&me,
-                   (int)sizeof me, MPI_BYTE, 0, leaders);
+        int ok = lrank != 0 || nodes; /* no gather into nothing */
+        MPI_Bcast(&ok, 1, MPI_INT, 0, leaders);
+        if (ok) /* MPI_BYTE: every node runs the same binary */
+            MPI_Gather(&me, (int)sizeof me, MPI_BYTE, nodes, (int)sizeof me, MPI_BYTE, 0, leaders);
         if (lrank == 0 && !nodes)
             rc = iok_error(IOK_EIO, "out of memory gathering the nodes' cores");
         if (nodes) {
