@@ -464,3 +464,48 @@ def test_the_records_own_count_of_cores_is_read():
     )
     assert record.oversubscribed({"environment": {"oversubscribed": False}}) is None
     assert record.oversubscribed({"environment": {}}) is None  # a record before the field
+
+
+WRAPPER = """#!/bin/sh
+# the real binary, then its record marked as an oversubscribed run's
+"{real}" "$@"
+rc=$?
+prev=""
+for a in "$@"; do
+  if [ "$prev" = "--json" ] && [ -f "$a" ]; then
+    "{python}" - "$a" <<'PY'
+import json, sys
+path = sys.argv[1]
+recs = [json.loads(x) for x in open(path) if x.strip()]
+for r in recs:
+    r["environment"]["oversubscribed"] = True
+    r["environment"]["node_cores"] = [{{"host": "vm", "ranks": 3, "usable_cores": 1}}]
+open(path, "w").write("".join(json.dumps(r) + "\\n" for r in recs))
+PY
+  fi
+  prev="$a"
+done
+exit $rc
+"""
+
+
+def test_a_record_that_says_oversubscribed_is_refused_unless_allowed(tmp_path):
+    """The binary's own count (environment.oversubscribed, node_cores) is
+    read from the defaults' record, whatever the launcher: here a wrapper
+    marks every record of the real binary as an oversubscribed run's."""
+    import sys
+
+    fake = tmp_path / "iokernels"
+    fake.write_text(WRAPPER.format(real=BIN, python=sys.executable))
+    fake.chmod(0o755)
+    spec = NULL_VALUES.replace("trials = 3", "trials = 1")
+    (tmp_path / "t.toml").write_text(spec)
+    args = ["tune", "t.toml", "--bin", fake, "--db", "t.sqlite", "--out", "out", "--no-report"]
+    p = cli(*args, cwd=tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "oversubscribed (3 ranks on 1 core)" in p.stderr and "--allow-oversubscribed" in p.stderr
+    assert len(rows(tmp_path / "t.sqlite", "SELECT id FROM runs")) == 1  # the defaults' only
+    p = cli(*args[:-2], "out2", "--no-report", "--allow-oversubscribed", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    line = next(x for x in p.stdout.splitlines() if x.startswith("answer:"))
+    assert "oversubscribed (3 ranks on 1 core)" in line, p.stdout
