@@ -444,9 +444,11 @@ def test_an_allowed_oversubscribed_case_says_so_in_its_answer(tmp_path, monkeypa
     assert campaign_cli.main([*args, "--allow-oversubscribed"]) == 0
     out = capsys.readouterr().out
     ans = _answer(tmp_path / "t.sqlite")
-    assert ans["oversubscribed"] == "oversubscribed (4 ranks on 1 core)"
+    # the words: this count, or the record's own where the binary writes one (it wins)
+    words = ans["oversubscribed"]
+    assert words.startswith("oversubscribed (4 ranks on "), words
     line = next(x for x in out.splitlines() if x.startswith("answer:"))
-    assert "oversubscribed (4 ranks on 1 core)" in line, out
+    assert words in line, out
 
 
 def test_the_records_own_count_of_cores_is_read():
