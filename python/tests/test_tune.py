@@ -511,3 +511,28 @@ def test_a_record_that_says_oversubscribed_is_refused_unless_allowed(tmp_path):
     assert p.returncode == 0, p.stderr
     line = next(x for x in p.stdout.splitlines() if x.startswith("answer:"))
     assert "oversubscribed (3 ranks on 1 core)" in line, p.stdout
+
+
+def test_the_objective_names_what_the_backend_does():
+    from iokernels_campaign.spec import rules
+    from iokernels_campaign.tune import tune_spec
+
+    assert rules.moves_no_data("null") and not rules.moves_no_data("mpiio")
+    null = tune_spec.objective_text("durable", "null", ("write", "read"), "ext4")
+    assert null.startswith("the suite's own work per run: the null backend moves no data")
+    write = tune_spec.objective_text("durable", "mpiio", ("write",), "ext4")
+    assert write == "durable write time (writes with --fsync: the data reached storage)"
+    both = tune_spec.objective_text("durable", "mpiio", ("write", "read"), "tmpfs")
+    assert "reached tmpfs (memory: no storage below)" in both and "reads with --drop" in both
+    assert tune_spec.objective_text("io", "mpiio", ("write",)) == tune_spec.OBJECTIVES["io"]
+
+
+def test_write_hints_are_inert_on_a_read_only_case():
+    from iokernels_campaign.tune import tune_space
+
+    space = {"romio_cb_write": ["enable"], "romio_ds_write": ["disable"], "cb_nodes": [2]}
+    assert tune_space.inert(space, ("read",)) == {
+        "romio_cb_write": "a write hint, and the case only reads",
+        "romio_ds_write": "a write hint, and the case only reads",
+    }
+    assert tune_space.inert(space, ("write", "read")) == {}
