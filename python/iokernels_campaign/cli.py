@@ -161,6 +161,12 @@ def _parser():
         help="continue the latest unfinished tune of this file in --db: its finished trials "
         "are kept, the rest of the budget runs",
     )
+    t.add_argument(
+        "--allow-oversubscribed",
+        action="store_true",
+        help="tune a case with more ranks than cores (refused otherwise: its times would be "
+        "the ranks' contention); the answer says so",
+    )
     return ap
 
 
@@ -456,9 +462,18 @@ def cmd_tune(a):
     if a.dry_run:
         for name, values in tspec.space.items():
             print(f"{name:<22} {', '.join(map(str, values))}")
+        for name, why in tspec.inert.items():
+            print(f"# {name}: not searched: {why}")
+        over = tune.local_oversubscription(tspec.case.ranks, a.launcher)
+        if over:
+            print(
+                f"# {record.oversubscribed_text(*over)} here: tune refuses it without "
+                "--allow-oversubscribed"
+            )
         grid = "grid" if tspec.use_grid() else "TPE"
         print(f"# dry run: {tspec.size} combinations ({grid}); nothing run or stored")
         return 0
+    tune.check_cores(tspec, a.launcher, a.allow_oversubscribed)  # before the store
     paths.store_for_writing("--db", a.db)
     out = Path(a.out or Path("results") / tspec.campaign.name).resolve()
     earlier = None
@@ -475,7 +490,15 @@ def cmd_tune(a):
         print(f"--resume: no session of tune {tspec.campaign.name} in {a.db}: starting one")
     _check_out(out, not a.no_report)
     store = _store(a.db)
-    tuner = tune.Tuner(tspec, inv, store, out, a.launcher, resume=earlier)
+    tuner = tune.Tuner(
+        tspec,
+        inv,
+        store,
+        out,
+        a.launcher,
+        resume=earlier,
+        allow_oversubscribed=a.allow_oversubscribed,
+    )
     try:
         answer = tuner.run()
     except KeyboardInterrupt as e:

@@ -5,6 +5,7 @@ trial the kernel refuses (stored, the tune goes on), and tune files refused
 before anything runs (exit 2, one line naming the file, line and key)."""
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,7 +21,9 @@ SMALL = REPO / "campaigns" / "tune-small.toml"
 def small(tmp_path_factory):
     """campaigns/tune-small.toml, run once from the repository root."""
     d = tmp_path_factory.mktemp("tune-small")
-    p = cli("tune", SMALL, "--db", d / "t.sqlite", "--out", d / "out", cwd=REPO, timeout=600)
+    # 4 ranks: on fewer cores, allowed (the answer says so)
+    args = ["--db", d / "t.sqlite", "--out", d / "out", "--allow-oversubscribed"]
+    p = cli("tune", SMALL, *args, cwd=REPO, timeout=600)
     return d, p
 
 
@@ -48,7 +51,8 @@ def test_small_example_stores_every_trial_with_its_settings(small):
     # transfer=collective, cb_nodes=default is the defaults (BTIO is collective
     # unless told): one configuration, run once, so 3 trials after the defaults
     assert len(trials) == 4 and trials[0]["settings"] == {}, trials
-    assert ans["objective"] == "durable" and "objective: durable I/O time" in p.stdout
+    assert ans["objective"] == "durable" and "objective: durable write time" in p.stdout
+    assert "reads with --drop-caches" not in p.stdout  # it only writes
     assert ans["sampler"] == "grid"  # 4 points, 6 trials: a grid
     runs = {r["id"]: r for r in rows(d / "t.sqlite", "SELECT * FROM runs")}
     for t in trials:
@@ -95,6 +99,12 @@ def test_small_example_answers_with_an_interval_and_a_ready_line(small):
         assert "--hints" not in ready
         return
     assert len(c["defaults"]) == len(c["best"]) == 5  # ABBA, 5 each
+    # importance only for a difference the search can attribute: a judged gain
+    imp = ans["importance"]
+    if c["call"] != "gain":
+        assert imp["shares"] == {} and imp["method"].startswith("not shown: the best is not")
+    else:
+        assert not imp["method"].startswith("not shown")
     assert c["low"] <= c["speedup"] * 2 and c["low"] <= c["high"]
     word = "no significant gain" if c["low"] <= 1 <= c["high"] else None
     assert c["call"] == (word or ("gain" if c["low"] > 1 else "slower than the defaults"))
@@ -266,6 +276,7 @@ def test_the_confirmation_alternates_abba_and_finds_the_known_gain(tmp_path):
     assert best["number"] == 2 and best["settings"] == {"grid": "8,8,8"}
     assert len(c["defaults"]) == len(c["best"]) == 5 and c["order"] == "ABBA"
     assert c["call"] == "gain" and c["low"] > 1, c  # 5 a side: exact p = 2/252
+    assert not ans["importance"]["method"].startswith("not shown"), ans["importance"]
     order = [x.split("(")[1].split(" first")[0] for x in p.stdout.splitlines() if "confirm " in x]
     assert order == ["defaults", "best", "defaults", "best", "defaults"], p.stdout
     runs = rows(tmp_path / "t.sqlite", "SELECT argv FROM runs")
@@ -310,7 +321,8 @@ def test_a_trial_past_the_cut_is_stopped_stored_and_the_tune_ends_normally(tmp_p
     (run,) = rows(tmp_path / "t.sqlite", "SELECT * FROM runs WHERE id = ?", slow["run_ids"][0])
     assert run["status"] == "failed" and run["error"] == slow["error"]
     assert 10 <= run["elapsed"] < 60
-    assert "answer:   no significant gain: no setting beat the defaults" in p.stdout
+    # the null backend: no verdict either way (its times are the suite's own work)
+    assert "answer:   not judged: the null backend moves no data" in p.stdout
 
 
 def test_identity_is_what_differs_from_the_defaults_in_effect():
@@ -333,3 +345,194 @@ def test_identity_is_what_differs_from_the_defaults_in_effect():
     # a hint set to the value in effect anyway is the defaults; another is not
     assert tune.Tuner.identity(coll, {"cb_nodes": "4"}) == ()
     assert tune.Tuner.identity(coll, {"cb_nodes": "2"}) == (("cb_nodes", "2"),)
+    # every option in effect counts, the core's included (--values)
+    coll.defaults.record["options"]["core"] = {"values": "fresh"}
+    assert tune.Tuner.identity(coll, {"values": "fresh"}) == ()
+    assert tune.Tuner.identity(coll, {"values": "once"}) == (("values", "once"),)
+
+
+# --- issue 51: the tuner judges only I/O -------------------------------------
+
+NULL_VALUES = _tiny("tune-null", "null", "trials = 3", 'values = ["fresh", "once"]')
+
+
+def _in_effect(run):
+    """Every option a stored run had in effect (the core's too, but the
+    record's own path), its transfer mode, api, backend and hints asked for."""
+    r = json.loads(run["record"])
+    o = dict(r["options"])
+    o["core"] = {k: v for k, v in o["core"].items() if k != "json"}
+    return json.dumps([r["backend"], r["io"], r["api"], o, r["hints"]["requested"]], sort_keys=True)
+
+
+def test_null_is_not_judged_and_the_defaults_run_once_with_values_in_the_space(tmp_path):
+    """The null backend moves no data: no verdict, no importance, no
+    confirmation, and an objective that says what was timed. `values` is a
+    core option: values=fresh is the defaults and is not run again."""
+    (tmp_path / "t.toml").write_text(NULL_VALUES)
+    p = cli("tune", "t.toml", "--db", "t.sqlite", "--out", "out", "--no-report", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    ans = _answer(tmp_path / "t.sqlite")
+    trials = ans["trials"]
+    assert [t["settings"] for t in trials] == [{}, {"values": "once"}], trials
+    runs = {r["id"]: r for r in rows(tmp_path / "t.sqlite", "SELECT * FROM runs")}
+    first = [runs[t["run_ids"][0]] for t in trials]
+    assert len({_in_effect(r) for r in first}) == len(trials)  # the defaults ran once
+    c = ans["confirm"]
+    assert c["call"] == "not judged" and c["defaults"] == c["best"] == [], c
+    words = "not judged: the null backend moves no data, its times are the suite's own work"
+    assert f"answer:   {words}" in p.stdout, p.stdout
+    assert "gain" not in p.stdout.split("answer:", 1)[1].splitlines()[0]
+    assert ans["importance"]["shares"] == {} and "importance (" not in p.stdout
+    assert "reached storage" not in p.stdout and "the suite's own work" in ans["objective_text"]
+    assert len(runs) == sum(len(t["run_ids"]) for t in trials)  # nothing confirmed
+
+
+def test_hints_the_pattern_cannot_use_are_not_searched(tmp_path):
+    """A write-only tune leaves the read hints out of the search (named as
+    inert); a space of nothing but inert settings is refused."""
+    spec = BASE.replace('backends = ["mpiio"]', 'backends = ["mpiio"]\nmodes = ["write"]')
+    space = "[tune]\ntrials = 3\n[tune.space]\n"
+    (tmp_path / "t.toml").write_text(
+        spec + space + 'romio_cb_read = ["enable", "disable"]\nromio_ds_read = ["disable"]\n'
+        'romio_cb_write = ["disable"]\n'
+    )
+    p = cli("tune", "t.toml", "--dry-run", cwd=tmp_path, timeout=60)
+    assert p.returncode == 0, p.stderr
+    listed = [x.split()[0] for x in p.stdout.splitlines() if not x.startswith("#")]
+    assert listed == ["romio_cb_write"], p.stdout
+    assert "# romio_cb_read: not searched: a read hint, and the case only writes" in p.stdout
+    assert "# romio_ds_read: not searched" in p.stdout
+    (tmp_path / "t.toml").write_text(spec + space + 'romio_ds_read = ["disable"]\n')
+    p = cli("tune", "t.toml", "--db", "t.sqlite", "--out", "out", cwd=tmp_path, timeout=60)
+    assert p.returncode == 2 and not (tmp_path / "t.sqlite").exists()
+    assert "romio_ds_read: a read hint, and the case only writes: no setting" in p.stderr
+
+
+def _square_above(n):
+    k = 1
+    while k * k <= n:
+        k += 1
+    return k * k
+
+
+def test_an_oversubscribed_case_is_refused_before_any_trial(tmp_path):
+    cores = len(os.sched_getaffinity(0))
+    ranks = _square_above(cores)  # BTIO takes square rank counts
+    (tmp_path / "t.toml").write_text(NULL_VALUES.replace("ranks = [1]", f"ranks = [{ranks}]"))
+    p = cli("tune", "t.toml", "--db", "t.sqlite", "--out", "out", cwd=tmp_path, timeout=60)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert f"oversubscribed ({ranks} ranks on {cores} core" in p.stderr
+    assert "--allow-oversubscribed" in p.stderr and p.stdout == ""
+    assert not (tmp_path / "t.sqlite").exists() and not (tmp_path / "out").exists()
+
+
+def test_an_allowed_oversubscribed_case_says_so_in_its_answer(tmp_path, monkeypatch, capsys):
+    """Run in this process with the machine's usable cores taken as 1, so
+    that 4 ranks are oversubscribed wherever the test runs."""
+    from iokernels_campaign import cli as campaign_cli
+    from iokernels_campaign.tune import tune
+
+    monkeypatch.setattr(tune, "usable_cores", lambda: 1)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("IOK_BIN", str(BIN))
+    spec = NULL_VALUES.replace("ranks = [1]", "ranks = [4]").replace("trials = 3", "trials = 1")
+    (tmp_path / "t.toml").write_text(spec)
+    args = ["tune", "t.toml", "--db", "t.sqlite", "--out", "out", "--no-report"]
+    assert campaign_cli.main(args) == 2
+    assert "oversubscribed (4 ranks on 1 core)" in capsys.readouterr().err
+    assert campaign_cli.main([*args, "--allow-oversubscribed"]) == 0
+    out = capsys.readouterr().out
+    ans = _answer(tmp_path / "t.sqlite")
+    # the words: this count, or the record's own where the binary writes one (it wins)
+    words = ans["oversubscribed"]
+    assert words.startswith("oversubscribed (4 ranks on "), words
+    line = next(x for x in out.splitlines() if x.startswith("answer:"))
+    assert words in line, out
+
+
+def test_the_records_own_count_of_cores_is_read():
+    from iokernels_campaign.store import record
+
+    env = {"oversubscribed": True, "node_cores": [
+        {"host": "a", "ranks": 4, "usable_cores": 4},
+        {"host": "b", "ranks": 6, "usable_cores": 2},
+    ]}  # fmt: skip
+    assert record.oversubscribed({"nprocs": 10, "environment": env}) == (6, 2)
+    assert record.oversubscribed_text(6, 2) == "oversubscribed (6 ranks on 2 cores)"
+    assert record.oversubscribed({"nprocs": 3, "environment": {"oversubscribed": True}}) == (
+        3,
+        None,
+    )
+    assert record.oversubscribed({"environment": {"oversubscribed": False}}) is None
+    assert record.oversubscribed({"environment": {}}) is None  # a record before the field
+
+
+WRAPPER = """#!/bin/sh
+# the real binary, then its record marked as an oversubscribed run's
+"{real}" "$@"
+rc=$?
+prev=""
+for a in "$@"; do
+  if [ "$prev" = "--json" ] && [ -f "$a" ]; then
+    "{python}" - "$a" <<'PY'
+import json, sys
+path = sys.argv[1]
+recs = [json.loads(x) for x in open(path) if x.strip()]
+for r in recs:
+    r["environment"]["oversubscribed"] = True
+    r["environment"]["node_cores"] = [{{"host": "vm", "ranks": 3, "usable_cores": 1}}]
+open(path, "w").write("".join(json.dumps(r) + "\\n" for r in recs))
+PY
+  fi
+  prev="$a"
+done
+exit $rc
+"""
+
+
+def test_a_record_that_says_oversubscribed_is_refused_unless_allowed(tmp_path):
+    """The binary's own count (environment.oversubscribed, node_cores) is
+    read from the defaults' record, whatever the launcher: here a wrapper
+    marks every record of the real binary as an oversubscribed run's."""
+    import sys
+
+    fake = tmp_path / "iokernels"
+    fake.write_text(WRAPPER.format(real=BIN, python=sys.executable))
+    fake.chmod(0o755)
+    spec = NULL_VALUES.replace("trials = 3", "trials = 1")
+    (tmp_path / "t.toml").write_text(spec)
+    args = ["tune", "t.toml", "--bin", fake, "--db", "t.sqlite", "--out", "out", "--no-report"]
+    p = cli(*args, cwd=tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "oversubscribed (3 ranks on 1 core)" in p.stderr and "--allow-oversubscribed" in p.stderr
+    assert len(rows(tmp_path / "t.sqlite", "SELECT id FROM runs")) == 1  # the defaults' only
+    p = cli(*args[:-2], "out2", "--no-report", "--allow-oversubscribed", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    line = next(x for x in p.stdout.splitlines() if x.startswith("answer:"))
+    assert "oversubscribed (3 ranks on 1 core)" in line, p.stdout
+
+
+def test_the_objective_names_what_the_backend_does():
+    from iokernels_campaign.spec import rules
+    from iokernels_campaign.tune import tune_spec
+
+    assert rules.moves_no_data("null") and not rules.moves_no_data("mpiio")
+    null = tune_spec.objective_text("durable", "null", ("write", "read"), "ext4")
+    assert null.startswith("the suite's own work per run: the null backend moves no data")
+    write = tune_spec.objective_text("durable", "mpiio", ("write",), "ext4")
+    assert write == "durable write time (writes with --fsync: the data reached storage)"
+    both = tune_spec.objective_text("durable", "mpiio", ("write", "read"), "tmpfs")
+    assert "reached tmpfs (memory: no storage below)" in both and "reads with --drop" in both
+    assert tune_spec.objective_text("io", "mpiio", ("write",)) == tune_spec.OBJECTIVES["io"]
+
+
+def test_write_hints_are_inert_on_a_read_only_case():
+    from iokernels_campaign.tune import tune_space
+
+    space = {"romio_cb_write": ["enable"], "romio_ds_write": ["disable"], "cb_nodes": [2]}
+    assert tune_space.inert(space, ("read",)) == {
+        "romio_cb_write": "a write hint, and the case only reads",
+        "romio_ds_write": "a write hint, and the case only reads",
+    }
+    assert tune_space.inert(space, ("write", "read")) == {}

@@ -100,8 +100,8 @@ iok_drop_caches(MPI_Comm comm, const char *path, int per_rank, char *how, size_t
  * read_bytes counts: there a read served from memory counts nothing and
  * one from the device counts its bytes. Elsewhere (NFS, Lustre, GPFS,
  * FUSE, tmpfs, overlay, ...) the count says nothing about the page cache. */
-static int
-block_counted(const char *fs)
+int
+iok_fs_block_counted(const char *fs)
 {
     static const char *const counted[] = {"ext4", "xfs", "btrfs"};
     for (size_t i = 0; i < sizeof counted / sizeof counted[0]; i++)
@@ -150,7 +150,7 @@ iok_read_nodes(MPI_Comm comm, const char *path, int64_t bytes, int64_t read_byte
     MPI_Comm_free(&node);
     struct iok_read_nodes v = {.nodes = nnodes, .counted = 1, .worst = -1, .worst_fraction = 1};
     for (int i = 0; rank == 0 && i < nnodes; i++) {
-        if (!block_counted(all[i].fs) && v.counted) {
+        if (!iok_fs_block_counted(all[i].fs) && v.counted) {
             v.counted = 0;
             v.uncounted = i;
             snprintf(v.fs, sizeof v.fs, "%s", all[i].fs);

@@ -166,6 +166,9 @@ void iok_mpiio_layer_report(FILE *out);
 /* Read and verify passes: from storage or from the page cache, by the OS
  * read_bytes against the bytes read (cache.c). */
 void iok_read_source(const struct iok_run *run, struct iok_pass_result *p);
+/* Does the file system type (iok_fs_describe's name) pass the block layer
+ * that /proc/self/io's read_bytes and write_bytes count? (ext4, xfs, btrfs) */
+int iok_fs_block_counted(const char *fs);
 /* Collective, after a read pass: per node (one rank each) its bytes read,
  * OS read_bytes and file system type, into p->nodes_read (cache.c). */
 void iok_read_nodes(MPI_Comm comm, const char *path, int64_t bytes, int64_t read_bytes,

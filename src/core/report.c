@@ -43,7 +43,7 @@ ceiling_lines(const struct iok_pass_result *p, FILE *out)
 }
 
 static void
-os_bytes(const struct iok_pass_result *p, FILE *out)
+os_bytes(const struct iok_pass_result *p, const char *fstype, int fsync, FILE *out)
 {
     if (p->os.rchar < 0) {
         fprintf(out, "       OS byte counts: /proc/self/io unreadable\n");
@@ -55,8 +55,22 @@ os_bytes(const struct iok_pass_result *p, FILE *out)
             w ? "write_bytes" : "read_bytes", (long long)dev,
             p->bytes ? 100.0 * ((double)dev - (double)p->bytes) / (double)p->bytes : 0.0,
             w ? "wchar" : "rchar", (long long)sys);
-    /* header and alignment aside, storage should see what the kernel wrote */
-    if (w && p->bytes > 0 && llabs(dev - p->bytes) > p->bytes / 10 + (1 << 20))
+    /* header and alignment aside, storage should see what the kernel wrote:
+     * where writes pass the block layer, and once they are flushed */
+    if (!w || p->bytes <= 0 || llabs(dev - p->bytes) <= p->bytes / 10 + (1 << 20))
+        return;
+    if (!iok_fs_block_counted(fstype))
+        fprintf(out,
+                "       note: OS write_bytes counts the block layer, and %s writes do not pass "
+                "it: the count says nothing about storage here\n",
+                fstype);
+    else if (fsync)
+        fprintf(out,
+                "       note: the OS counted %s bytes written to storage than the kernel, "
+                "with --fsync (another writer on the node, or the file system's own "
+                "journal and metadata)\n",
+                dev < p->bytes ? "fewer" : "more");
+    else
         fprintf(out,
                 "       note: the OS counted %s bytes written to storage than the kernel "
                 "(page cache not flushed yet? add --fsync)\n",
@@ -94,7 +108,7 @@ void
 iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
                 const struct iok_result *res, FILE *out)
 {
-    char fstype[64];
+    char fstype[64] = "unknown";
     int64_t free_bytes;
     fprintf(out, "-- iokernels --\n");
     fprintf(out, "backend                  : %s (%s), %s, %s API\n", run->backend->name,
@@ -155,7 +169,7 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
         fprintf(out, "       peak memory per rank (MiB): min %.1f avg %.1f max %.1f%s\n",
                 p->peak_rss.min / MiB, p->peak_rss.avg / MiB, p->peak_rss.max / MiB,
                 p->peak_rss_process ? " (since the process started: could not reset VmHWM)" : "");
-        os_bytes(p, out);
+        os_bytes(p, fstype, run->core.fsync, out);
         if (p->cache[0])
             fprintf(out, "       page cache dropped before the read: %s\n", p->cache);
         if (p->source[0])

@@ -7,6 +7,8 @@ otherwise the report and the record say "page cache"."""
 import os
 import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 from conftest import run, unmount
@@ -117,3 +119,25 @@ def test_same_read_beside_fuse_is_judged(tmp_path):
     p = read_pass(r.record)
     assert p["read_source"] in ("page cache", "storage"), p["from_storage_reason"]
     assert not p["from_storage_reason"].startswith("unknown")
+
+
+@pytest.mark.parametrize("fsync", [True, False], ids=["fsync", "buffered"])
+def test_a_tmpfs_write_is_never_told_to_add_fsync(tmp_path, fsync):
+    """tmpfs writes never pass the block layer that OS write_bytes counts:
+    the note says so, with or without --fsync, and never hints "add --fsync"
+    (it did for a write that ran with --fsync)."""
+    shm = Path("/dev/shm")
+    fs = subprocess.run(["stat", "-f", "-c", "%T", shm], capture_output=True, text=True)
+    assert fs.stdout.strip() == "tmpfs", f"premise: /dev/shm is tmpfs here, got {fs.stdout!r}"
+    d = Path(tempfile.mkdtemp(dir=shm, prefix="iok-tmpfs-"))
+    try:
+        args = [*ARGS, "--backend", "mpiio", "--dir", str(d)] + (["--fsync"] if fsync else [])
+        r = run(1, args, tmp_path)
+        assert r.rc == 0, r.err
+        (p,) = r.record["passes"]
+        assert r.record["filesystem"]["type"] == "tmpfs"
+        assert p["os_bytes"]["write_bytes"] < p["bytes"] / 2, p["os_bytes"]  # the premise
+        assert "add --fsync" not in r.out, r.out
+        assert "note: OS write_bytes counts the block layer, and tmpfs writes do not pass" in r.out
+    finally:
+        shutil.rmtree(d, ignore_errors=True)

@@ -40,6 +40,8 @@ class CaseSummary:
     # from the page cache (OS read_bytes under the record's from_storage_fraction
     # of the bytes read), None unknown
     from_storage: bool | None = None
+    from_storage_fraction: float | None = None  # the records' threshold of that call
+    oversubscribed: str | None = None  # "oversubscribed (R ranks on C cores)": a run's record
     phases: dict = field(default_factory=dict)  # phase -> median job time (s)
     phase_io: dict = field(default_factory=dict)  # phase -> counted as I/O time
     errors: list = field(default_factory=list)  # (exit code, error) of failed runs
@@ -106,6 +108,11 @@ def summarize(runs, phases_by_run=None):
                 s.verified = all(r["verify_ok"] for r in good)
             s.fsync = bool(good[-1]["fsync"])
             sources = [r.get("read_from_storage") for r in good if r["read_bytes"]]
+            s.from_storage_fraction = max(
+                (r["from_storage_fraction"] for r in good if r.get("from_storage_fraction")),
+                default=None,
+            )
+            s.oversubscribed = oversubscribed_of(good)
             if sources and all(v is not None for v in sources):
                 s.from_storage = all(sources)
             for r in good:
@@ -171,6 +178,23 @@ def margin_of(runs):
     C), or the fallback for records from before it was recorded."""
     said = [r.get("ceiling_margin") for r in runs if r.get("ceiling_margin")]
     return max(said) if said else MARGIN_BEFORE_RECORDS_SAID
+
+
+def oversubscribed_of(runs):
+    """The words of the first run whose record says it was oversubscribed
+    ("oversubscribed (R ranks on C cores)"), or None."""
+    return next((r["oversubscribed"] for r in runs if r.get("oversubscribed")), None)
+
+
+def cache_rule(fractions):
+    """The binary's rule for a read served from the page cache, in its words:
+    "OS read_bytes under 90% of the bytes read", the share from the records'
+    thresholds.from_storage_fraction (store.runs gives 0.5 for records from
+    before it was recorded, what the binary used then)."""
+    shares = sorted({f for f in fractions if f})
+    if not shares:
+        return "OS read_bytes under the records' share of the bytes read"
+    return f"OS read_bytes under {' or '.join(f'{100 * f:.0f}%' for f in shares)} of the bytes read"
 
 
 def fraction_text(fraction, above=None, fmt_spec=".2f", margin=None):

@@ -42,6 +42,7 @@ def bandwidths(runs):
             "null": rules.moves_no_data(r["backend"]),
             "ran": r.get("ran", ""),
             "margin": r.get("ceiling_margin"),  # the record's; None before records said
+            "over": r.get("oversubscribed"),  # "oversubscribed (R ranks on C cores)" or None
         }
         if r["write_bytes"]:
             rows.append(
@@ -77,7 +78,7 @@ def bandwidths(runs):
             )
     cols = (
         "label backend series ranks null op kind mib_s seconds ceiling_mib_s fraction above "
-        "cached ran margin"
+        "cached ran margin over"
     )
     return pd.DataFrame(rows, columns=cols.split())
 
@@ -104,6 +105,7 @@ def case_stats(bw):
         above=("above", lambda v: next((x for x in v if isinstance(x, str) and x), None)),
         cached=("cached", "any"),
         margin=("margin", "max"),
+        over=("over", lambda v: next((x for x in v if isinstance(x, str) and x), None)),
     )
     out = out.reset_index()
     pooled = bw.groupby(["label", "ranks", "op", "kind"], sort=False)["ceiling_mib_s"]

@@ -17,7 +17,7 @@ import jinja2
 
 from ..spec import rules
 from . import frame, interference, palette, plots, staged, verdict
-from .aggregate import fraction_text, mislabelled_phases, summarize
+from .aggregate import cache_rule, fraction_text, mislabelled_phases, summarize
 from .tables import MIB, fmt, source
 
 GENERATOR = '<meta name="generator" content="iokernels-campaign">'
@@ -68,6 +68,7 @@ def _cases_html(summaries):
         "MiB moved",
         "verified",
         "fsync",
+        "cores",
     ]
     rows, classes = [], []
     for s in summaries:
@@ -90,6 +91,7 @@ def _cases_html(summaries):
                 fmt(s.bytes, ".2f", MIB),
                 {True: "yes", False: "NO", None: "-"}[s.verified],
                 {True: "yes", False: "no", None: "-"}[s.fsync] if s.mode != "read" else "-",
+                s.oversubscribed or "-",
             ]
         )
         classes.append("failed" if s.ok < s.runs else "cached" if s.cached_read else "")
@@ -113,7 +115,8 @@ def _sources_html(summaries):
     text = f"Reads (the null backend aside): {len(stored)} of {len(reads)} read cases "
     text += "came from storage"
     if cached:
-        text += f"; <b>{len(cached)} from the page cache</b>: {names}"
+        rule = cache_rule(s.from_storage_fraction for s in cached)
+        text += f"; <b>{len(cached)} from the page cache</b> ({rule}): {names}"
     if unknown:
         text += f"; {unknown} unknown (no OS byte counts)"
     return text + "."
@@ -219,6 +222,9 @@ def _cell(st, key, best, what):
     if st is None:
         return {"text": "-", "range": "", "cls": "", "title": ""}
     cls, title = [], f"{what}: median of {st['n']} iteration(s)"
+    over = _over_of(st)
+    if over:
+        title += f"; {over}: the ranks contended for cores"
     text = _mib(st["median"])
     if st["cached"]:
         cls.append("cached")
@@ -234,14 +240,21 @@ def _cell(st, key, best, what):
         cls.append("tied")
         title += "; tied for fastest: the runs' spread does not tell these apart"
     rng = f"({_mib(st['low'])}\u2013{_mib(st['high'])})" if st["n"] > 1 else ""
-    return {"text": text, "range": rng, "cls": " ".join(cls), "title": title}
+    return {"text": text, "range": rng, "cls": " ".join(cls), "title": title, "over": over}
+
+
+def _over_of(st):
+    """The records' words for an oversubscribed case (frame.case_stats), or None."""
+    over = st.get("over")
+    return over if isinstance(over, str) and over else None
 
 
 def _fraction_cell(st, label, ranks):
     """The fraction of the case's one ceiling, with the two figures it is
     the ratio of in the tooltip (and data-* attributes a test reads)."""
     if st is None or st["fraction"] is None or st["fraction"] != st["fraction"]:
-        return {"text": "-", "range": "", "cls": "", "title": "no ceiling measured"}
+        over = _over_of(st) if st is not None else None
+        return {"text": "-", "range": "", "cls": "", "title": "no ceiling measured", "over": over}
     above = st["above"] if isinstance(st["above"], str) else None
     probe = "contiguous MPI-IO write" if st["op"] == "write" else f"MPI-IO read ({st['kind']})"
     title = (
@@ -255,6 +268,7 @@ def _fraction_cell(st, label, ranks):
         "cls": "",
         "title": (above + "; " if above else "") + title,
         "data": {"median": _mib(st["median"]), "ceiling": f"{st['ceiling']:.1f}"},
+        "over": _over_of(st),
     }
 
 
@@ -325,6 +339,8 @@ def _kernel_sections(stats, pdir, bw=None):
                     text += f" (above it: {html.escape(why)})"
             if st["cached"]:
                 text += " (page cache: no read from storage to compare)"
+            if _over_of(st):
+                text += f"; {html.escape(_over_of(st))}: the ranks contended for cores"
             answers.append(text + ".")
         fig = plots.kernel_figure(stats, label, pdir / f"kernel-{n + 1}.png")
         ran = (
@@ -418,6 +434,7 @@ def _tune_sections(answers):
                 "compare": compare,
                 "ready": a["ready"],
                 "method": a["importance"]["method"],
+                "inert": "; ".join(f"{k} ({why})" for k, why in (a.get("inert") or {}).items()),
                 "importance": importance,
                 "trials": trials,
             }
@@ -457,6 +474,8 @@ def _write(store, st, campaign, title):
         store=str(store.path),
         kernels=kernels,
         sources=_sources_html(summaries),
+        storage_rule=cache_rule(s.from_storage_fraction for s in summaries),
+        oversubscribed=sorted({r["oversubscribed"] for r in runs if r.get("oversubscribed")}),
         null=_null_table(stats),
         failed=_failed_html(every),
         interference=interference.html_table(interference.cells(store.mix_runs(mixes))),

@@ -4,6 +4,8 @@ bandwidth per backend per kernel, bandwidth vs ranks, stacked phase times,
 peak memory per rank. Each function takes CaseSummary lists and returns the
 path written, or None when there is nothing to draw."""
 
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -28,6 +30,42 @@ def _save(fig, path):
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
+
+
+def _wrapped(text, fig, fontsize=8):
+    """text folded into lines that fit the figure's width (a character is
+    at most 0.62 of the font size wide in DejaVu Sans, with a margin)."""
+    px = fig.get_figwidth() * fig.dpi * 0.94
+    chars = max(20, int(px / (0.62 * fontsize * fig.dpi / 72)))
+    return "\n".join(textwrap.wrap(text, chars, break_on_hyphens=False))
+
+
+def _fit_legend(fig, handles, names, ncol, fontsize=8):
+    """A figure legend at the top centre with as many columns (at most ncol)
+    as fit in the figure's width, so that no name is cut at either end."""
+    renderer = fig.canvas.get_renderer()
+    for n in range(max(1, ncol), 0, -1):
+        leg = fig.legend(handles, names, loc="upper center", ncol=n, fontsize=fontsize)
+        if n == 1 or leg.get_window_extent(renderer).width <= fig.bbox.width * 0.98:
+            return leg
+        leg.remove()
+    return leg
+
+
+def _fit_axes_legend(ax, fontsize, ncol):
+    """A legend inside the axes that the figure holds whole: fewer columns,
+    then long names folded, until it is no wider than the axes."""
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    handles, names = ax.get_legend_handles_labels()
+    limit = ax.get_window_extent(renderer).width
+    for n in range(ncol, 0, -1):
+        leg = ax.legend(handles, names, fontsize=fontsize, ncol=n)
+        if leg.get_window_extent(renderer).width <= limit:
+            return leg
+    chars = max(12, int(limit * 0.85 / (0.62 * fontsize * fig.dpi / 72)))
+    folded = ["\n".join(textwrap.wrap(x, chars, break_on_hyphens=False)) for x in names]
+    return ax.legend(handles, folded, fontsize=fontsize, ncol=1)
 
 
 def _case_label(s):
@@ -177,14 +215,14 @@ def bandwidth_vs_ranks(summaries, path):
             ax.set_title(title)
             ax.grid(which="both", alpha=0.3)
             if ax.lines:
-                ax.legend(fontsize=7, ncol=2)
+                _fit_axes_legend(ax, fontsize=7, ncol=2)
     notes = []
     if any(rules.moves_no_data(s.backend) for s in _ok(summaries)):
         notes.append("the null backend is left out: it moves no data")
     if cached_any:
         notes.append("hollow markers: reads served from the page cache")
     if notes:
-        fig.suptitle(f"({'; '.join(notes)})", fontsize=8, y=0.995)
+        fig.suptitle(_wrapped(f"({'; '.join(notes)})", fig), fontsize=8, y=0.995)
     return _save(fig, path)
 
 
@@ -298,9 +336,15 @@ def kernel_figure(stats, label, path):
                     ax.hlines(c, x - step / 2, x + step / 2, colors="black", linewidth=2)
                     ceiling_any = True
         ax.set_xticks(range(len(ranks)), [f"{n} rank{'s' if n > 1 else ''}" for n in ranks])
-        ax.set_ylabel(f"{op} MiB/s (median)")
+        # a log axis: a ceiling of GiB/s beside bars of MiB/s leaves every bar tall
+        # enough to read (on a linear axis they were a few pixels)
+        ax.set_yscale("log")
+        low = [v for v in part["low"] if v == v and v > 0]
+        if low:
+            ax.set_ylim(bottom=min(low) / 2)
+        ax.set_ylabel(f"{op} MiB/s (median, log scale)")
         ax.set_title(f"{label}: {op}")
-        ax.grid(axis="y", alpha=0.3)
+        ax.grid(axis="y", which="both", alpha=0.3)
     handles, names = axes[0][0].get_legend_handles_labels()
     if not handles:
         handles, names = axes[0][1].get_legend_handles_labels()
@@ -313,10 +357,14 @@ def kernel_figure(stats, label, path):
     if cached_any:
         notes.append("hatched: read served from the page cache")
     ncol = min(len(series), max(2, int(width_in / 1.9)))
-    lines = -(-len(series) // ncol)
-    fig.legend(handles, names, loc="upper center", ncol=ncol, fontsize=8)
-    fig.text(0.5, 0.01, "; ".join(notes), ha="center", fontsize=8)
-    fig.tight_layout(rect=(0, 0.04, 1, 0.96 - 0.045 * lines))
+    leg = _fit_legend(fig, handles, names, ncol)
+    note = fig.text(
+        0.5, 0.01, _wrapped("; ".join(notes), fig), ha="center", va="bottom", fontsize=8
+    )
+    renderer = fig.canvas.get_renderer()
+    top = 1 - (leg.get_window_extent(renderer).height + 6) / fig.bbox.height
+    bottom = (note.get_window_extent(renderer).height + 10) / fig.bbox.height
+    fig.tight_layout(rect=(0, bottom, 1, top))
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path

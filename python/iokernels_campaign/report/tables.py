@@ -3,7 +3,7 @@
 after a campaign), and two stores side by side (compare)."""
 
 from . import verdict
-from .aggregate import fraction_text, margin_of
+from .aggregate import cache_rule, fraction_text, margin_of
 
 MIB = 1048576.0
 
@@ -79,7 +79,7 @@ def runs_table(runs):
                 r["variant"] or "",
                 r["mode"],
                 r["iteration"],
-                _status(r),
+                _over(_status(r), r.get("oversubscribed")),
                 fmt(bw, scale=MIB),
                 source(r.get("read_from_storage"), r["mode"]),
                 fraction_text(r["ceiling_fraction"], r.get("ceiling_above"), margin=margin_of([r])),
@@ -111,7 +111,7 @@ def cases_table(summaries):
         verified = {True: "yes", False: "NO", None: "-"}[s.verified]
         rows.append(
             [
-                f"{s.label} {s.series} n{s.ranks}",
+                _over(f"{s.label} {s.series} n{s.ranks}", s.oversubscribed),
                 s.mode,
                 f"{s.ok}/{s.runs}",
                 fmt(s.bandwidth, scale=MIB),
@@ -164,11 +164,12 @@ def short_table(summaries):
             r = next((s for s in group if s.read_bw), None)
             rss = max((s.rss_max for s in group if s.rss_max), default=None)
             failed = sum(s.runs - s.ok for s in group)
+            over = next((s.oversubscribed for s in group if s.oversubscribed), None)
             rows.append(
                 [
                     k,
                     series,
-                    top,
+                    _over(str(top), over),
                     fmt(w.write_bw if w else None, scale=MIB),
                     fmt(r.read_bw if r else None, scale=MIB) + ("*" if r and r.cached_read else ""),
                     fmt(w.ceiling_bw if w else None, scale=MIB),
@@ -184,8 +185,14 @@ def short_table(summaries):
     text = render(headers, rows, right=set(headers[2:]))
     text += above_notes([s for s in summaries if s.write_bw])
     if any(row[4].endswith("*") for row in rows):
-        text += "\n* read served from the page cache (OS read_bytes under half the bytes read)"
+        rule = cache_rule(s.from_storage_fraction for s in summaries if s.cached_read)
+        text += f"\n* read served from the page cache ({rule})"
     return text
+
+
+def _over(text, oversubscribed):
+    """A cell with the records' words for an oversubscribed run appended."""
+    return f"{text}, {oversubscribed}" if oversubscribed else text
 
 
 def compare_table(runs_a, runs_b, name_a="A", name_b="B"):

@@ -228,6 +228,46 @@ def ceiling_margin(record):
     return t.get("ceiling_margin") if isinstance(t, dict) else None
 
 
+# what a record written before the field used (src/core/cache.c held 0.5)
+FROM_STORAGE_BEFORE_RECORDS_SAID = 0.5
+
+
+def from_storage_fraction(record):
+    """The share of a read's bytes storage must deliver for the read to count
+    as from storage (thresholds.from_storage_fraction); 0.5 for a record
+    written before the record carried it; None without a record."""
+    if not isinstance(record, dict):
+        return None
+    t = record.get("thresholds")
+    got = t.get("from_storage_fraction") if isinstance(t, dict) else None
+    return got if isinstance(got, (int, float)) else FROM_STORAGE_BEFORE_RECORDS_SAID
+
+
+def oversubscribed(record):
+    """(ranks, cores) of the most crowded node of a run whose record says
+    environment.oversubscribed, cores None when node_cores is absent; None
+    for a run that was not (or a record from before the field)."""
+    env = record.get("environment") if isinstance(record, dict) else None
+    if not isinstance(env, dict) or env.get("oversubscribed") is not True:
+        return None
+    nodes = [
+        n
+        for n in env.get("node_cores") or []
+        if isinstance(n, dict) and isinstance(n.get("ranks"), int)
+        and isinstance(n.get("usable_cores"), int) and n["usable_cores"] > 0
+    ]  # fmt: skip
+    if not nodes:
+        return record.get("nprocs"), None
+    worst = max(nodes, key=lambda n: n["ranks"] / n["usable_cores"])
+    return worst["ranks"], worst["usable_cores"]
+
+
+def oversubscribed_text(ranks, cores):
+    """The words every report cell, headline and tune answer uses."""
+    on = f"{cores} core{'s' if cores != 1 else ''}" if cores else "fewer cores"
+    return f"oversubscribed ({ranks} ranks on {on})"
+
+
 def ceiling_above(record_text, ops=("write",)):
     """Why a pass of a stored record whose op is in `ops` (write; read) ran
     above its ceiling (the record's reason), or None when none did."""

@@ -31,7 +31,10 @@ from .record import (
     RUN_COLUMNS,
     ceiling_above,
     ceiling_margin,
+    from_storage_fraction,
     mpiio_layer,
+    oversubscribed,
+    oversubscribed_text,
     parsed,
     pass_rows,
     run_columns,
@@ -459,6 +462,9 @@ class Store:
             d["ceiling_above"] = ceiling_above(rec)
             d["read_ceiling_above"] = ceiling_above(rec, ("read",))
             d["ceiling_margin"] = ceiling_margin(rec)  # None: a record before the field
+            d["from_storage_fraction"] = from_storage_fraction(rec)
+            over = oversubscribed(rec)
+            d["oversubscribed"] = oversubscribed_text(*over) if over else None
             d["ran"] = what_ran(rec)
             d["mpiio"] = mpiio_layer(rec)
             for col in EXTRA_COLUMNS:  # a version 2 store opened read-only

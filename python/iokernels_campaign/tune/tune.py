@@ -46,7 +46,9 @@ import optuna
 
 from ..report import verdict
 from ..run import launch, outcome, runner
-from ..spec import slurm
+from ..spec import rules, slurm
+from ..spec.spec import CampaignError
+from ..store import record as store_record
 from . import tune_resume, tune_space
 
 CUT_FLOOR_S = 10.0  # a launcher alone can take seconds to start 16 ranks on 2 cores
@@ -55,6 +57,46 @@ MAX_SAME = 100  # settings already tried, in a row: the sampler has nothing new
 
 class Refused(Exception):
     """A trial the library refused (its run failed)."""
+
+
+class Oversubscribed(CampaignError):
+    """A case with more ranks than cores, refused before (or at) its first
+    trial: its times would be the ranks' contention for cores."""
+
+
+LOCAL_LAUNCHERS = ("mpiexec",)  # the ranks run on this machine
+
+
+def usable_cores():
+    """The cores this process may run on (its affinity), as the binary counts them."""
+    return len(os.sched_getaffinity(0))
+
+
+def local_oversubscription(ranks, launcher, cores=None):
+    """(ranks, cores) when a local launcher would start more ranks than this
+    machine's usable cores, else None."""
+    if launcher not in LOCAL_LAUNCHERS:
+        return None
+    cores = usable_cores() if cores is None else cores
+    return (ranks, cores) if ranks > cores else None
+
+
+def check_cores(tspec, launcher, allow):
+    """Before any trial: the words for an oversubscribed case that is
+    allowed, None for one that is not oversubscribed; Oversubscribed when
+    it is and not allowed."""
+    over = local_oversubscription(tspec.case.ranks, launcher)
+    if over and not allow:
+        raise refusal(tspec.campaign.name, *over)
+    return store_record.oversubscribed_text(*over) if over else None
+
+
+def refusal(name, ranks, cores):
+    return Oversubscribed(
+        f"tune {name}: {store_record.oversubscribed_text(ranks, cores)}: the trials would time "
+        "the ranks' contention for cores, not the settings; give --allow-oversubscribed to "
+        "tune it anyway (the answer then says so)"
+    )
 
 
 @dataclasses.dataclass
@@ -87,10 +129,20 @@ def io_seconds(record):
 
 class Tuner:
     def __init__(
-        self, tspec, inventory, store, out_dir, launcher="mpiexec", echo=print, resume=None
+        self,
+        tspec,
+        inventory,
+        store,
+        out_dir,
+        launcher="mpiexec",
+        echo=print,
+        resume=None,
+        allow_oversubscribed=False,
     ):
         self.t, self.inv, self.store, self.echo = tspec, inventory, store, echo
         self.launcher = launcher
+        self.allow_oversubscribed = allow_oversubscribed
+        self.oversubscribed = check_cores(tspec, launcher, allow_oversubscribed)
         self.srun_extra = list(tspec.campaign.slurm.srun)
         if launcher == "srun":  # srun's --mpi, chosen as run chooses it
             family = slurm.mpi_family(inventory.binary)
@@ -242,17 +294,19 @@ class Tuner:
         """{setting: value} the defaults' run had in effect, from its record:
         what a trial's setting is compared with (identity)."""
         rec = self.defaults.record or {}
-        out = {
+        opts = rec.get("options") or {}
+        out = {}
+        for group in ("core", "kernel", "backend"):  # every option in effect (--values ...)
+            out |= {k: _text(v) for k, v in (opts.get(group) or {}).items()}
+        said = {
             "transfer": {"coll": "collective", "indep": "independent"}.get(rec.get("io")),
             "api": rec.get("api"),
             "backend": rec.get("backend"),
         }
+        out |= {k: v for k, v in said.items() if v is not None}
         layer = (rec.get("environment") or {}).get("mpiio_layer") or {}
         out["io"] = layer.get("io_component")
         out |= {k: v for k, v in (layer.get("settings") or {}).items() if k != "io"}
-        opts = rec.get("options") or {}
-        for group in ("kernel", "backend"):
-            out |= {k: _text(v) for k, v in (opts.get(group) or {}).items()}
         passes = rec.get("passes") or [{}]
         out |= {k: str(v) for k, v in (passes[0].get("hints_in_effect") or {}).items()}
         return {k: v for k, v in out.items() if v is not None}
@@ -383,13 +437,27 @@ class Tuner:
             raise runner.RunFailed(
                 f"the defaults' run failed, so nothing can be compared: {self.defaults.error}"
             )
+        said = store_record.oversubscribed(self.defaults.record)  # the binary's own count
+        if said:
+            if not self.allow_oversubscribed:
+                self.store.finish_campaign(self.session.id, runner.now_iso())
+                raise refusal(self.t.campaign.name, *said)
+            self.oversubscribed = store_record.oversubscribed_text(*said)
         self.search()
         searched = time.monotonic() - self.started
         a, b, ratio = (None, None, None)
-        if self.best is not self.defaults:
+        if self.best is not self.defaults and not self.unjudged():
             a, b, ratio = self.confirm()
         self.store.finish_campaign(self.session.id, runner.now_iso())
         return self.answer(searched, a, b, ratio)
+
+    def unjudged(self):
+        """The backend that moves no data (null) of the defaults or the best,
+        or None: its times are the suite's own work, so no verdict."""
+        for t in (self.defaults, self.best):
+            if t is not None and rules.moves_no_data(t.case.backend):
+                return t.case.backend
+        return None
 
     def answer(self, searched, a, b, ratio):
         from . import tune_answer

@@ -83,10 +83,24 @@ def _call(ratio):
     return words[ratio.call], text
 
 
+NOT_JUDGED = "the {} backend moves no data, its times are the suite's own work"
+
+
 def build(tuner, searched, a, b, ratio):
     t, best = tuner.t, tuner.best
-    method, shares = _importance(tuner.study)
     call, text = _call(ratio)
+    unjudged = tuner.unjudged()
+    if unjudged:
+        call, text = "not judged", NOT_JUDGED.format(unjudged)
+    if call == "gain":  # a difference the search can attribute to its settings
+        method, shares = _importance(tuner.study)
+    else:
+        why = text if unjudged else "the best is not judged better than the defaults"
+        method, shares = f"not shown: {why}", {}
+    if tuner.oversubscribed:
+        text += f"; {tuner.oversubscribed}: the times include the ranks' contention for cores"
+    rec = tuner.defaults.record or {}
+    fs_type = (rec.get("filesystem") or {}).get("type")
     # the best as the settings that differ from the defaults' (tune.identity)
     differ = dict(tuner.identity(best.settings))
     params = {k: v for k, v in best.params.items() if k in differ}
@@ -100,7 +114,11 @@ def build(tuner, searched, a, b, ratio):
         "backend": t.case.backend,
         "sampler": tuner.sampler_name,
         "objective": t.objective,
-        "objective_text": tune_spec.OBJECTIVES[t.objective],
+        "objective_text": tune_spec.objective_text(
+            t.objective, t.case.backend, t.case.modes, fs_type
+        ),
+        "inert": dict(t.inert),
+        "oversubscribed": tuner.oversubscribed,
         "space": {k: [str(v) for v in vals] for k, vals in t.space.items()},
         "budget": {"trials": t.trials, "minutes": t.minutes},
         "search_seconds": round(searched, 1),
@@ -171,6 +189,11 @@ def text(ans):
         lines.append(f"importance ({imp['method']}): {shares}")
     else:
         lines.append(f"importance: {imp['method']}")
+    inert = ans.get("inert") or {}
+    if inert:
+        lines.append(
+            "inert:    " + "; ".join(f"{k} not searched ({why})" for k, why in inert.items())
+        )
     if best["settings"]:
         hints = f"--hints {best['hints']}" if best["hints"] else "no hints"
         env = " ".join(f"{k}={v}" for k, v in best["env"].items()) or "no variables"

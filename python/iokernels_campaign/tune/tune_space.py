@@ -37,16 +37,17 @@ class Setting:
     values: str  # posint, count (0 or more), switch, component, choice, transfer, backend
     backend: str | None = None  # the backend it belongs to (None: every one)
     lustre: bool = False  # a striping hint: only where the file system stripes
+    direction: str | None = None  # "write" / "read": a hint only that direction uses
 
 
 # the mapping, one row per setting a spec may name
 SETTINGS = {
     "cb_buffer_size": Setting("hint", "cb_buffer_size", "posint"),
     "cb_nodes": Setting("hint", "cb_nodes", "posint"),
-    "romio_cb_write": Setting("hint", "romio_cb_write", "switch"),
-    "romio_cb_read": Setting("hint", "romio_cb_read", "switch"),
-    "romio_ds_write": Setting("hint", "romio_ds_write", "switch"),
-    "romio_ds_read": Setting("hint", "romio_ds_read", "switch"),
+    "romio_cb_write": Setting("hint", "romio_cb_write", "switch", direction="write"),
+    "romio_cb_read": Setting("hint", "romio_cb_read", "switch", direction="read"),
+    "romio_ds_write": Setting("hint", "romio_ds_write", "switch", direction="write"),
+    "romio_ds_read": Setting("hint", "romio_ds_read", "switch", direction="read"),
     "striping_factor": Setting("hint", "striping_factor", "posint", lustre=True),
     "striping_unit": Setting("hint", "striping_unit", "posint", lustre=True),
     "nc_var_align_size": Setting("hint", "nc_var_align_size", "posint", "pnetcdf"),
@@ -240,6 +241,23 @@ def check_space(checker, space):
     if "backend" in out and len(checker.backends) > 1:
         checker.fail("backend", "the block lists backends too: give them in one place")
     return out
+
+
+def inert(space, modes):
+    """{setting: why} of the space's settings the case's pattern cannot use:
+    a read hint (romio_cb_read, romio_ds_read) on a case that only writes,
+    a write hint on one that only reads. They are not searched."""
+    out = {}
+    for name in space:
+        s = SETTINGS.get(name)
+        if s is not None and s.direction and s.direction not in modes:
+            only = " and ".join(m for m in modes if m != s.direction) or "nothing"
+            out[name] = f"a {s.direction} hint, and the case only {_verb(only)}"
+    return out
+
+
+def _verb(modes):
+    return {"write": "writes", "read": "reads"}.get(modes, modes)
 
 
 def apply(case, settings, caps):

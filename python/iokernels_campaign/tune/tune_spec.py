@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..spec import keys, spec
+from ..spec import keys, rules, spec
 from . import tune_space
 
 KEYS = keys.names("[tune]")
@@ -37,6 +37,27 @@ OBJECTIVES = {
     "io": "I/O time as the case runs it (no --fsync added: the page cache may absorb writes)",
 }
 MIN_CONFIRM = 5
+
+
+def objective_text(objective, backend, modes, fs_type=None):
+    """What a trial's time is, in words that name what the backend does: the
+    null backend moves no data (its times are the suite's own work), a
+    write-only case has no reads to drop, tmpfs has no storage below it."""
+    if rules.moves_no_data(backend):
+        return (
+            f"the suite's own work per run: the {backend} backend moves no data "
+            "(no --fsync or cache drop reaches anything)"
+        )
+    if objective != "durable":
+        return OBJECTIVES[objective]
+    where = "storage" if fs_type != "tmpfs" else "tmpfs (memory: no storage below)"
+    parts = []
+    if "write" in modes:
+        parts.append(f"writes with --fsync: the data reached {where}")
+    if "read" in modes:
+        parts.append(f"reads with --drop-caches: from {where}")
+    what = " and ".join(m for m in ("write", "read") if m in modes) or "I/O"
+    return f"durable {what} time ({'; '.join(parts)})"
 
 
 @dataclass
@@ -53,6 +74,7 @@ class TuneSpec:
     seed: int
     sampler: str
     objective: str = "durable"
+    inert: dict = dataclasses.field(default_factory=dict)  # {setting: why}: not searched
 
     @property
     def size(self):
@@ -117,6 +139,11 @@ def load(path, inventory):
     if objective not in OBJECTIVES:
         chk.fail("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}", "tune")
     case = cases[0]
+    inert = tune_space.inert(space, case.modes)
+    if inert and len(inert) == len(space):
+        name = next(iter(inert))
+        chk.fail(name, f"{inert[name]}: no setting of the space can act on this case")
+    space = {k: v for k, v in space.items() if k not in inert}
     if objective == "durable":  # the time to storage, not to the page cache
         args = dict(case.args)  # the objective wins over an option's false
         if "write" in case.modes:
@@ -139,6 +166,7 @@ def load(path, inventory):
         seed=_number(chk, "seed", tune.get("seed"), 0, True, 1),
         sampler=sampler,
         objective=objective,
+        inert=inert,
     )
     if out.noise >= 1:
         chk.fail(
