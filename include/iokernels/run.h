@@ -225,6 +225,7 @@ iok_pass_hint(const struct iok_pass_result *p, const char *key)
 }
 
 struct iok_reqlog; /* reqlog.h */
+struct iok_cores;  /* the core's src/core/cores.h */
 
 struct iok_result {
     /* Rank 0, when the run keeps it: every rank's logged requests
@@ -252,6 +253,9 @@ struct iok_run {
     MPI_Info hints;                      /* --hints and --hints-file, MPI_INFO_NULL when none */
     const char *kernel_default_barriers; /* the kernel's default_barriers */
     const struct iok_kernel_hint *original_hints; /* the kernel's original_hints */
+    /* each node's cores and whether the ranks outnumber them, on rank 0
+     * (gathered once before the passes, untimed); NULL before that */
+    const struct iok_cores *cores;
 };
 
 #endif

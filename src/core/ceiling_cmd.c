@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cores.h"
 #include "json_parts.h"
 #include "iokernels/error.h"
 
@@ -42,7 +43,7 @@ static const struct iok_option ceiling_options[] = {
 
 static int
 append_json(const char *path, const struct ceiling_opts *o, int nprocs, const struct iok_ceiling *a,
-            const struct iok_ceiling *b, const char *hosts)
+            const struct iok_ceiling *b, const char *hosts, const struct iok_cores *cores)
 {
     char date[64], fstype[64];
     int64_t free_bytes;
@@ -60,9 +61,9 @@ append_json(const char *path, const struct ceiling_opts *o, int nprocs, const st
         "dir", o->dir, "bandwidth_mib_s", "write", a->bandwidth / MiB, "write_fsync",
         b->bandwidth / MiB, "write_direct", a->direct_write_bandwidth / MiB, "read_direct",
         (a->direct ? a->read_bandwidth : 0) / MiB, "read_cached", a->cached_read_bandwidth / MiB,
-        "direct_supported", a->direct, "environment", iok_env_json(hosts, nprocs), "date", date,
-        "filesystem", "type", fstype, "free_bytes", (json_int_t)free_bytes, "iokernels_version",
-        IOK_VERSION);
+        "direct_supported", a->direct, "environment", iok_env_json(hosts, nprocs, cores), "date",
+        date, "filesystem", "type", fstype, "free_bytes", (json_int_t)free_bytes,
+        "iokernels_version", IOK_VERSION);
     char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));
     json_decref(j);
     FILE *f = fopen(path, "a");
@@ -115,19 +116,26 @@ iok_ceiling_main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/iokernels", o.dir);
     int64_t mine = o.size / nprocs + (rank < o.size % nprocs);
     struct iok_ceiling a = {.full = 1}, b = {0};
+    struct iok_cores cores; /* untimed, before the probes */
+    if ((rc = iok_agree(MPI_COMM_WORLD, iok_cores_gather(MPI_COMM_WORLD, 0, 0, &cores))))
+        return rc;
     iok_clock_sync(MPI_COMM_WORLD); /* the samples' spans on one clock */
     rc = iok_ceiling_probe(MPI_COMM_WORLD, path, mine, 0, IOK_CEIL_READ_STORAGE, o.samples, &a);
     if (rc == IOK_OK)
         rc = iok_ceiling_probe(MPI_COMM_WORLD, path, mine, 1, IOK_CEIL_READ_NONE, o.samples, &b);
-    if (rc)
-        return rc;
     char *hosts = NULL;
-    if (o.json[0] && (rc = iok_agree(MPI_COMM_WORLD, iok_env_gather(MPI_COMM_WORLD, &hosts))))
+    if (rc == IOK_OK && o.json[0])
+        rc = iok_agree(MPI_COMM_WORLD, iok_env_gather(MPI_COMM_WORLD, &hosts));
+    if (rc) {
+        iok_cores_free(&cores);
         return rc;
+    }
     if (rank == 0) {
         const double MiB = 1048576.0;
         printf("-- iokernels ceiling probe --\n");
-        printf("processes                : %d\n", nprocs);
+        char crowd[96];
+        iok_cores_words(&cores, crowd, sizeof crowd);
+        printf("processes                : %d%s%s\n", nprocs, crowd[0] ? ", " : "", crowd);
         printf("bytes                    : %lld (%.2f MiB), one contiguous block per rank\n",
                (long long)a.bytes, a.bytes / MiB);
         printf("samples                  : %d of each, the best printed\n", a.samples);
@@ -143,8 +151,9 @@ iok_ceiling_main(int argc, char **argv)
         }
         printf("read (page cache)        : %12.2f MiB/s\n", a.cached_read_bandwidth / MiB);
         if (o.json[0])
-            rc = append_json(o.json, &o, nprocs, &a, &b, hosts);
+            rc = append_json(o.json, &o, nprocs, &a, &b, hosts, &cores);
     }
     free(hosts);
+    iok_cores_free(&cores);
     return iok_agree(MPI_COMM_WORLD, rc);
 }

@@ -415,6 +415,8 @@ struct iok_member_run {
     int check_only;  /* read options, configure and plan, then return: nothing written */
     int want_record; /* build the member's JSON record into `record` */
     FILE *report;    /* where the member's rank 0 prints its report (NULL: stdout) */
+    int node_ranks;  /* a together round: the job's ranks on this rank's node, all running
+                        (the record's node_cores count them); 0: the member's own */
     /* filled on the member's rank 0 by iok_member_collect */
     double io_seconds; /* the sum of its passes' open->close spans */
     int npass;         /* its passes' windows, on the member's clock (rank 0's) */

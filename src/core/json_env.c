@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cores.h"
 #include "json_parts.h"
 #include "iokernels/error.h"
 
@@ -72,8 +73,32 @@ iok_json_text(const char *s)
     return j ? j : json_null();
 }
 
+/* node_cores, usable_cores_min, oversubscribed (cores.c) */
+static void
+cores_json(json_t *e, const struct iok_cores *c)
+{
+    json_t *nodes = json_array();
+    for (int i = 0; c && i < c->nnodes; i++) {
+        const struct iok_node_cores *n = &c->node[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "host", iok_json_text(n->host));
+        json_object_set_new(o, "ranks", json_integer(n->ranks));
+        json_object_set_new(o, "usable_cores", json_integer(n->usable_cores));
+        json_object_set_new(o, "online_cpus", json_integer(n->online_cpus));
+        json_object_set_new(o, "affinity_cpus", json_integer(n->affinity_cpus));
+        json_object_set_new(o, "cgroup_cpus",
+                            n->cgroup_cpus > 0 ? json_real(n->cgroup_cpus) : json_null());
+        json_object_set_new(o, "hw_threads_per_core", json_integer(n->hw_threads_per_core));
+        json_array_append_new(nodes, o);
+    }
+    json_object_set_new(e, "node_cores", nodes);
+    json_object_set_new(e, "usable_cores_min",
+                        c && c->nnodes ? json_integer(c->usable_min) : json_null());
+    json_object_set_new(e, "oversubscribed", json_boolean(c && c->oversubscribed));
+}
+
 json_t *
-iok_env_json(const char *hosts, int nprocs)
+iok_env_json(const char *hosts, int nprocs, const struct iok_cores *cores)
 {
     json_t *names = json_array(), *per_node = json_object();
     for (int r = 0; r < nprocs; r++) {
@@ -112,6 +137,7 @@ iok_env_json(const char *hosts, int nprocs)
     json_object_set_new(e, "ranks_per_node", lo == hi ? json_integer(lo) : json_null());
     json_object_set_new(e, "ranks_per_node_min", json_integer(lo));
     json_object_set_new(e, "ranks_per_node_max", json_integer(hi));
+    cores_json(e, cores);
     json_object_set_new(e, "slurm_job_id", slurm_id("SLURM_JOB_ID"));
     json_object_set_new(e, "slurm_step_id", slurm_id("SLURM_STEP_ID"));
     json_object_set_new(e, "mpi_library_version", iok_json_text(lib));

@@ -10,9 +10,10 @@
 /* A JSON string of text that may not be UTF-8 (a path's bytes): as it is
  * when it is, else every byte outside ASCII written as \xNN. */
 json_t *iok_json_text(const char *s);
+struct iok_cores; /* cores.h */
 /* environment: host names of all ranks (as gathered), nodes, ranks per
- * node, Slurm ids, the MPI library. */
-json_t *iok_env_json(const char *hosts, int nprocs);
+ * node, each node's cores (NULL: none gathered), Slurm ids, the MPI library. */
+json_t *iok_env_json(const char *hosts, int nprocs, const struct iok_cores *cores);
 /* hints: asked for, from which file, handed to the library or not, and the
  * environment variables the libraries read themselves. */
 json_t *iok_hints_json(const struct iok_run *run);

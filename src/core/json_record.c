@@ -313,7 +313,7 @@ build(const struct iok_json_input *in, const char *hosts)
         json_object_set_new(v, "first_mismatch", iok_json_text(first_bad));
     json_object_set_new(j, "verify", v);
     json_object_set_new(j, "libraries", libraries_json());
-    json_object_set_new(j, "environment", iok_env_json(hosts, run->nprocs));
+    json_object_set_new(j, "environment", iok_env_json(hosts, run->nprocs, run->cores));
     json_object_set_new(j, "date", iok_json_text(date));
     json_object_set_new(
         j, "filesystem",

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "cores.h"
 #include "iokernels/reqlog.h"
 #include "iokernels/error.h"
 #include "iokernels/input.h"
@@ -384,6 +385,7 @@ struct kernel_run {
     char input_name[4];              /* a one-character input name as MPI-IO is handed it */
     double t0;                       /* the start of the parse */
     char said[IOK_OPT_STRLEN + 16];  /* the rank counts checked, for the line that says so */
+    struct iok_cores cores;          /* the cores under the ranks (run.cores) */
 };
 
 /* The option sets (core, kernel, the backends named or all for the help),
@@ -554,6 +556,10 @@ kr_execute(struct kernel_run *kr, int *verify_rc)
     double parse = MPI_Wtime() - kr->t0;
     MPI_Allreduce(&parse, &kr->res.parse_time, 1, MPI_DOUBLE, MPI_MAX, run->comm);
     kr->res.parse_rank = iok_stat_reduce(parse, run->comm);
+    /* the cores under the ranks, for the record and the headlines (untimed) */
+    IOK_TRY(iok_agree(run->comm,
+                      iok_cores_gather(run->comm, 0, kr->m ? kr->m->node_ranks : 0, &kr->cores)));
+    run->cores = &kr->cores;
     /* a signal from here on ends the run with a line, its record and no
      * partial output (signals.c); the record's prefix is built now, as
      * the handler can build nothing */
@@ -639,6 +645,7 @@ kr_free(struct kernel_run *kr)
     iok_log = NULL;
     iok_reqlog_free(&kr->mylog);
     iok_reqlog_free(&kr->alllog);
+    iok_cores_free(&kr->cores);
     if (kr->plan)
         iok_plan_free(kr->plan);
     free(kr->plan);

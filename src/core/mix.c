@@ -267,6 +267,7 @@ one_round(struct iok_mix *mx, struct iok_member_run *mr, int it, int together, i
     if (active) {
         if (together)
             iok_sleep_seconds(me->start);
+        mr->node_ranks = together ? mx->node_ranks : 0; /* alone, the others sleep */
         mrc = run_member(mx, me, mr, &text, &len);
     }
     sleepy_barrier(mx->xcomm); /* the others idle, asleep, until all are done */
@@ -344,6 +345,13 @@ iok_mix_main(int argc, char **argv, iok_member_fn run)
     /* one clock for the members' windows: the job's rank 0 */
     iok_clock_sync(MPI_COMM_WORLD);
     mx.world_offset = iok_clock.offset;
+    /* which members share a node's cores, for the slowdown lines, and the
+     * job's ranks on this rank's node, for the together runs' records
+     * (untimed) */
+    mx.node_ranks = iok_cores_node_ranks(MPI_COMM_WORLD);
+    if ((rc = iok_agree(MPI_COMM_WORLD,
+                        iok_cores_gather(MPI_COMM_WORLD, 1u << (me->index - 1), 0, &mx.cores))))
+        goto out;
     if ((rc = iok_mix_alloc(&mx)))
         rc = iok_error(IOK_EIO, "out of memory for the mix");
     if ((rc = iok_agree(MPI_COMM_WORLD, rc)))
@@ -374,6 +382,7 @@ out:
     fflush(stdout);
     iok_agree_comm_for(MPI_COMM_NULL, MPI_COMM_NULL);
     iok_mix_free(&mx);
+    iok_cores_free(&mx.cores);
     free(mx.args);
     free(mr.made);
     return rc;

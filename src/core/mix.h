@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "core.h"
+#include "cores.h"
 
 #define IOK_MIX_MAX 16
 
@@ -38,7 +39,9 @@ struct iok_mix {
     double world_offset;       /* this rank's clock against the job's rank 0 */
     iok_member_fn run;         /* main.c's */
     int failed_member, failed_iteration, failed_together; /* 0: none */
-    long record_at; /* the --json file's size before the mix's record (-1: not yet) */
+    long record_at;         /* the --json file's size before the mix's record (-1: not yet) */
+    struct iok_cores cores; /* rank 0: the job's nodes, each member's ranks as a tag bit */
+    int node_ranks;         /* the job's ranks on this rank's node */
 };
 
 /* One round: every member together, or member `solo` alone. */

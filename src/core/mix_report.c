@@ -237,6 +237,33 @@ no_data_backend(const struct iok_mix_member *mb)
     return b && (b->caps & IOK_CAP_NOIO) ? name : NULL;
 }
 
+/* Under a member's slowdown: the nodes whose cores its ranks share with
+ * other members' (together, they compete for the CPUs as well as the I/O). */
+static void
+shared_cores(const struct iok_mix *mx, const struct iok_mix_member *mb, FILE *out)
+{
+    unsigned bit = 1u << (mb->index - 1);
+    for (int k = 0; k < mx->cores.nnodes; k++) {
+        const struct iok_node_cores *n = &mx->cores.node[k];
+        if (!(n->tags & bit) || !(n->tags & ~bit))
+            continue;
+        fprintf(out, "member %d %s: members share the node's %d core%s (%s: members", mb->index,
+                mb->kernel->name, n->usable_cores, n->usable_cores == 1 ? "" : "s", n->host);
+        for (int j = 0, first = 1; j < mx->n; j++)
+            if (n->tags & (1u << j)) {
+                fprintf(out, "%s%d", first ? " " : ", ", j + 1);
+                first = 0;
+            }
+        if (n->ranks > n->usable_cores)
+            fprintf(out,
+                    ", %d ranks): oversubscribed (%d ranks on %d core%s): together, the "
+                    "slowdown includes CPU contention\n",
+                    n->ranks, n->ranks, n->usable_cores, n->usable_cores == 1 ? "" : "s");
+        else
+            fprintf(out, ", %d ranks)\n", n->ranks);
+    }
+}
+
 void
 iok_mix_print_summary(const struct iok_mix *mx, FILE *out)
 {
@@ -266,6 +293,7 @@ iok_mix_print_summary(const struct iok_mix *mx, FILE *out)
                     "member %d %s: slowdown %.3f: untested (%d and %d runs: too few for a 95%% "
                     "interval; --iterations 4 gives one)\n",
                     mb->index, mb->kernel->name, s.ratio, na, nt);
+        shared_cores(mx, mb, out);
         for (int j = 0; j < mx->n; j++)
             if (j != i)
                 fprintf(out,

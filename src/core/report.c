@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "cores.h"
 #include "iokernels/data.h"
 
 static const double MiB = 1048576.0;
@@ -105,6 +106,25 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
         fprintf(out, "file system              : %s, %.1f GiB free\n", fstype,
                 free_bytes / (1024.0 * MiB));
     }
+    char crowd[96]; /* every line stating a result says when the ranks outnumber the cores */
+    iok_cores_words(run->cores, crowd, sizeof crowd);
+    if (run->cores && run->cores->nnodes) {
+        const struct iok_node_cores *n = &run->cores->node[run->cores->worst];
+        fprintf(out,
+                "cores                    : %d usable for %d rank%s on %s (online %d, affinity "
+                "%d, cgroup quota ",
+                n->usable_cores, n->ranks, n->ranks == 1 ? "" : "s", n->host, n->online_cpus,
+                n->affinity_cpus);
+        if (n->cgroup_cpus > 0)
+            fprintf(out, "%.2f", n->cgroup_cpus);
+        else
+            fprintf(out, "none");
+        fprintf(out, ", %d hardware thread%s per core)%s%s%s\n", n->hw_threads_per_core,
+                n->hw_threads_per_core == 1 ? "" : "s",
+                run->cores->nnodes > 1 ? ", the most crowded of the nodes" : "",
+                crowd[0] ? ": " : "",
+                crowd[0] ? "OVERSUBSCRIBED, times include CPU contention" : "");
+    }
     fprintf(out, "input parsing + planning : %12.4f s\n", res->parse_time);
     if (run->core.fsync)
         fprintf(out, "fsync                    : inside the timed write (flush phase)\n");
@@ -114,13 +134,14 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
             fprintf(out, "[iteration %d] ", p->iteration);
         fprintf(out,
                 "%-6s %s: %.2f MiB in %.4f s (adjusted span), %.2f MiB/s, %lld requests as "
-                "executed%s\n",
+                "executed%s%s%s\n",
                 iok_op_names[p->op], p->path, p->bytes / MiB, p->io_time, p->bandwidth / MiB,
                 (long long)p->requests,
                 !p->source[0]      ? ""
                 : !p->source_known ? " [source unknown]"
                 : p->from_storage  ? " [from storage]"
-                                   : " [PAGE CACHE]");
+                                   : " [PAGE CACHE]",
+                crowd[0] ? "; " : "", crowd);
         span_lines(run, p, out);
         fprintf(out, "       not I/O: requests %.4f s, data generation %.4f s%s, check %.4f s",
                 p->ph[IOK_PH_REQUESTS].rank.max, p->ph[IOK_PH_DATAGEN].rank.max,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "cores.h"
 
 static const double MiB = 1048576.0, MB = 1e6;
 
@@ -85,8 +86,12 @@ iok_report_iterations(const struct iok_run *run, const struct iok_result *res, F
         if (seen[op])
             fprintf(out, "%s %.2f MiB/sec (%.2f MB/sec)\n", max_names[op], bw[op].max / MiB,
                     bw[op].max / MB);
-    fprintf(out, "\nSummary of all iterations (each iteration's bytes over its open->close "
-                 "span):\n");
+    char crowd[96];
+    iok_cores_words(run->cores, crowd, sizeof crowd);
+    fprintf(out,
+            "\nSummary of all iterations (each iteration's bytes over its open->close "
+            "span%s%s):\n",
+            crowd[0] ? "; " : "", crowd);
     fprintf(out, "%-9s %10s %10s %10s %10s %11s %10s %10s %10s %10s %10s %6s %4s\n", "Operation",
             "Max(MiB)", "Min(MiB)", "Mean(MiB)", "StdDev", "Median(MiB)", "Max(s)", "Min(s)",
             "Mean(s)", "StdDev(s)", "Median(s)", "#Tasks", "reps");
