@@ -209,6 +209,7 @@ free_pass(struct iok_pass *p)
     free(p->f);
     free(p->slot);
     free(p->own_steps);
+    free(p->shifted);
     iok_reqlist_free(&p->rl);
     iok_reqlist_free(&p->io);
     iok_reqlist_free(&p->kept);
@@ -270,7 +271,6 @@ begin(struct iok_pass *p, const struct iok_kernel *k, const void *kopts, const s
                            .kopts = kopts,
                            .run = run,
                            .plan = plan,
-                           .shifted = *run,
                            .iteration = iteration,
                            .nfiles = nfiles,
                            .nsteps = nsteps,
@@ -279,9 +279,11 @@ begin(struct iok_pass *p, const struct iok_kernel *k, const void *kopts, const s
                            .seed = (uint64_t)run->core.seed,
                            .how = iok_values_named(run->core.values),
                            .phase_barriers = !strcmp(run->core.barriers, "phase")};
-    if (run->core.shift_ranks) /* --shift-ranks K: a read asks for what rank (r + K) mod P wrote */
-        p->shifted.rank =
+    if (run->core.shift_ranks && (p->shifted = malloc(sizeof *p->shifted))) {
+        *p->shifted = *run;
+        p->shifted->rank =
             (run->rank + run->core.shift_ranks % run->nprocs + run->nprocs) % run->nprocs;
+    }
     iok_timeline_init(&p->tl);
     iok_reqlist_init(&p->rl);
     iok_reqlist_init(&p->io);
@@ -292,7 +294,7 @@ begin(struct iok_pass *p, const struct iok_kernel *k, const void *kopts, const s
     p->slot = malloc((size_t)(plan->nfiles ? plan->nfiles : 1) * sizeof *p->slot);
     for (int f = 0; p->slot && f < plan->nfiles; f++)
         p->slot[f] = -1;
-    return p->seg && p->f && p->slot
+    return p->seg && p->f && p->slot && (p->shifted || !run->core.shift_ranks)
                ? IOK_OK
                : iok_error(IOK_EIO, "out of memory for the pass of %s", plan->files[0].path);
 }

@@ -57,7 +57,9 @@ struct iok_pass {
     const void *kopts;
     const struct iok_run *run;
     const struct iok_plan *plan;
-    struct iok_run shifted; /* --shift-ranks: a read asks for rank (r + K) mod P's data */
+    /* --shift-ranks K: a read asks for what rank (r + K) mod P wrote; the
+     * run's copy (11 KB of options) is made only then, once per pass */
+    struct iok_run *shifted;
     int iteration;
     int nfiles;
     struct iok_pass_file *f;

@@ -38,7 +38,7 @@ build(struct iok_pass *p, const struct iok_filegroup_step *st, const struct iok_
 {
     const struct iok_run *run = p->run;
     const int writing = st->op == IOK_OP_WRITE;
-    const struct iok_run *who = !writing && run->core.shift_ranks ? &p->shifted : run;
+    const struct iok_run *who = !writing && p->shifted ? p->shifted : run;
     iok_pass_start(p, IOK_PH_REQUESTS);
     int rc = p->k->requests(p->kopts, who, p->plan, st->file, st->step, st->op, &p->rl);
     if (rc == IOK_OK)
