@@ -58,7 +58,23 @@ MPICH_E2E_SKIP = not (test_full_disk_is_an_error and hdf5-4)
 # are counted skips in that pass (tests/declared.py), not failures
 MPICH_MISSING ?= pnetcdf,netcdf4
 
-.PHONY: all deps build venv docs screenshots demo test test-sanitize test-mpich fuzz bench format clean
+# make check: the fast tier for a change (under 5 minutes on 2 cores):
+# the unit tests, the lints, and a write + verify per kernel and backend
+# family at 4 ranks. make test remains the whole.
+CHECK_E2E = "$(E2E)/test_btio.py::test_write_then_read_verifies[m1-mpi-indep-4]" \
+	"$(E2E)/test_btio.py::test_write_then_read_verifies[pnetcdf-varn-4]" \
+	"$(E2E)/test_btio.py::test_write_then_read_verifies[hdf5-coll-4]" \
+	"$(E2E)/test_btio.py::test_write_then_read_verifies[netcdf4-coll-4]" \
+	"$(E2E)/test_btio.py::test_write_then_read_verifies[adios2-bp5-4]" \
+	"$(E2E)/test_amrex.py::test_write_then_read_verifies[4-mpiio---independent]" \
+	"$(E2E)/test_ncbench.py::test_other_backends[mpiio]" \
+	"$(E2E)/test_chombo.py::test_write_then_read_verifies[4-hdf5-collective]" \
+	"$(E2E)/test_e3sm_gen.py::test_generated_write_then_verify[G-hdf5]" \
+	"$(E2E)/test_replay.py::test_small_on_every_backend[mpiio]" \
+	"$(E2E)/test_write_faults.py::test_a_failed_write_names_the_system_error" \
+	"$(E2E)/test_faults.py"
+
+.PHONY: all deps build venv docs screenshots demo check test test-sanitize test-mpich fuzz bench format clean
 
 all: build
 
@@ -92,6 +108,11 @@ $(VENV)/.installed: requirements.txt requirements-docs.txt constraints.txt pytho
 demo: build venv
 	$(VENV)/bin/iokernels-campaign run campaigns/default.toml --db results/iokernels.sqlite \
 	  --out results/default
+
+check: build venv
+	@cmake -S . -B $(BUILD) > /dev/null
+	cd $(BUILD) && ctest -j2 -L "unit|lint" --output-on-failure
+	$(VENV)/bin/pytest -q -p no:cacheprovider $(CHECK_E2E)
 
 # Everything: the ordinary build's tests, then the MPICH pass, then the
 # sanitizers' run, then each fuzz target for TEST_FUZZ_SECONDS.

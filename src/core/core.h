@@ -266,24 +266,26 @@ void iok_fault_written(const char *path);
  * communicator, so that they never match a library's collective calls. */
 void iok_agree_init(void);
 
-/* A pass left a file open after a failure (pass.c): the job ends without
+/* A pass left a file open after a failure (engine.c): the job ends without
  * finalizing, as the library could not close it. */
 extern int iok_abandoned;
 
-/* Runs one pass (write, read or verify read-back) over file `file` of the
- * plan, at most max_steps of its steps (-1: all; a read after a stonewalled
- * write reads what was written). Collective; returns an agreed status. */
+/* The pass engine (engine.h): runs one pass (write, read or verify
+ * read-back) over file `file` of the plan, at most max_steps of its steps
+ * (-1: all; a read after a stonewalled write reads what was written).
+ * Collective; returns an agreed status. */
 int iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
                  const struct iok_plan *plan, int file, enum iok_op op, int iteration,
                  int max_steps, struct iok_pass_result *out);
 
 /* Runs group g of the plan (iok_filegroup, kernel.h) as one interleaved pass
- * (filegroup.c). Collective; returns an agreed status. */
+ * through the same engine: a file's pass is a group of one. Collective;
+ * returns an agreed status. */
 int iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
                       const struct iok_plan *plan, int group, int iteration,
                       struct iok_pass_result *out);
 
-/* Rank 0 before a write (pass.c): refuses to clobber a file the run did not
+/* Rank 0 before a write (engine_files.c): refuses to clobber a file the run did not
  * create and to write where it cannot; claims the path unless overwrite
  * (folder: ADIOS2's directory). *claimed: this call made it (empty). */
 int iok_check_output_path(const char *path, int overwrite, int folder, int *claimed);

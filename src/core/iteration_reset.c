@@ -34,7 +34,7 @@ iok_iteration_reset(const struct iok_run *run, const struct iok_plan *plan, int 
     }
     if (iteration == 0 || !first) {
         snprintf(state, len, "%s", "");
-        return IOK_OK; /* the pass says what it found (pass.c) */
+        return IOK_OK; /* the pass says what it found (engine_files.c) */
     }
     if (!first->created) {
         snprintf(state, len,

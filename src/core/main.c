@@ -247,7 +247,7 @@ probe_ceilings(const struct iok_run *run, struct iok_result *res)
 /* --iterations times: the write passes (one per file), then the read passes
  * (or the read-back of --verify), or in the plan's pass_order; then the
  * ceiling probes (probe_ceilings). */
-/* Group g's interleaved pass (filegroup.c), after each file it writes is
+/* Group g's interleaved pass (engine.c), after each file it writes is
  * reset for the iteration as a write pass's is. */
 static int
 run_filegroup(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
@@ -366,276 +366,372 @@ add_backend_options(const struct iok_backend *b, void **bopts)
     nsets++;
 }
 
-/* M NULL: a run on the whole job; else a mix member's run on M->comm (mix.c) */
-static int
-run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
-           struct iok_member_run *m)
-{
-    struct iok_run run = {.comm = m ? m->comm : MPI_COMM_WORLD, .hints = MPI_INFO_NULL};
-    FILE *rout = m && m->report ? m->report : stdout; /* where rank 0's report goes */
+/* One run of a kernel, from its options to its record (run_kernel). */
+struct kernel_run {
+    const struct iok_kernel *k;
+    struct iok_member_run *m; /* NULL: a run on the whole job; else a mix member's (mix.c) */
+    int argc;
+    char **argv;
+    struct iok_run run;
+    FILE *rout;       /* where rank 0's report goes */
     int wrank, wsize; /* IOK_FAULT names a rank of the job, in a mix too */
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    MPI_Comm_rank(run.comm, &run.rank);
-    MPI_Comm_size(run.comm, &run.nprocs);
-    struct core_flags cf = {0}; /* fields outside the table (machine_report) start at 0 */
-    void *kopts = calloc(1, k->opts_size ? k->opts_size : 1);
-    void *bopts[MAX_SETS] = {0};
-    /* on the heap: ~290 KB, more than a small stack (ulimit -s 256) holds */
-    struct iok_plan *plan = calloc(1, sizeof *plan);
-    struct iok_result res = {.start_wtime = start_wtime};
-    struct iok_reqlog mylog = {0}, alllog = {0}; /* the request log, when kept */
-    char *text = NULL;
-    char input_name[4]; /* a one-character input name as MPI-IO is handed it */
-    struct iok_cores cores = {0};
-    int rc;
+    struct core_flags cf;
+    void *kopts;
+    void *bopts[MAX_SETS];
+    struct iok_plan *plan; /* on the heap: ~290 KB, more than a small stack (ulimit -s 256) */
+    struct iok_result res;
+    struct iok_reqlog mylog, alllog; /* the request log, when kept */
+    char *text;                      /* the kernel's input file */
+    char input_name[4];              /* a one-character input name as MPI-IO is handed it */
+    double t0;                       /* the start of the parse */
+    char said[IOK_OPT_STRLEN + 16];  /* the rank counts checked, for the line that says so */
+    struct iok_cores cores;          /* the cores under the ranks (run.cores) */
+};
 
+/* The option sets (core, kernel, the backends named or all for the help),
+ * their defaults, the command line split over them. Agreed. */
+static int
+kr_options(struct kernel_run *kr, int *json_help)
+{
+    const struct iok_kernel *k = kr->k;
     nsets = 0;
-    sets[nsets++] = (struct iok_optset){"core", iok_core_options, &cf};
-    sets[nsets++] = (struct iok_optset){k->name, k->options, kopts};
+    sets[nsets++] = (struct iok_optset){"core", iok_core_options, &kr->cf};
+    sets[nsets++] = (struct iok_optset){k->name, k->options, kr->kopts};
     /* A backend's options (--NAME-...) are known once its module is loaded:
      * those of the backends the command line names, or all for the help. */
-    int all_backends = wants_help(argc, argv), load_rc = IOK_OK;
+    int all_backends = wants_help(kr->argc, kr->argv), rc = IOK_OK;
     for (int i = 0; i < iok_backend_count() && nsets < MAX_SETS; i++) {
         const char *name = iok_backend_name_at(i);
-        int named = names_backend_option(name, argc, argv);
+        int named = names_backend_option(name, kr->argc, kr->argv);
         if (!all_backends && !named)
             continue;
         const struct iok_backend *b = iok_backend_at(i);
-        if (!b && named && !load_rc) /* its options are unknown: say why, not "unknown" */
-            load_rc = iok_error(load_status(iok_backend_error_at(i)),
-                                "the --%s-... options: backend %s: %s", name, name,
-                                iok_backend_error_at(i));
-        add_backend_options(b, bopts);
+        if (!b && named && !rc) /* its options are unknown: say why, not "unknown" */
+            rc = iok_error(load_status(iok_backend_error_at(i)),
+                           "the --%s-... options: backend %s: %s", name, name,
+                           iok_backend_error_at(i));
+        add_backend_options(b, kr->bopts);
     }
     for (int i = 0; i < nsets; i++)
         iok_opts_defaults(&sets[i]);
-
-    double t0 = MPI_Wtime();
-    int json_help = iok_help_as_json(&argc, argv);
-    rc = load_rc ? load_rc : iok_cmdline_split(argc, argv, sets, nsets, &cmdline);
+    kr->t0 = MPI_Wtime();
+    *json_help = iok_help_as_json(&kr->argc, kr->argv);
+    if (rc == IOK_OK)
+        rc = iok_cmdline_split(kr->argc, kr->argv, sets, nsets, &cmdline);
     if (rc == IOK_OK && cmdline.npos > 1)
         rc = iok_error(IOK_EUSAGE, "expected at most one input file, got '%s' and '%s'",
                        cmdline.pos[0], cmdline.pos[1]);
     if (rc == IOK_OK && cmdline.npos == 1 && !k->read_input && !k->input_by_path)
         rc = iok_error(IOK_EUSAGE, "kernel %s takes no input file (got '%s')", k->name,
                        cmdline.pos[0]);
-    if (rc == IOK_OK && (!plan || !kopts))
+    if (rc == IOK_OK && (!kr->plan || !kr->kopts))
         rc = iok_error(IOK_EIO, "out of memory for the run's plan");
-    if ((rc = iok_agree(run.comm, rc)))
-        goto out;
-    if (iok_cmdline_has(&cmdline, sets, nsets, "help")) {
-        if (run.rank == 0 && json_help)
-            iok_describe_kernel(k, sets, nsets, stdout);
-        else if (run.rank == 0)
-            kernel_help(k, stdout);
-        *printed_help = 1;
-        goto out;
-    }
+    return iok_agree(kr->run.comm, rc);
+}
 
-    /* the kernel's input file, then the command line over it */
+/* The kernel's input file: its path handed over (read by the kernel in
+ * parallel), or its text read once and applied. Agreed. */
+static int
+kr_input(struct kernel_run *kr)
+{
+    const struct iok_kernel *k = kr->k;
+    struct iok_run *run = &kr->run;
+    int rc = IOK_OK;
     if (k->input_by_path && cmdline.npos) {
-        run.input_path = cmdline.pos[0];
-        if (strlen(run.input_path) < sizeof input_name) { /* read through MPI-IO */
-            snprintf(input_name, sizeof input_name, "%s", run.input_path);
-            iok_mpiio_name(input_name, sizeof input_name);
-            run.input_path = input_name;
+        run->input_path = cmdline.pos[0];
+        if (strlen(run->input_path) < sizeof kr->input_name) { /* read through MPI-IO */
+            snprintf(kr->input_name, sizeof kr->input_name, "%s", run->input_path);
+            iok_mpiio_name(kr->input_name, sizeof kr->input_name);
+            run->input_path = kr->input_name;
         }
-        if (run.rank == 0 && access(run.input_path, R_OK) != 0)
-            rc = iok_error(IOK_EUSAGE, "cannot open input file %s: check the path", run.input_path);
-        if (rc == IOK_OK && run.rank == 0)
-            rc = iok_mpiio_path_check(run.input_path, run.nprocs, "input file");
-        if ((rc = iok_agree(run.comm, rc)))
-            goto out;
-    } else if (k->read_input && !k->input_by_path && (cmdline.npos || k->default_input)) {
-        const char *path = cmdline.npos ? cmdline.pos[0] : k->default_input;
-        /* a named file must exist; the default one may be absent (built-in defaults) */
-        if ((rc = iok_read_shared_text(path, "input file", run.comm, cmdline.npos == 0, &text)))
-            goto out;
-        if (text) {
-            run.input_path = path;
-            rc = k->read_input(text, path, sets, nsets);
-            if ((rc = iok_agree(run.comm, rc)))
-                goto out;
-        }
+        if (run->rank == 0 && access(run->input_path, R_OK) != 0)
+            rc =
+                iok_error(IOK_EUSAGE, "cannot open input file %s: check the path", run->input_path);
+        if (rc == IOK_OK && run->rank == 0)
+            rc = iok_mpiio_path_check(run->input_path, run->nprocs, "input file");
+        return iok_agree(run->comm, rc);
     }
-    run.kernel_flags = k->flags;
-    run.kernel_default_barriers = k->default_barriers;
-    run.original_hints = k->original_hints;
-    rc = iok_cmdline_apply(&cmdline, sets, nsets);
+    if (!k->read_input || k->input_by_path || !(cmdline.npos || k->default_input))
+        return IOK_OK;
+    const char *path = cmdline.npos ? cmdline.pos[0] : k->default_input;
+    /* a named file must exist; the default one may be absent (built-in defaults) */
+    IOK_TRY(iok_read_shared_text(path, "input file", run->comm, cmdline.npos == 0, &kr->text));
+    if (!kr->text)
+        return IOK_OK;
+    run->input_path = path;
+    return iok_agree(run->comm, k->read_input(kr->text, path, sets, nsets));
+}
+
+/* The command line over the input file, the kernel's configure, the
+ * core's settled choices, the fault, the hints, the backend's options.
+ * Agreed. */
+static int
+kr_configure(struct kernel_run *kr)
+{
+    const struct iok_kernel *k = kr->k;
+    struct iok_run *run = &kr->run;
+    run->kernel_flags = k->flags;
+    run->kernel_default_barriers = k->default_barriers;
+    run->original_hints = k->original_hints;
+    int rc = iok_cmdline_apply(&cmdline, sets, nsets);
     if (rc == IOK_OK && k->configure)
-        rc = k->configure(kopts, &cf.o, given);
+        rc = k->configure(kr->kopts, &kr->cf.o, given);
     if (rc == IOK_OK)
-        rc = settle_core(&cf, &run);
+        rc = settle_core(&kr->cf, run);
     if (rc == IOK_OK)
-        rc = iok_fault_init(wrank, wsize);
+        rc = iok_fault_init(kr->wrank, kr->wsize);
     if (rc == IOK_OK) /* outside every timed region: once per run */
-        rc =
-            iok_hints_build(&run.core, run.original_hints, run.backend->name, run.comm, &run.hints);
-    if ((rc = iok_agree(run.comm, rc)))
-        goto out;
+        rc = iok_hints_build(&run->core, run->original_hints, run->backend->name, run->comm,
+                             &run->hints);
+    IOK_TRY(iok_agree(run->comm, rc));
     for (int i = 0; i < nsets; i++)
-        if (!strcmp(sets[i].title, run.backend->name))
-            run.backend_opts = bopts[i];
-    if (!run.backend_opts && run.backend->options) { /* chosen, none of its options given */
+        if (!strcmp(sets[i].title, run->backend->name))
+            run->backend_opts = kr->bopts[i];
+    if (!run->backend_opts && run->backend->options) { /* chosen, none of its options given */
         int before = nsets;
-        add_backend_options(run.backend, bopts);
+        add_backend_options(run->backend, kr->bopts);
         if (nsets > before) {
             iok_opts_defaults(&sets[before]);
-            run.backend_opts = bopts[before];
+            run->backend_opts = kr->bopts[before];
         }
     }
+    return IOK_OK;
+}
 
-    /* the rank rules for the job's count, or for those of --check --ranks */
-    int counts[64] = {run.nprocs}, ncounts = 1, plan_it = 0; /* plan: the job's count */
-    if (cf.check_ranks[0])
-        rc = iok_rank_counts(cf.check_ranks, counts, 64, &ncounts);
+/* The rank rules for the job's count, or for those of --check --ranks;
+ * *plan_it: the job's count is among them (the plan needs the ranks it is
+ * for). Agreed. */
+static int
+kr_rank_rules(struct kernel_run *kr, int *plan_it)
+{
+    const struct iok_run *run = &kr->run;
+    int counts[64] = {run->nprocs}, ncounts = 1, rc = IOK_OK;
+    *plan_it = 0;
+    if (kr->cf.check_ranks[0])
+        rc = iok_rank_counts(kr->cf.check_ranks, counts, 64, &ncounts);
     for (int i = 0; rc == IOK_OK && i < ncounts; i++) {
-        rc = iok_rank_rules(k, kopts, counts[i]);
-        plan_it |= counts[i] == run.nprocs;
+        rc = iok_rank_rules(kr->k, kr->kopts, counts[i]);
+        *plan_it |= counts[i] == run->nprocs;
     }
-    if ((rc = iok_agree(run.comm, rc)))
-        goto out;
-    char said[IOK_OPT_STRLEN + 16]; /* the counts checked, for the line that says so */
-    snprintf(said, sizeof said, "%s rank%s", cf.check_ranks[0] ? cf.check_ranks : "",
+    snprintf(kr->said, sizeof kr->said, "%s rank%s",
+             kr->cf.check_ranks[0] ? kr->cf.check_ranks : "",
              ncounts == 1 && counts[0] == 1 ? "" : "s");
-    if (!cf.check_ranks[0])
-        snprintf(said, sizeof said, "%d rank%s", run.nprocs, run.nprocs == 1 ? "" : "s");
-    if (cf.check && (k->flags & IOK_KERNEL_TOOL)) { /* a tool's plan is its work */
-        if (run.rank == 0)
-            printf("iokernels %s: options OK (a tool: its plan is its work, not done)\n", k->name);
-        goto out;
-    }
-    if (cf.check && !plan_it) { /* the plan needs the ranks it is for */
-        if (run.rank == 0)
-            printf("iokernels %s: options and rank rules OK for %s (not planned: run --check "
-                   "on that many ranks to plan it)\n",
-                   k->name, said);
-        goto out;
-    }
-    rc = k->plan(kopts, &run, plan);
-    if (rc == IOK_OK)
-        iok_plan_mpiio_names(&run, plan);
-    if (rc == IOK_OK && run.rank == 0)
-        rc = iok_check_plan_paths(&run, plan);
-    if (rc == IOK_OK)
-        rc = iok_limits_check_memory(&run, plan);
-    if ((rc = iok_agree(run.comm, rc)))
-        goto out;
-    if (cf.check) { /* configured and planned: nothing opened, nothing written */
-        if (run.rank == 0)
-            printf("iokernels %s: options OK for %s (configured and planned at %d: %d file%s; "
-                   "no I/O)\n",
-                   k->name, said, run.nprocs, plan->nfiles, plan->nfiles == 1 ? "" : "s");
-        goto out;
-    }
-    if (plan->original_hints) { /* what plan() found: the same on every rank */
-        run.original_hints = plan->original_hints;
-        if (run.hints != MPI_INFO_NULL)
-            MPI_Info_free(&run.hints);
-        rc =
-            iok_hints_build(&run.core, run.original_hints, run.backend->name, run.comm, &run.hints);
-        if ((rc = iok_agree(run.comm, rc)))
-            goto out;
-    }
-    if (m && m->check_only) { /* a mix checks every member before any runs */
-        rc = run.rank == 0 ? iok_member_planned(m, &run, plan) : IOK_OK;
-        goto out;
-    }
-    double parse = MPI_Wtime() - t0;
-    MPI_Allreduce(&parse, &res.parse_time, 1, MPI_DOUBLE, MPI_MAX, run.comm);
-    res.parse_rank = iok_stat_reduce(parse, run.comm);
-    /* the cores under the ranks, for the record and the headlines (untimed) */
-    if ((rc = iok_agree(run.comm, iok_cores_gather(run.comm, 0, m ? m->node_ranks : 0, &cores))))
-        goto out;
-    run.cores = &cores;
+    if (!kr->cf.check_ranks[0])
+        snprintf(kr->said, sizeof kr->said, "%d rank%s", run->nprocs, run->nprocs == 1 ? "" : "s");
+    return iok_agree(run->comm, rc);
+}
 
+/* The kernel's plan, its paths and memory checked; the kernel's original
+ * hints, when plan() found them, built into the run's. Agreed. */
+static int
+kr_plan(struct kernel_run *kr)
+{
+    struct iok_run *run = &kr->run;
+    struct iok_plan *plan = kr->plan;
+    int rc = kr->k->plan(kr->kopts, run, plan);
+    if (rc == IOK_OK)
+        iok_plan_mpiio_names(run, plan);
+    if (rc == IOK_OK && run->rank == 0)
+        rc = iok_check_plan_paths(run, plan);
+    if (rc == IOK_OK)
+        rc = iok_limits_check_memory(run, plan);
+    IOK_TRY(iok_agree(run->comm, rc));
+    if (!plan->original_hints) /* what plan() found: the same on every rank */
+        return IOK_OK;
+    run->original_hints = plan->original_hints;
+    if (run->hints != MPI_INFO_NULL)
+        MPI_Info_free(&run->hints);
+    rc = iok_hints_build(&run->core, run->original_hints, run->backend->name, run->comm,
+                         &run->hints);
+    return iok_agree(run->comm, rc);
+}
+
+/* The run itself: signals armed, the clock, the request log, every pass,
+ * the log gathered. *verify_rc: a verify that found differences. */
+static int
+kr_execute(struct kernel_run *kr, int *verify_rc)
+{
+    const struct iok_kernel *k = kr->k;
+    struct iok_run *run = &kr->run;
+    double parse = MPI_Wtime() - kr->t0;
+    MPI_Allreduce(&parse, &kr->res.parse_time, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+    kr->res.parse_rank = iok_stat_reduce(parse, run->comm);
+    /* the cores under the ranks, for the record and the headlines (untimed) */
+    IOK_TRY(iok_agree(run->comm,
+                      iok_cores_gather(run->comm, 0, kr->m ? kr->m->node_ranks : 0, &kr->cores)));
+    run->cores = &kr->cores;
     /* a signal from here on ends the run with a line, its record and no
      * partial output (signals.c); the record's prefix is built now, as
      * the handler can build nothing */
     char *prefix = NULL;
-    if (run.core.json[0] && !m) {
-        struct iok_json_input in = {k, kopts, &run, plan, &res, sets, nsets, IOK_OK, argc, argv};
+    if (run->core.json[0] && !kr->m) {
+        struct iok_json_input in = {k,    kr->kopts, run,    kr->plan, &kr->res,
+                                    sets, nsets,     IOK_OK, kr->argc, kr->argv};
         prefix = iok_json_terminated_prefix(&in);
     }
-    iok_signals_record(run.core.json, prefix);
-    iok_signals_install(run.rank, run.core.keep_partial);
-
-    iok_clock_sync(run.comm); /* one clock for the job's timestamps, untimed */
+    iok_signals_record(run->core.json, prefix);
+    iok_signals_install(run->rank, run->core.keep_partial);
+    iok_clock_sync(run->comm); /* one clock for the job's timestamps, untimed */
     /* the request log, for --export-replay or the kernel (untimed) */
-    if (run.core.export_replay[0] || (k->flags & IOK_KERNEL_REQLOG)) {
-        rc = run.core.export_replay[0] ? iok_reqlog_export_check(&run, plan) : IOK_OK;
-        if ((rc = iok_agree(run.comm, rc)))
-            goto out;
-        iok_reqlog_start(&mylog, run.comm);
-        iok_log = &mylog;
+    if (run->core.export_replay[0] || (k->flags & IOK_KERNEL_REQLOG)) {
+        int rc = run->core.export_replay[0] ? iok_reqlog_export_check(run, kr->plan) : IOK_OK;
+        IOK_TRY(iok_agree(run->comm, rc));
+        iok_reqlog_start(&kr->mylog, run->comm);
+        iok_log = &kr->mylog;
     }
-    int verify_rc = IOK_OK;
-    if (m && (rc = iok_member_remove_made(m, &run))) /* a mix's later run: as its first */
-        goto out;
-    rc = run_passes(k, kopts, &run, plan, &res, &verify_rc);
+    if (kr->m) /* a mix's later run: as its first */
+        IOK_TRY(iok_member_remove_made(kr->m, run));
+    int rc = run_passes(k, kr->kopts, run, kr->plan, &kr->res, verify_rc);
     if (rc == IOK_OK || rc == IOK_EVERIFY)
-        iok_clock_check(run.comm); /* did the offsets hold over the passes? untimed */
+        iok_clock_check(run->comm); /* did the offsets hold over the passes? untimed */
     if (iok_log && (rc == IOK_OK || rc == IOK_EVERIFY)) {
-        int grc = iok_reqlog_gather(&mylog, run.comm, &alllog);
-        if (grc == IOK_OK && run.rank == 0) {
-            res.log = &alllog;
-            if (run.core.export_replay[0])
-                grc = iok_reqlog_export(run.core.export_replay, &alllog, &run, plan, k->name);
+        int grc = iok_reqlog_gather(&kr->mylog, run->comm, &kr->alllog);
+        if (grc == IOK_OK && run->rank == 0) {
+            kr->res.log = &kr->alllog;
+            if (run->core.export_replay[0])
+                grc =
+                    iok_reqlog_export(run->core.export_replay, &kr->alllog, run, kr->plan, k->name);
         }
-        if ((grc = iok_agree(run.comm, grc)))
+        if ((grc = iok_agree(run->comm, grc)))
             rc = grc;
     }
+    return rc;
+}
+
+/* The kernel's report and the core's, then the record (or a mix member's
+ * results handed to the mix). */
+static int
+kr_finish(struct kernel_run *kr, int rc, int verify_rc)
+{
+    const struct iok_kernel *k = kr->k;
+    struct iok_run *run = &kr->run;
     iok_signals_doing("the report", NULL);
     if (rc != IOK_OK && rc != IOK_EVERIFY)
         iok_signals_quiet();
     if (rc == IOK_OK) {
-        if (run.rank == 0 && !run.core.quiet) {
-            k->report(kopts, &run, plan, &res, rout);
-            if (!run.core.machine_report && !(k->flags & IOK_KERNEL_TOOL))
-                iok_report_core(&run, plan, &res, rout);
+        if (run->rank == 0 && !run->core.quiet) {
+            k->report(kr->kopts, run, kr->plan, &kr->res, kr->rout);
+            if (!run->core.machine_report && !(k->flags & IOK_KERNEL_TOOL))
+                iok_report_core(run, kr->plan, &kr->res, kr->rout);
         }
         rc = verify_rc;
     }
-    if (m && (rc == IOK_OK || rc == IOK_EVERIFY)) {
-        struct iok_json_input in = {k, kopts, &run, plan, &res, sets, nsets, rc, argc, argv};
-        int jrc = iok_member_collect(m, &run, plan, &res, m->want_record ? &in : NULL);
-        if ((jrc = iok_agree(run.comm, jrc)))
-            rc = jrc;
-    } else if ((rc == IOK_OK || rc == IOK_EVERIFY) && run.core.json[0]) {
-        struct iok_json_input in = {k, kopts, &run, plan, &res, sets, nsets, rc, argc, argv};
-        int jrc = iok_json_append(run.core.json, &in); /* collective */
-        jrc = iok_agree(run.comm, jrc);
-        if (jrc)
-            rc = jrc;
+    if (rc != IOK_OK && rc != IOK_EVERIFY)
+        return rc;
+    struct iok_json_input in = {k,    kr->kopts, run, kr->plan, &kr->res,
+                                sets, nsets,     rc,  kr->argc, kr->argv};
+    int jrc = IOK_OK;
+    if (kr->m)
+        jrc = iok_member_collect(kr->m, run, kr->plan, &kr->res, kr->m->want_record ? &in : NULL);
+    else if (run->core.json[0])
+        jrc = iok_json_append(run->core.json, &in); /* collective */
+    else
+        return rc;
+    jrc = iok_agree(run->comm, jrc);
+    return jrc ? jrc : rc;
+}
+
+static void
+kr_free(struct kernel_run *kr)
+{
+    for (int i = 0; i < kr->res.npasses; i++) {
+        free(kr->res.pass[i].rank_phase);
+        free(kr->res.pass[i].hints);
+        free(kr->res.pass[i].rank_span);
+        free(kr->res.pass[i].rank_marks);
     }
+    if (kr->run.hints != MPI_INFO_NULL)
+        MPI_Info_free(&kr->run.hints);
+    iok_log = NULL;
+    iok_reqlog_free(&kr->mylog);
+    iok_reqlog_free(&kr->alllog);
+    iok_cores_free(&kr->cores);
+    if (kr->plan)
+        iok_plan_free(kr->plan);
+    free(kr->plan);
+    free(kr->text);
+    iok_cmdline_free(&cmdline);
+    for (int i = 0; i < MAX_SETS; i++)
+        free(kr->bopts[i]);
+    free(kr->kopts);
+    free(kr->res.pass);
+}
+
+/* A --check run's line, when it ends before the run: 1 if it ended. */
+static int
+kr_checked(const struct kernel_run *kr, int plan_it, int planned)
+{
+    const struct iok_kernel *k = kr->k;
+    const int rank0 = kr->run.rank == 0;
+    if (!kr->cf.check)
+        return 0;
+    if (k->flags & IOK_KERNEL_TOOL) { /* a tool's plan is its work */
+        if (rank0)
+            printf("iokernels %s: options OK (a tool: its plan is its work, not done)\n", k->name);
+    } else if (!plan_it) { /* the plan needs the ranks it is for */
+        if (rank0)
+            printf("iokernels %s: options and rank rules OK for %s (not planned: run --check "
+                   "on that many ranks to plan it)\n",
+                   k->name, kr->said);
+    } else if (!planned) {
+        return 0;
+    } else if (rank0) { /* configured and planned: nothing opened, nothing written */
+        printf("iokernels %s: options OK for %s (configured and planned at %d: %d file%s; "
+               "no I/O)\n",
+               k->name, kr->said, kr->run.nprocs, kr->plan->nfiles,
+               kr->plan->nfiles == 1 ? "" : "s");
+    }
+    return 1;
+}
+
+/* M NULL: a run on the whole job; else a mix member's run on M->comm (mix.c) */
+static int
+run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
+           struct iok_member_run *m)
+{
+    struct kernel_run *kr = calloc(1, sizeof *kr);
+    if (!kr)
+        return iok_agree(m ? m->comm : MPI_COMM_WORLD,
+                         iok_error(IOK_EIO, "out of memory for the run of %s", k->name));
+    *kr = (struct kernel_run){.k = k, .m = m, .argc = argc, .argv = argv};
+    kr->run = (struct iok_run){.comm = m ? m->comm : MPI_COMM_WORLD, .hints = MPI_INFO_NULL};
+    kr->rout = m && m->report ? m->report : stdout;
+    MPI_Comm_rank(MPI_COMM_WORLD, &kr->wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &kr->wsize);
+    MPI_Comm_rank(kr->run.comm, &kr->run.rank);
+    MPI_Comm_size(kr->run.comm, &kr->run.nprocs);
+    kr->kopts = calloc(1, k->opts_size ? k->opts_size : 1);
+    kr->plan = calloc(1, sizeof *kr->plan);
+    kr->res.start_wtime = start_wtime;
+    int json_help, plan_it = 0, verify_rc = IOK_OK, rc;
+    if ((rc = kr_options(kr, &json_help)))
+        goto out;
+    if (iok_cmdline_has(&cmdline, sets, nsets, "help")) {
+        if (kr->run.rank == 0 && json_help)
+            iok_describe_kernel(k, sets, nsets, stdout);
+        else if (kr->run.rank == 0)
+            kernel_help(k, stdout);
+        *printed_help = 1;
+        goto out;
+    }
+    if ((rc = kr_input(kr)) || (rc = kr_configure(kr)) || (rc = kr_rank_rules(kr, &plan_it)))
+        goto out;
+    if (kr_checked(kr, plan_it, 0) || (rc = kr_plan(kr)) || kr_checked(kr, plan_it, 1))
+        goto out;
+    if (m && m->check_only) { /* a mix checks every member before any runs */
+        rc = kr->run.rank == 0 ? iok_member_planned(m, &kr->run, kr->plan) : IOK_OK;
+        goto out;
+    }
+    rc = kr_execute(kr, &verify_rc);
+    rc = kr_finish(kr, rc, verify_rc);
 out:
     /* the run is over (its line, report and record are out): a signal from
      * here on (mpiexec ending the ranks after one exits non-zero) only ends
      * the process */
     iok_signals_quiet();
     fflush(stdout);
-    for (int i = 0; i < res.npasses; i++) {
-        free(res.pass[i].rank_phase);
-        free(res.pass[i].hints);
-        free(res.pass[i].rank_span);
-        free(res.pass[i].rank_marks);
-    }
-    if (run.hints != MPI_INFO_NULL)
-        MPI_Info_free(&run.hints);
-    iok_log = NULL;
-    iok_reqlog_free(&mylog);
-    iok_reqlog_free(&alllog);
-    iok_cores_free(&cores);
-    if (plan)
-        iok_plan_free(plan);
-    free(plan);
-    free(text);
-    iok_cmdline_free(&cmdline);
-    for (int i = 0; i < MAX_SETS; i++)
-        free(bopts[i]);
-    free(kopts);
-    free(res.pass);
+    kr_free(kr);
+    free(kr);
     return rc;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Sleeps the suite takes on purpose, outside every timed region: a paced
- * replay's traced gaps (iok_reqlist.paced, posted by pass.c and
- * filegroup.c after the step's agreement) and a mix member's start offset. */
+ * replay's traced gaps (iok_reqlist.paced, posted by the pass engine,
+ * engine_step.c, after the step's agreement) and a mix member's start offset. */
 #include <errno.h>
 #include <mpi.h>
 #include <time.h>

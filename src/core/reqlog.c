@@ -18,7 +18,7 @@ iok_reqlog_start(struct iok_reqlog *log, MPI_Comm comm)
 {
     memset(log, 0, sizeof *log);
     MPI_Barrier(comm);
-    log->t0 = iok_now(); /* the job's clock, as the times logged (pass.c) */
+    log->t0 = iok_now(); /* the job's clock, as the times logged (engine_step.c) */
 }
 
 void

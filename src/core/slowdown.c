@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The ratio of two series of times (a mix member together / alone), as the
- * campaign's verdicts compute it (python/iokernels_campaign/verdict.py):
+ * campaign's verdicts compute it (python/iokernels_campaign/report/verdict.py):
  * the Hodges-Lehmann ratio (the median of every a_i / b_j, on logs) with
  * its exact 95% interval (Moses: c pair ratios cut from each end, c from
  * the exact law of the Mann-Whitney U without ties). The call: "tied" when

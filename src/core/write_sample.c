@@ -346,7 +346,7 @@ holes(const char *path, char *out, size_t len)
     close(fd);
 }
 
-/* The library's file is left open after a failure (see pass.c's close). */
+/* The library's file is left open after a failure (see engine.c: close_files). */
 static int
 failed(int rc)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A mix member's slowdown (src/core/slowdown.c): the Hodges-Lehmann ratio
  * and its exact 95% interval, the same figures as the campaign's verdicts
- * (python/iokernels_campaign/verdict.py, values computed there), and the
+ * (python/iokernels_campaign/report/verdict.py, values computed there), and the
  * call: slower on a series twice as long, tied on two alike, untested at 3
  * against 3 (no interval exists). */
 #include <math.h>
