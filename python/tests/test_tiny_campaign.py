@@ -167,8 +167,8 @@ def test_compare(tiny, tmp_path):
     assert p.returncode == 0, p.stderr
     lines = [x for x in p.stdout.splitlines() if x.startswith("btio ")]
     assert len(lines) == 4  # the successful cases
-    # B/A, runs a side, the call: one run a side is no verdict
-    assert all(x.split()[-3:] == ["1.00", "1/1", "untested"] for x in lines)
+    # B/A, no interval nor p, runs a side, the call: one run a side is no verdict
+    assert all(x.split()[-5:] == ["1.00", "-", "-", "1/1", "untested"] for x in lines)
     assert "4 cases in both; 0 only in A, 0 only in B" in p.stdout
     # B runs one case slower: the ratio says so
     con = sqlite3.connect(copy)
@@ -178,7 +178,7 @@ def test_compare(tiny, tmp_path):
     )
     con.commit()
     p = cli("compare", db, copy, cwd=d)
-    ratio = [x.split()[-3] for x in p.stdout.splitlines() if x.startswith("btio mpiio n1  write")]
+    ratio = [x.split()[-5] for x in p.stdout.splitlines() if x.startswith("btio mpiio n1  write")]
     assert ratio == ["0.50"]
     empty = tmp_path / "empty.sqlite"
     from iokernels_campaign.store.store import Store
