@@ -289,3 +289,31 @@ def test_calibrate_a_planted_drift_blocked_names_false_winners_interleaved_holds
     assert [round(g["write_bandwidth"] / MIB, 3) for g in got[:2]] == [1000.0, 950.0]
     rec = json.loads(rows(tmp_path / "c.sqlite", "SELECT record FROM runs")[0]["record"])
     assert rec["kernel"] == "btio"
+
+
+def test_the_reports_fastest_line_names_no_winner_across_blocks():
+    from iokernels_campaign.report import frame
+
+    t0 = 1_795_000_000.0
+    fast = [
+        run_row(i, "btio", "mpiio", None, 4, "write", 100 + i, started=t0 + 10 * i, elapsed=5.0)
+        for i in range(5)
+    ]
+
+    def slow(start, step):
+        return [
+            run_row(9 + i, "btio", "pnetcdf", None, 4, "write", 50 + i, started=start + step * i)
+            | {"elapsed": 5.0}
+            for i in range(5)
+        ]
+
+    # blocked: pnetcdf's runs after mpiio's
+    bw = frame.bandwidths(fast + slow(t0 + 60, 10))
+    (win,) = frame.best(frame.case_stats(bw), bw).values()
+    assert win.series == "mpiio" and win.ties == ["pnetcdf"]
+    assert win.ratio.text().startswith("untested: blocked in time (mpiio 11:06-11:07, pnetcdf")
+    assert '[campaign] order = "interleaved"' in win.ratio.text()
+    # in rounds: a winner
+    bw = frame.bandwidths(fast + slow(t0 + 5, 10))
+    (win,) = frame.best(frame.case_stats(bw), bw).values()
+    assert win.series == "mpiio" and win.clear and win.ratio.call == "higher"

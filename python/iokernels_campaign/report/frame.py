@@ -168,7 +168,7 @@ def best(stats, bw=None):
                 r = verdict.ratio(mine, _runs_of(bw, key, other)) if bw is not None else None
                 if r is not None and "started" in bw:  # a winner only over interleaved runs
                     r.why = timing.apart(
-                        _when(bw, key, names[0]), _when(bw, key, other), names[0], other
+                        _when(bw, key, names[0]), _when(bw, key, other), names[0], other, True
                     )
                 if other == names[1]:
                     win.ratio = r
