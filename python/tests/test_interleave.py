@@ -7,6 +7,7 @@ ratio, older stores still read, and the A/A calibration against a planted
 drift (a stand-in binary whose bandwidth slows run after run)."""
 
 import json
+import os
 import sqlite3
 import stat
 import statistics
@@ -317,3 +318,46 @@ def test_the_reports_fastest_line_names_no_winner_across_blocks():
     bw = frame.bandwidths(fast + slow(t0 + 5, 10))
     (win,) = frame.best(frame.case_stats(bw), bw).values()
     assert win.series == "mpiio" and win.clear and win.ratio.call == "higher"
+
+
+def test_the_batch_script_runs_in_rounds_and_collect_stores_them(tmp_path, inv):
+    import shlex
+    import subprocess
+
+    import fakeslurm
+    from iokernels_campaign.run import runner
+    from iokernels_campaign.spec import spec
+    from test_script_labels import steps_of
+
+    (tmp_path / "c.toml").write_text(
+        CASES.replace("NAME", "sb")
+        .replace("ITER", "3")
+        .replace("SEED", "seed = 9")
+        .replace("BACKENDS", '["null", "mpiio"]')
+        + "[kernel.lustre]\nstripe_count = 2\n"
+    )
+    c = spec.load(tmp_path / "c.toml", inv)
+    session, script = runner.write_sbatch(c, inv, tmp_path / "out", echo=lambda text: None)
+    text = script.read_text()
+    assert text.count("# round ") == 3
+    env = dict(os.environ, **fakeslurm.install(tmp_path, tools=("srun", "lfs")))
+    p = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    calls = [shlex.split(x) for x in (tmp_path / "log" / "srun").read_text().splitlines()]
+    names = [
+        x.split("=", 1)[1] for c_ in steps_of(calls) for x in c_ if x.startswith("--job-name=")
+    ]
+    plan = runner.plan([c], "interleaved", 9)
+    assert names == [f"iok:{case.dirname}/iter{it}/write" for _, _, _, case, it in plan]
+    # each case's directory striped once, before its first run
+    stripes = (tmp_path / "log" / "lfs").read_text().splitlines()
+    assert len([x for x in stripes if x.startswith("setstripe")]) == 2
+    s = Store(tmp_path / "s.sqlite")
+    s.begin_campaign(
+        session.id, c, "sbatch", inv.binary, tmp_path / "out", "h", "t", "interleaved", 9
+    )
+    runner.collect(session.directory, s, echo=lambda text: None, job_ended=True)
+    got = sorted(s.runs(), key=lambda r: r["position"])
+    s.close()
+    want = [(case.backend, it, rnd, n) for rnd, n, _, case, it in plan]
+    assert [(r["backend"], r["iteration"], r["round"], r["position"]) for r in got] == want
