@@ -83,6 +83,10 @@ def test_campaign_runs_in_rounds_and_records_them(tmp_path):
     assert [r["backend"] for r in runs] == expected
     (c,) = rows(tmp_path / "s.sqlite", "SELECT * FROM campaigns")
     assert (c["run_order"], c["seed"], c["joint"]) == ("interleaved", 42, None)
+    p = cli("export", "s.sqlite", "--csv", "r.csv", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    head = (tmp_path / "r.csv").read_text().splitlines()[0].split(",")
+    assert {"round", "position", "started"} <= set(head)
     # blocked on request: each case's iterations back to back, as before
     g = campaign(tmp_path, "blocked", '["null", "mpiio"]', iterations=2, extra='order = "blocked"')
     p = cli("run", g, "--db", "b.sqlite", "--no-report", cwd=tmp_path)

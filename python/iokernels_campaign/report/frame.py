@@ -246,6 +246,7 @@ def compare(runs_a, runs_b):
 # run columns carried into every exported pass row
 RUN_EXPORT = (
     "campaign campaign_id run_id case_hash kernel label backend ranks variant mode iteration "
+    "round position started "
     "io api nprocs host nodes date fs_type fsync iokernels_version backend_version mpi_version "
     "read_from_storage verify_ok hostnames ranks_per_node slurm_job_id slurm_step_id "
     "lustre_stripe_count lustre_stripe_size_bytes lustre_status env"
