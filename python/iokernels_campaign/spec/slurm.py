@@ -386,7 +386,8 @@ def script(name, session_dir, slurm, cases, max_ranks, binary="iokernels", famil
             if settings:  # striped once, before the case's first run
                 seen[i] = f"striped{i + 1}"
                 call = _sh(lustre.shell_call(casedir, settings), session_dir)
-                lines.append(f"if {call}; then {seen[i]}=1; else {seen[i]}=0; worst=1; fi")
+                ok, failed = f"  {seen[i]}=1", f"  {seen[i]}=0; worst=1"
+                lines += [f"if {call}; then", ok, "else", failed, "fi"]
         elif rnd is not None:
             lines.append(f"# {_comment(title)}, iteration {j + 1}")
         indent = ""
