@@ -3,6 +3,8 @@
 
     iokernels-campaign run campaigns/default.toml [--db DB] [--out DIR] [--launcher L] [--dry-run]
                        [--resume]   (continue the campaign's latest session: what the store lacks)
+    iokernels-campaign run A.toml B.toml --interleave [--db DB]   (one session, rounds over both)
+    iokernels-campaign calibrate CASE.toml [--pairs N] [--runs K] [--design blocked|interleaved]
     iokernels-campaign list DB [--kernel K] [--backend B] [--campaign C] [--failed]
     iokernels-campaign report DB [-o report.html] [--campaign C]
     iokernels-campaign compare A.sqlite B.sqlite [--html FILE] [--campaign-a C] [--campaign-b C]
@@ -28,7 +30,7 @@ import traceback
 from pathlib import Path
 
 from .base import extras, interrupt, limits, paths
-from .report import html_report, staged, tables
+from .report import html_report, staged, tables, timing, verdict
 from .report.aggregate import summarize
 from .run import inventory, launch, resumed, runner
 from .spec import lustre, spec
@@ -48,7 +50,18 @@ def _parser():
     sub = ap.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run every case of a campaign file, store, report")
-    r.add_argument("campaign", help="campaign file (TOML)")
+    r.add_argument(
+        "campaigns",
+        nargs="+",
+        metavar="CAMPAIGN",
+        help="campaign file (TOML); several with --interleave",
+    )
+    r.add_argument(
+        "--interleave",
+        action="store_true",
+        help="run the campaign files given in one session: rounds over all their cases, each "
+        "run stored under its own file's campaign (compare --campaign-a A --campaign-b B)",
+    )
     r.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
     r.add_argument(
         "--out",
@@ -81,6 +94,37 @@ def _parser():
         action="store_true",
         help="continue the latest session of this campaign in --db: its stored runs are kept, "
         "the others run (without it every run is a new session)",
+    )
+
+    ca = sub.add_parser(
+        "calibrate",
+        help="compare one case with itself, blocked and interleaved: the false-winner rate "
+        "and the drift of this machine",
+    )
+    ca.add_argument("case", metavar="CASE.toml", help="campaign file of exactly one case")
+    ca.add_argument(
+        "--pairs", type=int, default=20, metavar="N", help="A/A pairs (default %(default)s)"
+    )
+    ca.add_argument(
+        "--runs", type=int, default=5, metavar="K", help="runs a side of a pair (default 5)"
+    )
+    ca.add_argument(
+        "--design",
+        choices=("blocked", "interleaved", "both"),
+        default="both",
+        help="how the runs are labelled A and B: the first half of a pair A, the second B "
+        "(blocked), A B B A ... (interleaved), or both on the same runs (default both)",
+    )
+    ca.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
+    ca.add_argument("--out", metavar="DIR", help="directory of the runs (default results/NAME)")
+    ca.add_argument(
+        "--binary", "--bin", dest="bin", metavar="FILE", help="iokernels binary (as for run)"
+    )
+    ca.add_argument(
+        "--launcher",
+        choices=("mpiexec", "srun"),
+        default="mpiexec",
+        help="how each run is launched (default mpiexec; srun inside an allocation)",
     )
 
     li = sub.add_parser("list", help="list the runs in a store")
@@ -251,6 +295,14 @@ def _load_inventory(binary):
 
 
 def cmd_run(a):
+    a.campaign = a.campaigns[0]
+    if len(a.campaigns) > 1 and not a.interleave:
+        raise UsageError(
+            "several campaign files: give --interleave to run them together in one session "
+            "(rounds over all their cases), or run them one at a time"
+        )
+    if a.interleave:
+        return _run_interleaved(a)
     paths.input_file("campaign file", a.campaign)
     if a.bin:
         paths.executable("--bin", a.bin)
@@ -324,6 +376,127 @@ def cmd_run(a):
         f"store:  {store.path} (campaign {session.id}); "
         f"{session.done - session.failed} runs ok, {session.failed} failed"
     )
+    return 1 if session.failed else 0
+
+
+def _run_interleaved(a):
+    """run A.toml B.toml ... --interleave: one session per file (its own
+    campaign in the store), their runs in one order: rounds over the union
+    of their cases (run/order.py), seed from the first file or drawn."""
+    for f in a.campaigns:
+        paths.input_file("campaign file", f)
+    if a.bin:
+        paths.executable("--bin", a.bin)
+    if a.launcher == "sbatch":
+        raise UsageError(
+            "--interleave runs with mpiexec or srun (inside an allocation); a batch script "
+            "holds one campaign file: its cases are interleaved already ([campaign] order)"
+        )
+    if a.out and len(a.campaigns) > 1:
+        raise UsageError("--out with several campaign files: each keeps results/NAME; leave it out")
+    if not a.dry_run:
+        paths.store_for_writing("--db", a.db)
+        _launcher_on_path(a.launcher)
+    inv = _load_inventory(a.bin)
+    campaigns = [spec.load(f, inv) for f in a.campaigns]
+    names = [c.name for c in campaigns]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UsageError(
+            f"campaign name {twice[0]} is given twice: compare tells the files apart by name; "
+            'give each its own [campaign] name = "..."'
+        )
+    for c in campaigns:
+        c.order = "interleaved"
+    if a.dry_run:
+        seed = campaigns[0].seed if campaigns[0].seed is not None else 0
+        for rnd, n, k, case, it in runner.plan(campaigns, "interleaved", seed):
+            print(f"# round {rnd} run {n}: {campaigns[k].name} {case.name} iter {it}")
+        print(f"# dry run: {sum(len(c.cases) for c in campaigns)} cases, nothing run or stored")
+        return 0
+    store = _store(a.db)
+    parts = []
+    for c in campaigns:
+        earlier = resumed.latest(store, c) if a.resume else None
+        if earlier and earlier.get("joint") is None and len(campaigns) > 1:
+            earlier = None  # a session of this file alone: not the joint one
+        out = Path(a.out or Path("results") / c.name).resolve()
+        if earlier:
+            out = resumed.out_dir(earlier, a.out).resolve()
+        _check_out(out, False)
+        parts.append((c, out, earlier))
+    if len({p[2] is None for p in parts}) > 1:
+        raise UsageError(
+            "--resume: some of these campaigns have a joint session to resume and others do "
+            "not: run without --resume to start a new one"
+        )
+    sessions = runner.run_together(parts, inv, store, a.launcher, joint=len(campaigns) > 1)
+    failed = 0
+    for c, session in zip(campaigns, sessions, strict=True):
+        runs = [r for r in store.runs(campaign=session.id) if r["kernel"] != "mix"]
+        print(f"\ncampaign {c.name} (session {session.id}): medians")
+        print(tables.short_table(summarize(runs)))
+        failed += session.failed
+    if len(sessions) == 2:
+        x, y = (s.id for s in sessions)
+        print(
+            f"\ncompare: iokernels-campaign compare {a.db} {a.db} --campaign-a {x} --campaign-b {y}"
+        )
+    print(f"store:  {store.path}; {failed} runs failed")
+    return 1 if failed else 0
+
+
+def cmd_calibrate(a):
+    """One case against itself: 2 x runs x pairs runs in a row, labelled as
+    each design would (report/calibration.py), the false winners counted."""
+    import dataclasses
+
+    from .report import calibration
+
+    paths.input_file("campaign file", a.case)
+    if a.bin:
+        paths.executable("--bin", a.bin)
+    if a.pairs < 1:
+        raise UsageError(f"--pairs must be 1 or more, got {a.pairs}")
+    if a.runs < verdict.MIN_RUNS:
+        raise UsageError(
+            f"--runs must be {verdict.MIN_RUNS} or more (fewer cannot name a winner), got {a.runs}"
+        )
+    paths.store_for_writing("--db", a.db)
+    _launcher_on_path(a.launcher)
+    inv = _load_inventory(a.bin)
+    campaign = spec.load(a.case, inv)
+    cases = [c for c in campaign.cases if getattr(c, "kernel", None) != "mix"]
+    if len(campaign.cases) != 1 or not cases:
+        raise UsageError(
+            f"{a.case}: calibrate runs one case, this file has {len(campaign.cases)} "
+            "(one kernel block, one backend, one rank count; no mix)"
+        )
+    case = dataclasses.replace(cases[0], iterations=2 * a.runs * a.pairs)
+    campaign = dataclasses.replace(campaign, cases=[case], order="blocked")
+    out = Path(a.out or Path("results") / campaign.name).resolve()
+    _check_out(out, False)
+    store = _store(a.db)
+    session = runner.run_together([(campaign, out, None)], inv, store, a.launcher)[0]
+    runs = sorted(store.runs(campaign=session.id), key=lambda r: (r["iteration"], r["id"]))
+    mode = case.modes[0]
+    values = [
+        (r["read_bandwidth"] if mode == "read" else r["write_bandwidth"])
+        if r["status"] == "ok"
+        else None
+        for r in runs
+        if r["mode"] == mode
+    ]
+    designs = calibration.DESIGNS if a.design == "both" else (a.design,)
+    ok = [r["started"] for r in runs if r["started"]]
+    title = (
+        f"\ncalibrate {case.name} {mode}: {a.pairs} A/A pairs of {a.runs} runs a side, "
+        f"{len(values)} runs, {sum(v is not None for v in values)} ok"
+        + (f", {timing.clock(min(ok), min(ok))}-{timing.clock(max(ok), min(ok))} UTC" if ok else "")
+    )
+    text, _, _ = calibration.report(values, a.runs, designs, title)
+    print(text)
+    print(f"store:  {store.path} (campaign {session.id})")
     return 1 if session.failed else 0
 
 
@@ -528,6 +701,7 @@ COMMANDS = {
     "list": cmd_list,
     "report": cmd_report,
     "compare": cmd_compare,
+    "calibrate": cmd_calibrate,
     "export": cmd_export,
     "collect": cmd_collect,
     "trace2replay": cmd_trace2replay,
@@ -559,16 +733,23 @@ def _utf8_mode(argv):
 
 def _not_text(a):
     """A file argument whose name is not UTF-8 (bytes the store cannot keep)."""
-    for dest, value in vars(a).items():
-        if isinstance(value, str) and any("\udc80" <= c <= "\udcff" for c in value):
-            positional = {"campaign", "spec", "session", "log", "a", "b"}
-            if a.command in ("list", "report", "export"):
-                positional.add("db")
-            flag = dest.upper() if dest in positional else "--" + dest.replace("_", "-")
-            raise UsageError(
-                f"{flag} {paths.show(value)}: the name is not UTF-8 text, which the results "
-                "store keeps; rename it or give another path"
-            )
+    for dest, given in vars(a).items():
+        for value in given if isinstance(given, list) else [given]:
+            _one_text(a, dest, value)
+
+
+def _one_text(a, dest, value):
+    if not isinstance(value, str) or not any("\udc80" <= c <= "\udcff" for c in value):
+        return
+    positional = {"campaign", "campaigns", "spec", "session", "log", "a", "b", "case"}
+    if a.command in ("list", "report", "export"):
+        positional.add("db")
+    flag = dest.upper() if dest in positional else "--" + dest.replace("_", "-")
+    flag = "CAMPAIGN" if dest == "campaigns" else flag
+    raise UsageError(
+        f"{flag} {paths.show(value)}: the name is not UTF-8 text, which the results "
+        "store keeps; rename it or give another path"
+    )
 
 
 def main(argv=None):

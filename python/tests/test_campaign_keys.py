@@ -15,6 +15,8 @@ VALUES = {
     ("(top level)", "kernel"): None,
     ("[campaign]", "name"): 'name = "allkeys"',
     ("[campaign]", "description"): 'description = "every key of keys.py"',
+    ("[campaign]", "order"): 'order = "blocked"',
+    ("[campaign]", "seed"): "seed = 3",
     ("[campaign]", "ranks"): "ranks = [1]",
     ("[campaign]", "iterations"): "iterations = 1",
     ("[campaign]", "modes"): 'modes = ["write", "read"]',
@@ -114,6 +116,7 @@ def test_a_campaign_with_every_declared_key_loads(tmp_path, inv):
     path.write_text(campaign_text())
     c = spec.load(path, inv)
     assert c.name == "allkeys" and c.description == "every key of keys.py"
+    assert (c.order, c.seed) == ("blocked", 3)
     mpiio = [x for x in c.cases if x.backend == "mpiio"]
     assert {x.ranks for x in mpiio} == {1, 4} and {x.iterations for x in mpiio} == {2}
     assert ("seed", "7") in mpiio[0].args and mpiio[0].label == "btio-small"

@@ -246,6 +246,8 @@ def test_srun_inside_an_allocation_places_ranks_and_exports_env(tmp_path, slurm_
     text += (
         'options = { grid = "16,16,16", dumps = 2 }\n[kernel.env]\nIOK_AGREE_SECONDS = "never"\n'
     )
+    # the ok case first (job step 0), the broken one after it
+    text = text.replace("[campaign]\n", '[campaign]\norder = "blocked"\n', 1)
     text = text.replace('constraint = "cpu"\n', "").replace(
         'srun = ["--cpu-bind=cores"]', f'srun = ["--task-prolog={prolog}"]'
     )
@@ -420,8 +422,8 @@ def test_a_version_2_store_gains_the_new_columns(tmp_path):
     con.close()
     Store(db).close()
     cols = {r["name"] for r in rows(db, "PRAGMA table_info(runs)")}
-    assert {"env", "hostnames", "slurm_job_id"} <= cols
-    assert rows(db, "SELECT value FROM meta")[0]["value"] == "3"
+    assert {"env", "hostnames", "slurm_job_id", "round", "position"} <= cols
+    assert rows(db, "SELECT value FROM meta")[0]["value"] == "4"  # and version 4's
 
 
 BLOCK = """

@@ -25,6 +25,7 @@ from iokernels_campaign.spec import spec
 KERNEL = """
 [campaign]
 name = "labels"
+order = "blocked"  # the cases' comments in the order written
 [[kernel]]
 name = "btio"
 label = {label}

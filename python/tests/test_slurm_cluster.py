@@ -72,6 +72,7 @@ SLOW = """
 [campaign]
 name = "NAME"
 modes = ["write", "read"]
+order = "blocked"  # quick, slow, never: the limit cuts the slow step, never is not run
 timeout = 600
 [slurm]
 time = "TIME"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..spec import rules
-from . import verdict
+from . import timing, verdict
 from .aggregate import shown_fraction
 from .palette import WORDS, series_name  # noqa: F401 (series_name: the one naming)
 
@@ -43,6 +43,8 @@ def bandwidths(runs):
             "ran": r.get("ran", ""),
             "margin": r.get("ceiling_margin"),  # the record's; None before records said
             "over": r.get("oversubscribed"),  # "oversubscribed (R ranks on C cores)" or None
+            "started": r.get("started"),
+            "elapsed": r.get("elapsed"),
         }
         if r["write_bytes"]:
             rows.append(
@@ -78,7 +80,7 @@ def bandwidths(runs):
             )
     cols = (
         "label backend series ranks null op kind mib_s seconds ceiling_mib_s fraction above "
-        "cached ran margin over"
+        "cached ran margin over started elapsed"
     )
     return pd.DataFrame(rows, columns=cols.split())
 
@@ -120,12 +122,19 @@ def case_stats(bw):
     return out
 
 
-def _runs_of(bw, key, series):
+def _runs_of(bw, key, series, column="mib_s"):
     """The per-run MiB/s of one series at (label, ranks, op)."""
     if bw is None:
         return []
     m = (bw["label"] == key[0]) & (bw["ranks"] == key[1]) & (bw["op"] == key[2])
-    return list(bw[m & (bw["series"] == series)]["mib_s"])
+    return list(bw[m & (bw["series"] == series)][column])
+
+
+def _when(bw, key, series):
+    """The runs of one series as {started, elapsed} (timing.py)."""
+    starts = _runs_of(bw, key, series, "started")
+    took = _runs_of(bw, key, series, "elapsed")
+    return [{"started": s, "elapsed": e} for s, e in zip(starts, took, strict=True)]
 
 
 @dataclass
@@ -159,6 +168,10 @@ def best(stats, bw=None):
             mine = _runs_of(bw, key, names[0])
             for other in names[1:]:
                 r = verdict.ratio(mine, _runs_of(bw, key, other)) if bw is not None else None
+                if r is not None and "started" in bw:  # a winner only over interleaved runs
+                    r.why = timing.apart(
+                        _when(bw, key, names[0]), _when(bw, key, other), names[0], other, True
+                    )
                 if other == names[1]:
                     win.ratio = r
                 if r is None or r.call != "higher":
@@ -204,6 +217,8 @@ def compare(runs_a, runs_b):
             continue
         va, vb = [_bandwidth(r) for r in ga], [_bandwidth(r) for r in gb]
         ratio = verdict.ratio(vb, va)
+        if ratio is not None:
+            ratio.why = timing.apart(ga, gb)
         first = ga[0]
         rows.append(
             {
@@ -214,6 +229,11 @@ def compare(runs_a, runs_b):
                 "a_mib_s": statistics.median(va) / MIB,
                 "b_mib_s": statistics.median(vb) / MIB,
                 "ratio": ratio.ratio if ratio else None,
+                "hl": ratio.hl if ratio else None,
+                "low": ratio.low if ratio else None,
+                "high": ratio.high if ratio else None,
+                "p": ratio.p if ratio else None,
+                "why": ratio.why if ratio else None,
                 "interval": ratio.text() if ratio else "",
                 "n_a": len(va),
                 "n_b": len(vb),
@@ -228,6 +248,7 @@ def compare(runs_a, runs_b):
 # run columns carried into every exported pass row
 RUN_EXPORT = (
     "campaign campaign_id run_id case_hash kernel label backend ranks variant mode iteration "
+    "round position started "
     "io api nprocs host nodes date fs_type fsync iokernels_version backend_version mpi_version "
     "read_from_storage verify_ok hostnames ranks_per_node slurm_job_id slurm_step_id "
     "lustre_stripe_count lustre_stripe_size_bytes lustre_status env"

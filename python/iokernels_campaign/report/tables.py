@@ -196,29 +196,45 @@ def _over(text, oversubscribed):
 
 
 def compare_table(runs_a, runs_b, name_a="A", name_b="B"):
-    """Cases present in both (frame.case_key), medians side by side, B/A
-    and its call: better or worse only beyond the runs' spread."""
+    """Cases present in both (frame.case_key), medians side by side, B/A as
+    the call sees it (the Hodges-Lehmann ratio, its 95% interval, the exact
+    test's p) and the call: better or worse only beyond the runs' spread,
+    and only where the two sides' runs interleave in time (timing.py)."""
     from . import frame  # pandas: only when comparing
 
     df, only_a, only_b = frame.compare(runs_a, runs_b)
-    rows = [
-        [
-            f"{r['kernel']} {r['series']} n{r['ranks']}",
-            r["mode"],
-            fmt(r["a_mib_s"]),
-            fmt(r["b_mib_s"]),
-            fmt(r["ratio"], ".2f"),
-            f"{r['n_a']}/{r['n_b']}",
-            r["mark"],
-        ]
-        for r in df.to_dict("records")
-    ]
+    rows, notes = [], []
+    for r in df.to_dict("records"):
+        case = f"{r['kernel']} {r['series']} n{r['ranks']}"
+        tested = r["p"] is not None and r["p"] == r["p"]
+        rows.append(
+            [
+                case,
+                r["mode"],
+                fmt(r["a_mib_s"]),
+                fmt(r["b_mib_s"]),
+                fmt(r["hl"] if tested else r["ratio"], ".2f"),
+                f"{r['low']:.2f}-{r['high']:.2f}" if tested and r["low"] == r["low"] else "-",
+                f"{r['p']:.3g}" if tested else "-",
+                f"{r['n_a']}/{r['n_b']}",
+                r["mark"],
+            ]
+        )
+        if r["why"]:
+            notes.append(f"{case} {r['mode']}: {r['why']}")
     headers = ["case", "mode", f"{name_a} MiB/s", f"{name_b} MiB/s", f"{name_b}/{name_a}"]
-    headers += ["runs", "call"]
-    text = render(headers, rows, right=set(headers[2:6]))
+    headers += ["95% interval", "p", "runs", "call"]
+    text = render(headers, rows, right=set(headers[2:8]))
+    for why in dict.fromkeys(n.split(": ", 1)[1] for n in notes):
+        cases = [n.split(": ", 1)[0] for n in notes if n.split(": ", 1)[1] == why]
+        shown = ", ".join(cases[:3]) + (f" and {len(cases) - 3} more" if len(cases) > 3 else "")
+        text += f"\n{why} [{shown}]"
     text += (
         f"\n{len(rows)} cases in both; {only_a} only in {name_a}, {only_b} only in {name_b}; "
+        f"{name_b}/{name_a} is the Hodges-Lehmann ratio (the median of every b_i / a_j; the "
+        f"ratio of medians where untested for too few runs); "
         f"better/worse only where the {verdict.RULE_SHORT} (every iteration a run; "
-        f"at least {verdict.MIN_RUNS} runs a side), same otherwise, untested with fewer"
+        f"at least {verdict.MIN_RUNS} runs a side) and the sides' runs interleave in time, "
+        "same otherwise, untested with fewer or apart in time"
     )
     return text, len(rows)

@@ -50,6 +50,7 @@ class Ratio:
     hl: float | None = None  # Hodges-Lehmann ratio: median of a_i / b_j
     p: float | None = None  # exact two-sided Mann-Whitney p-value
     exact: bool = True  # False: the large-sample method (module docstring)
+    why: str | None = None  # "untested: ..." when the sides did not interleave in time (timing.py)
 
     @property
     def tested(self):
@@ -58,13 +59,18 @@ class Ratio:
     @property
     def call(self):
         """'higher', 'lower', 'tied', or 'untested' (too few runs)."""
-        if not self.tested:
+        if not self.tested or self.why:
             return "untested"
         if self.p <= ALPHA and self.hl != 1:
             return "higher" if self.hl > 1 else "lower"
         return "tied"
 
     def text(self):
+        if self.why:
+            return f"{self.why}; as measured {self._text()}"
+        return self._text()
+
+    def _text(self):
         """'1.35 (Hodges-Lehmann 1.33, 95% interval 1.20-1.52; exact
         Mann-Whitney p=0.008, 5 and 5 runs)'."""
         if not self.tested:

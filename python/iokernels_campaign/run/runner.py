@@ -26,7 +26,7 @@ from ..base import interrupt
 from ..base.paths import show
 from ..spec import envvars, lustre, mixcase, slurm
 from ..spec.spec import Case
-from . import jobfate, launch, outcome, resumed
+from . import jobfate, launch, order, outcome, resumed
 
 
 class RunnerError(Exception):
@@ -207,50 +207,95 @@ def _striping_refusal(case, res):
     return None
 
 
+@dataclass
+class Part:
+    """One campaign file of a `run` (several with --interleave): its session,
+    the runs its session already stored (resumed), its case directories."""
+
+    campaign: object
+    session: Session
+    stored: dict
+    dirs: dict = field(default_factory=dict)  # case index: (cdir, striping, refusal)
+
+
 def run_cases(campaign, inventory, store, launcher, out_dir, echo=print, resume=None):
     """Runs every case now (mpiexec or srun) and stores each run. resume: the
     store's row of an earlier session of this campaign (resumed.py), whose
     stored runs are kept and whose other runs are run now, in its folder."""
-    required = [c for c in campaign.cases if c.lustre_settings.get("required")]
-    if required and not shutil.which("lfs"):
-        raise RunnerError(
-            f"lfs not found on PATH and case '{required[0].name}' requires striping "
-            "(lustre required = true): run on a Lustre client, or set required = false"
-        )
-    if resume:
-        session, stored = resumed.session(campaign, store, resume, Session)
-        echo(
-            f"campaign {campaign.name}: resuming session {session.id}: {session.done} of "
-            f"{session.total} runs stored, {session.total - session.done} to run, "
-            f"launcher {launcher}, in {session.directory}"
-        )
+    return run_together([(campaign, out_dir, resume)], inventory, store, launcher, echo)[0]
+
+
+def run_together(parts, inventory, store, launcher, echo=print, joint=False):
+    """Runs campaigns [(campaign, out_dir, resume row or None)]: one session
+    each (its own campaign row, so compare can split them), their runs in
+    one order (run/order.py): with joint (run A.toml B.toml --interleave),
+    rounds over the union of their cases, each run stored under its own
+    file's campaign. Returns the sessions."""
+    for campaign, _, _ in parts:
+        required = [c for c in campaign.cases if c.lustre_settings.get("required")]
+        if required and not shutil.which("lfs"):
+            raise RunnerError(
+                f"lfs not found on PATH and case '{required[0].name}' requires striping "
+                "(lustre required = true): run on a Lustre client, or set required = false"
+            )
+    first = parts[0][2]
+    if first:  # a resumed session keeps its order and seed
+        kind = first.get("run_order") or "blocked"
+        seed = first.get("seed")
+        joint_id = first.get("joint")
     else:
-        session, stored = new_session(campaign, out_dir), {}
-        _write_session(session, campaign, inventory, launcher, store)
-        store.begin_campaign(
-            session.id,
-            campaign,
-            launcher,
-            inventory.binary,
-            out_dir,
-            socket.gethostname(),
-            now_iso(),
-        )
-        echo(
-            f"campaign {campaign.name}: {len(campaign.cases)} cases, {session.total} runs, "
-            f"launcher {launcher}, in {session.directory}"
-        )
+        kind = "interleaved" if joint else parts[0][0].order
+        seed = parts[0][0].seed if parts[0][0].seed is not None else order.draw_seed()
+        joint_id = None
+    running = []
+    for campaign, out_dir, resume in parts:
+        if resume:
+            session, stored = resumed.session(campaign, store, resume, Session)
+            echo(
+                f"campaign {campaign.name}: resuming session {session.id}: {session.done} of "
+                f"{session.total} runs stored, {session.total - session.done} to run, "
+                f"launcher {launcher}, in {session.directory}"
+            )
+        else:
+            session, stored = new_session(campaign, out_dir), {}
+            if joint:
+                joint_id = joint_id or session.id
+            _write_session(session, campaign, inventory, launcher, store, kind, seed, joint_id)
+            _begin(store, session, campaign, launcher, inventory, out_dir, kind, seed, joint_id)
+            echo(
+                f"campaign {campaign.name}: {len(campaign.cases)} cases, {session.total} runs, "
+                f"launcher {launcher}, in {session.directory}"
+            )
+        running.append(Part(campaign, session, stored))
+    echo(f"order: {_order_text(kind, seed, joint_id)}")
     try:
-        _run_all(campaign, inventory, store, launcher, session, stored, echo)
+        _run_all(running, inventory, store, launcher, kind, seed, echo)
     except KeyboardInterrupt as e:  # what finished is stored; say how to go on
-        e.detail = (
-            f"{session.done_before + len(session.run_ids)} of {session.total} runs of "
-            f"campaign {campaign.name} (session {session.id}) are stored in "
-            f"{show(store.path)}; run it again with --resume to run the rest"
-        )
+        e.detail = "; ".join(
+            f"{p.session.done_before + len(p.session.run_ids)} of {p.session.total} runs of "
+            f"campaign {p.campaign.name} (session {p.session.id}) are stored in "
+            f"{show(store.path)}"
+            for p in running
+        ) + ("; run it again with --resume to run the rest")
         raise
-    store.finish_campaign(session.id, now_iso())
-    return session
+    for p in running:
+        store.finish_campaign(p.session.id, now_iso())
+    return [p.session for p in running]
+
+
+def _begin(store, session, campaign, launcher, inventory, out_dir, kind, seed, joint=None):
+    """The session's row in the store, with its order of runs."""
+    host, binary = socket.gethostname(), inventory.binary
+    store.begin_campaign(
+        session.id, campaign, launcher, binary, out_dir, host, now_iso(), kind, seed, joint
+    )
+
+
+def _order_text(kind, seed, joint_id=None):
+    if kind == "blocked":
+        return "blocked (each case's iterations back to back)"
+    together = f", campaigns run together ({joint_id})" if joint_id else ""
+    return f"interleaved in rounds (each round every case once), seed {seed}{together}"
 
 
 def _placement(case, campaign):
@@ -259,63 +304,76 @@ def _placement(case, campaign):
     return tuple(m.ranks for m in getattr(case, "members", ())), campaign.slurm.nodes
 
 
-def _run_all(campaign, inventory, store, launcher, session, stored, echo):
+def plan(campaigns, kind, seed):
+    """[(round, position, campaign index, case, iteration)] of campaigns run
+    in one order (run/order.py): position 1 is the first run of a case's
+    iteration (its modes run together, in its iteration's directory)."""
+    items = [(k, case) for k, c in enumerate(campaigns) for case in c.cases]
+    steps = order.schedule([case.iterations for _, case in items], kind, seed)
+    return [(rnd, n, *items[i], it) for n, (rnd, i, it) in enumerate(steps, 1)]
+
+
+def _run_all(parts, inventory, store, launcher, kind, seed, echo):
     said = set()
     # inside an allocation: the job of a run that fails before its record
     job_id = os.environ.get("SLURM_JOB_ID") if launcher == "srun" else None
-    srun_extra = list(campaign.slurm.srun)
-    if launcher == "srun":
-        srun_extra += slurm.srun_mpi(campaign.slurm, slurm.mpi_family(inventory.binary))
-    for case in campaign.cases:
-        done = {
-            (m, it): stored.get((case.case_hash(m), it))
-            for m in case.modes
-            for it in range(1, case.iterations + 1)
-        }
-        if all(done.values()):
+    srun_extra = {}
+    family = slurm.mpi_family(inventory.binary) if launcher == "srun" else None
+    for p in parts:
+        srun_extra[id(p)] = list(p.campaign.slurm.srun)
+        if launcher == "srun":
+            srun_extra[id(p)] += slurm.srun_mpi(p.campaign.slurm, family)
+    ordered = plan([p.campaign for p in parts], kind, seed)
+    for rnd, position, k, case, it in ordered:
+        part = parts[k]
+        session, stored, campaign = part.session, part.stored, part.campaign
+        mine = {m: stored.get((case.case_hash(m), it)) for m in case.modes}
+        if all(mine.values()):
             continue
-        cdir = _case_dir(session, case, resumed=session.resumed)
-        striping = _stripe(case, cdir, echo, said)
-        refusal = _striping_refusal(case, striping)
-        for it in range(1, case.iterations + 1):
-            idir = cdir / f"iter{it}"
-            mine = {m: done[m, it] for m in case.modes}
-            if all(mine.values()):
+        if id(case) not in part.dirs:
+            cdir = _case_dir(session, case, resumed=session.resumed)
+            striping = _stripe(case, cdir, echo, said)
+            part.dirs[id(case)] = (cdir, striping, _striping_refusal(case, striping))
+        cdir, striping, refusal = part.dirs[id(case)]
+        idir = cdir / f"iter{it}"
+        resumed.set_aside(idir, mine)
+        idir.mkdir(exist_ok=True)
+        broke = None
+        for mode in case.modes:
+            if mine[mode]:  # stored by the session resumed
+                broke = broke or (mode if mine[mode] != "ok" else None)
                 continue
-            resumed.set_aside(idir, mine)
-            idir.mkdir(exist_ok=True)
-            broke = None
-            for mode in case.modes:
-                if mine[mode]:  # stored by the session resumed
-                    broke = broke or (mode if mine[mode] != "ok" else None)
-                    continue
-                session.done += 1
-                env = case.environment(cdir, idir, mode, it)
-                if refusal:
-                    res = outcome.not_run(idir, refusal)
-                elif broke:
-                    res = outcome.not_run(idir, f"the {broke} step of this iteration failed")
-                else:
-                    argv = [str(inventory.binary), *case.argv(mode), "--json", f"{mode}.jsonl"]
-                    cmd, launcher_env = launch.command(
-                        launcher,
-                        case.ranks,
-                        argv,
-                        srun_extra,
-                        env,
-                        campaign.slurm.ntasks_per_node,
-                        *_placement(case, campaign),
-                    )
-                    res = run_step(cmd, idir, mode, case.timeout, launcher_env)
-                if res.status != "ok":
-                    session.failed += 1
-                    broke = broke or mode
-                extra = run_extra(env, striping, job_id)
-                session.run_ids.append(store.add_run(session.id, case, mode, it, res, extra))
-                echo(progress_line(session, case, mode, it, res))
+            session.done += 1
+            env = case.environment(cdir, idir, mode, it)
+            if refusal:
+                res = outcome.not_run(idir, refusal)
+            elif broke:
+                res = outcome.not_run(idir, f"the {broke} step of this iteration failed")
+            else:
+                argv = [str(inventory.binary), *case.argv(mode), "--json", f"{mode}.jsonl"]
+                cmd, launcher_env = launch.command(
+                    launcher,
+                    case.ranks,
+                    argv,
+                    srun_extra[id(part)],
+                    env,
+                    campaign.slurm.ntasks_per_node,
+                    *_placement(case, campaign),
+                )
+                res = run_step(cmd, idir, mode, case.timeout, launcher_env)
+            if res.status != "ok":
+                session.failed += 1
+                broke = broke or mode
+            extra = run_extra(env, striping, job_id) | {"round": rnd, "position": position}
+            session.run_ids.append(store.add_run(session.id, case, mode, it, res, extra))
+            echo(progress_line(session, case, mode, it, res))
 
 
-def _write_session(session, campaign, inventory, launcher, store):
+def _write_session(
+    session, campaign, inventory, launcher, store, kind, seed, joint=None, schedule=None
+):
+    """SESSION/campaign.json; schedule (sbatch): [case folder, iteration,
+    round, position] of each run in the script's order, for collect."""
     info = {
         "id": session.id,
         "name": campaign.name,
@@ -324,7 +382,12 @@ def _write_session(session, campaign, inventory, launcher, store):
         "launcher": launcher,
         "binary": str(inventory.binary),
         "db": str(store.path.resolve()) if store else None,
+        "order": kind,
+        "seed": seed,
+        "joint": joint,
     }
+    if schedule is not None:
+        info["schedule"] = schedule
     (session.directory / "campaign.json").write_text(json.dumps(info, indent=1) + "\n")
 
 
@@ -334,7 +397,8 @@ def write_sbatch(campaign, inventory, out_dir, store=None, submit=False, echo=pr
     registers the campaign in the store; `collect` stores the runs once the
     job has ended (or while it runs: what has finished)."""
     session = new_session(campaign, out_dir)
-    _write_session(session, campaign, inventory, "sbatch", store)
+    kind = campaign.order
+    seed = campaign.seed if campaign.seed is not None else order.draw_seed()
     entries = []
     for case in campaign.cases:
         cdir = _case_dir(session, case)
@@ -356,6 +420,13 @@ def write_sbatch(campaign, inventory, out_dir, store=None, submit=False, echo=pr
                 steps.append((idir, mode, case.timeout, launch.with_env(cmd, launcher_env)))
             iterations.append(steps)
         entries.append((case.name, cdir, case.lustre_settings, iterations))
+    index = {id(c): i for i, c in enumerate(campaign.cases)}
+    runs = [
+        (index[id(case)], it - 1, rnd if kind == "interleaved" else None)
+        for rnd, _, _, case, it in plan([campaign], kind, seed)
+    ]
+    schedule = [[c.dirname, it, rnd, n] for rnd, n, _, c, it in plan([campaign], kind, seed)]
+    _write_session(session, campaign, inventory, "sbatch", store, kind, seed, schedule=schedule)
     text = slurm.script(
         campaign.name,
         session.directory,
@@ -364,6 +435,7 @@ def write_sbatch(campaign, inventory, out_dir, store=None, submit=False, echo=pr
         max(c.ranks for c in campaign.cases),
         inventory.binary,
         slurm.mpi_family(inventory.binary),
+        runs=runs,
     )
     path = session.directory / "job.sbatch"
     path.write_text(text)
@@ -374,9 +446,7 @@ def write_sbatch(campaign, inventory, out_dir, store=None, submit=False, echo=pr
             "(dry run: nothing submitted or stored)"
         )
         return session, path
-    store.begin_campaign(
-        session.id, campaign, "sbatch", inventory.binary, out_dir, socket.gethostname(), now_iso()
-    )
+    _begin(store, session, campaign, "sbatch", inventory, out_dir, kind, seed)
     p = subprocess.run(["sbatch", "--parsable", str(path)], capture_output=True, text=True)
     if p.returncode != 0:
         raise RunnerError(f"sbatch {path} failed: {p.stderr.strip()}")
@@ -466,6 +536,7 @@ def collect(session_dir, store, echo=print, job_ended=False):
     jobid_file = session_dir / "jobid"
     job_id = jobid_file.read_text().strip() if jobid_file.exists() else None
     have = {(r["case_hash"], r["iteration"]) for r in store.runs(campaign=info["id"])}
+    places = {(d, it): {"round": rnd, "position": n} for d, it, rnd, n in info.get("schedule", [])}
     fate = jobfate.fate(session_dir, job_id, job_ended)
     limit = _job_limit(session_dir)
     if fate and fate.error:
@@ -513,7 +584,7 @@ def collect(session_dir, store, echo=print, job_ended=False):
                     broke, broke_mode = res, mode
                 if (case.case_hash(mode), it) not in have:
                     env = case.environment(cdir, idir, mode, it)
-                    extra = run_extra(env, striping, job_id)
+                    extra = run_extra(env, striping, job_id) | places.get((cdir.name, it), {})
                     store.add_run(info["id"], case, mode, it, res, extra)
                     stored += 1
                     failed += res.status != "ok"

@@ -104,6 +104,22 @@ _ROWS = (
         "first), at most 100",
     ),
     ("[campaign]", "description", "string", '`""`', "one line shown in the report"),
+    (
+        "[campaign]",
+        "order",
+        "string",
+        '`"interleaved"`',
+        '"interleaved": the campaign runs in rounds, each round every case once, in an order '
+        "rotated per round (a Williams design, its cases and rows shuffled from `seed`); "
+        '"blocked": each case\'s iterations back to back, case after case',
+    ),
+    (
+        "[campaign]",
+        "seed",
+        "integer",
+        "drawn and recorded in the store",
+        "the seed of the interleaved order: the same seed, the same order",
+    ),
     *(("[campaign]",) + r for r in _RUN),
     ("[campaign]", "env", "table", "`{}`", "see `[campaign.env]`"),
     ("[campaign]", "lustre", "table", "", "see `[campaign.lustre]`"),

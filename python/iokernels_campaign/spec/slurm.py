@@ -322,7 +322,7 @@ def mpi_family(binary):
     return None
 
 
-def script(name, session_dir, slurm, cases, max_ranks, binary="iokernels", family=None):
+def script(name, session_dir, slurm, cases, max_ranks, binary="iokernels", family=None, runs=None):
     """The campaign's batch script (binary: the suite's, for the MPI probe;
     family: its MPI, openmpi or mpich, for the plugin). cases: [(title, casedir, lustre settings,
     iterations)], iterations: [[(directory, step, limit seconds, command)]],
@@ -330,7 +330,9 @@ def script(name, session_dir, slurm, cases, max_ranks, binary="iokernels", famil
     when the one before it succeeded (a read needs the write); a case whose
     required striping failed runs nothing. The job writes SESSION/job.start.json
     first and SESSION/job.end.json last (a job killed by its time limit has
-    no end file)."""
+    no end file). runs: [(case index, iteration index, round)] in the order
+    they run (an interleaved campaign, run/order.py); None: each case's
+    iterations back to back."""
     q = shlex.quote
     nruns = sum(len(s) for _, _, _, its in cases for s in its)
     lines = [
@@ -368,19 +370,36 @@ def script(name, session_dir, slurm, cases, max_ranks, binary="iokernels", famil
     if any(settings for _, _, settings, _ in cases):
         lines += ["", lustre.SHELL_FUNCTION]
     lines += ["", "worst=0"]
-    for i, (title, casedir, settings, iterations) in enumerate(cases, 1):
-        lines += ["", f"# case {i}/{len(cases)}: {_comment(title)}"]
+    if runs is None:
+        runs = [(i, j, None) for i, c in enumerate(cases) for j in range(len(c[3]))]
+    seen = {}  # case index: the variable saying its striping worked (or "")
+    last_round = None
+    for i, j, rnd in runs:
+        title, casedir, settings, iterations = cases[i]
+        if rnd is not None and rnd != last_round:
+            lines += ["", f"# round {rnd}"]
+            last_round = rnd
+        if i not in seen:
+            lines += [""] if rnd is None else []
+            lines.append(f"# case {i + 1}/{len(cases)}: {_comment(title)}")
+            seen[i] = ""
+            if settings:  # striped once, before the case's first run
+                seen[i] = f"striped{i + 1}"
+                call = _sh(lustre.shell_call(casedir, settings), session_dir)
+                ok, failed = f"  {seen[i]}=1", f"  {seen[i]}=0; worst=1"
+                lines += [f"if {call}; then", ok, "else", failed, "fi"]
+        elif rnd is not None:
+            lines.append(f"# {_comment(title)}, iteration {j + 1}")
         indent = ""
-        if settings:
-            lines.append(f"if {_sh(lustre.shell_call(casedir, settings), session_dir)}; then")
+        if seen[i]:
+            lines.append(f"if [ ${seen[i]} = 1 ]; then")
             indent = "  "
-        for steps in iterations:
-            lines.append(f"{indent}ok=1")
-            for directory, step, limit, cmd in steps:
-                call = _sh(["iok_step", directory, step, f"{limit:g}", *cmd], session_dir)
-                lines.append(f"{indent}[ $ok = 1 ] && {{ {call} || {{ worst=$?; ok=0; }}; }}")
-        if settings:
-            lines += ["else", "  worst=1", "fi"]
+        lines.append(f"{indent}ok=1")
+        for directory, step, limit, cmd in iterations[j]:
+            call = _sh(["iok_step", directory, step, f"{limit:g}", *cmd], session_dir)
+            lines.append(f"{indent}[ $ok = 1 ] && {{ {call} || {{ worst=$?; ok=0; }}; }}")
+        if seen[i]:
+            lines.append("fi")
     lines += [
         "",
         "# whole or absent: written under another name, then renamed",

@@ -176,6 +176,8 @@ class Campaign:
     path: Path
     cases: list
     slurm: slurm.Slurm
+    order: str = "interleaved"  # or "blocked" (run/order.py)
+    seed: int | None = None  # None: drawn when it runs, recorded in the store
 
 
 def _fail(where, msg):
@@ -493,12 +495,22 @@ def build(path, data, inventory):
             _fail(where, f"cases '{seen[key]}' and '{c.name}' are the same run twice")
         seen[key] = c.name
     _check_allocation(where, settings, cases)
+    order = head.get("order", "interleaved")
+    if order not in ("interleaved", "blocked"):
+        _fail(f"{where}: [campaign]", f'order must be "interleaved" or "blocked", got {order!r}')
+    seed = head.get("seed")
+    if seed is not None and (
+        not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63
+    ):
+        _fail(f"{where}: [campaign]", f"seed must be a whole number from 0 to 2^63-1, got {seed!r}")
     return Campaign(
         name=name,
         description=description,
         path=path,
         cases=cases,
         slurm=settings,
+        order=order,
+        seed=seed,
     )
 
 

@@ -41,7 +41,8 @@ from .record import (
     what_ran,
 )
 
-STORE_VERSION = 3  # 2: JSON record schema 2, read_from_storage; 3: env, lustre, Slurm ids
+STORE_VERSION = 4  # 2: JSON record schema 2, read_from_storage; 3: env, lustre, Slurm ids;
+# 4: the order of the runs (runs.round, runs.position; campaigns.run_order, seed, joint)
 # columns store version 3 added to runs: a version 2 store gains them on open
 EXTRA_COLUMNS = {
     "env": "TEXT",  # JSON object: the variables exported to the run (secrets redacted)
@@ -53,6 +54,14 @@ EXTRA_COLUMNS = {
     "hostnames": "TEXT",  # JSON list of the nodes, in rank order
     "slurm_job_id": "INTEGER",
     "slurm_step_id": "INTEGER",
+    "round": "INTEGER",  # the round of an interleaved session (blocked: the iteration)
+    "position": "INTEGER",  # the run's place in its session's order, 1 first
+}
+# columns store version 4 added to campaigns (NULL in a store from before: blocked)
+CAMPAIGN_COLUMNS = {
+    "run_order": "TEXT",  # interleaved or blocked (run/order.py)
+    "seed": "INTEGER",  # the seed of the interleaved order
+    "joint": "TEXT",  # run A.toml B.toml --interleave: the id shared by the campaigns run together
 }
 BUSY_TIMEOUT_S = 120
 
@@ -65,7 +74,8 @@ _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS campaigns (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, path TEXT, description TEXT, launcher TEXT,
-    binary TEXT, out_dir TEXT, host TEXT, started TEXT, finished TEXT);
+    binary TEXT, out_dir TEXT, host TEXT, started TEXT, finished TEXT,
+    {", ".join(f"{c} {t}" for c, t in CAMPAIGN_COLUMNS.items())});
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     campaign_id TEXT NOT NULL REFERENCES campaigns(id),
@@ -168,6 +178,7 @@ def _expected_columns():
     cols = _columns(db)
     db.close()
     cols["runs"] -= set(EXTRA_COLUMNS)  # a version 2 store read as it is lacks them
+    cols["campaigns"] -= set(CAMPAIGN_COLUMNS)  # and a version 3 store these
     return cols
 
 
@@ -238,7 +249,7 @@ class Store:
                     f"{show(self.path)} is not an iokernels results store (no table {missing[0]})"
                 )
             got = self.db.execute("SELECT value FROM meta WHERE key='store_version'").fetchone()
-            if got is None or got[0] not in ("2", str(STORE_VERSION)):
+            if got is None or got[0] not in ("2", "3", str(STORE_VERSION)):
                 raise StoreError(
                     f"{show(self.path)}: store version {got[0] if got else 'missing'}, "
                     f"this tool reads {STORE_VERSION}"
@@ -257,13 +268,16 @@ class Store:
                 "INSERT OR IGNORE INTO meta VALUES ('store_version', ?)", (str(STORE_VERSION),)
             )
             got = self.db.execute("SELECT value FROM meta WHERE key='store_version'").fetchone()
-            if got[0] == "2":  # version 3 only added columns
-                have = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
-                for col, kind in EXTRA_COLUMNS.items():
-                    if col not in have:
-                        self.db.execute(f"ALTER TABLE runs ADD COLUMN {col} {kind}")
-                self.db.execute("UPDATE meta SET value = '3' WHERE key = 'store_version'")
-                got = ("3",)
+            if got[0] in ("2", "3"):  # versions 3 and 4 only added columns
+                for table, added in (("runs", EXTRA_COLUMNS), ("campaigns", CAMPAIGN_COLUMNS)):
+                    have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+                    for col, kind in added.items():
+                        if col not in have:
+                            self.db.execute(f"ALTER TABLE {table} ADD COLUMN {col} {kind}")
+                self.db.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'store_version'", (str(STORE_VERSION),)
+                )
+                got = (str(STORE_VERSION),)
         if got[0] != str(STORE_VERSION):
             raise StoreError(
                 f"{show(self.path)}: store version {got[0]}, this tool reads {STORE_VERSION}"
@@ -335,11 +349,26 @@ class Store:
         return _Transaction(self.db)
 
     @_named
-    def begin_campaign(self, cid, campaign, launcher, binary, out_dir, host, started):
+    def begin_campaign(
+        self,
+        cid,
+        campaign,
+        launcher,
+        binary,
+        out_dir,
+        host,
+        started,
+        order=None,
+        seed=None,
+        joint=None,
+    ):
+        """order, seed: the session's order of runs (run/order.py); joint:
+        the id shared by campaigns run together (run --interleave)."""
         with self.transaction():
             self.db.execute(
                 "INSERT INTO campaigns (id, name, path, description, launcher, binary, out_dir, "
-                "host, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "host, started, run_order, seed, joint) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     cid,
                     campaign.name,
@@ -350,6 +379,9 @@ class Store:
                     str(out_dir),
                     host,
                     started,
+                    order,
+                    seed,
+                    joint,
                 ),
             )
 
@@ -435,7 +467,11 @@ class Store:
 
     @_named
     def campaigns(self):
-        return [dict(r) for r in self.db.execute("SELECT * FROM campaigns ORDER BY started, id")]
+        out = [dict(r) for r in self.db.execute("SELECT * FROM campaigns ORDER BY started, id")]
+        for d in out:  # a version 3 store opened read-only
+            for col in CAMPAIGN_COLUMNS:
+                d.setdefault(col, None)
+        return out
 
     @_named
     def runs(self, campaign=None, kernel=None, backend=None, status=None):
@@ -451,7 +487,8 @@ class Store:
                 where.append(f"r.{col} = ?")
                 args.append(val)
         sql = (
-            "SELECT r.*, c.name AS campaign FROM runs r JOIN campaigns c ON c.id = r.campaign_id"
+            f"SELECT r.*, c.name AS campaign{self._order_columns()} FROM runs r "
+            "JOIN campaigns c ON c.id = r.campaign_id"
             + (" WHERE " + " AND ".join(where) if where else "")
             + " ORDER BY r.id"
         )
@@ -467,7 +504,7 @@ class Store:
             d["oversubscribed"] = oversubscribed_text(*over) if over else None
             d["ran"] = what_ran(rec)
             d["mpiio"] = mpiio_layer(rec)
-            for col in EXTRA_COLUMNS:  # a version 2 store opened read-only
+            for col in (*EXTRA_COLUMNS, *CAMPAIGN_COLUMNS):  # older stores opened read-only
                 d.setdefault(col, None)
             for col, kind in (("env", dict), ("hostnames", list)):
                 if d[col] is not None and not _json_is(d[col], kind):
@@ -477,6 +514,12 @@ class Store:
                     )
             out.append(d)
         return out
+
+    def _order_columns(self):
+        """The campaign's order columns a run carries (a store of version 3
+        opened read-only has none: NULL, blocked)."""
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(campaigns)")}
+        return "".join(f", c.{c}" for c in CAMPAIGN_COLUMNS if c in have)
 
     @_named
     def phases(self, run_ids):
