@@ -150,12 +150,12 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
                 "%-6s %s: %.2f MiB in %.4f s (adjusted span), %.2f MiB/s, %lld requests as "
                 "executed%s%s%s\n",
                 iok_op_names[p->op], p->path, p->bytes / MiB, p->io_time, p->bandwidth / MiB,
-                (long long)p->requests,
+                (long long)p->requests, crowd[0] ? "; " : "", crowd,
+                /* the read's source ends the line, as it always has */
                 !p->source[0]      ? ""
                 : !p->source_known ? " [source unknown]"
                 : p->from_storage  ? " [from storage]"
-                                   : " [PAGE CACHE]",
-                crowd[0] ? "; " : "", crowd);
+                                   : " [PAGE CACHE]");
         span_lines(run, p, out);
         fprintf(out, "       not I/O: requests %.4f s, data generation %.4f s%s, check %.4f s",
                 p->ph[IOK_PH_REQUESTS].rank.max, p->ph[IOK_PH_DATAGEN].rank.max,

@@ -407,7 +407,10 @@ iok_wsample_check(const struct iok_run *run, const struct iok_backend_params *pa
      * library call per element; collective, the check cost 33-82% of a
      * BTIO write's time, independent 5-16%: bench/write-check). */
     struct iok_backend_params ip = *params;
-    const int indep = (be->caps & IOK_CAP_INDEPENDENT) != 0;
+    int deflated = 0; /* HDF5 reads a compressed dataset collectively only */
+    for (int v = 0; v < s->nvars; v++)
+        deflated |= s->vars[v].deflate > 0;
+    const int indep = (be->caps & IOK_CAP_INDEPENDENT) && !deflated;
     if (indep)
         ip.collective = 0;
     if ((rc = iok_agree(run->comm, rc)) == IOK_OK)
