@@ -303,7 +303,8 @@ parse_op(struct parse *ps, struct cursor *c)
                  (long long)nseg);
         return bad(c, msg, NULL);
     }
-    IOK_TRY(disjoint(c, t->segs + t->nsegs, nseg));
+    if (nseg > 0) /* no segments: no list yet (t->segs may be NULL) */
+        IOK_TRY(disjoint(c, t->segs + t->nsegs, nseg));
     op.nseg = nseg;
     t->nsegs += nseg;
     t->ops[t->nops++] = op;
