@@ -12,12 +12,19 @@
 
 /* A line on rank 0's terminal per record, outside every timed region: only
  * when stderr is a terminal (logs and pipes stay clean) or IOK_PROGRESS=1
- * asks (mpiexec hands the ranks pipes, not the terminal). */
+ * asks (mpiexec hands the ranks pipes, not the terminal); a file's pass of
+ * several records only. */
+static int
+shown(const struct iok_pass *p, const struct iok_file_plan *fp)
+{
+    int e = iok_env_progress(); /* IOK_PROGRESS, checked at start-up */
+    return p->run->rank == 0 && !p->group && fp->nsteps > 1 && (e >= 0 ? e : isatty(STDERR_FILENO));
+}
+
 static void
 progress(const struct iok_pass *p, enum iok_op op, const struct iok_file_plan *fp, int step)
 {
-    int e = iok_env_progress(); /* IOK_PROGRESS, checked at start-up */
-    if (p->run->rank != 0 || p->group || fp->nsteps < 2 || !(e >= 0 ? e : isatty(STDERR_FILENO)))
+    if (!shown(p, fp))
         return;
     fprintf(stderr, "\r%s %s: record %d of %d", iok_op_names[op], fp->path, step + 1, fp->nsteps);
     fflush(stderr);
@@ -26,9 +33,7 @@ progress(const struct iok_pass *p, enum iok_op op, const struct iok_file_plan *f
 void
 iok_pass_progress_end(const struct iok_pass *p)
 {
-    int e = iok_env_progress();
-    if (p->run->rank == 0 && !p->group && p->plan->files[p->f[0].file].nsteps > 1 &&
-        (e >= 0 ? e : isatty(STDERR_FILENO)))
+    if (p->nfiles && shown(p, &p->plan->files[p->f[0].file]))
         fputc('\n', stderr);
 }
 

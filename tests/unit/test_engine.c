@@ -234,6 +234,24 @@ free_result(struct iok_pass_result *r)
     free(r->rank_marks);
 }
 
+/* One file's pass: its calls in order, its regions, its result. */
+static void
+one_pass(const struct iok_run *run, const struct iok_plan *plan, int file, enum iok_op op,
+         const char *shape, const char *want)
+{
+    char got[4096];
+    struct iok_pass_result r;
+    nlog = 0;
+    int rc = iok_run_pass(&kern, NULL, run, plan, file, op, 0, -1, &r);
+    CHECK(rc == IOK_OK, "%s: rc %d", shape, rc);
+    check_regions(shape);
+    calls(got, sizeof got);
+    CHECK(!strcmp(got, want), "%s calls: %s", shape, got);
+    check_result(shape, run, &r, NSTEPS);
+    CHECK(r.op == op && !strcmp(r.path, plan->files[file].path), "%s: %d %s", shape, r.op, r.path);
+    free_result(&r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -260,31 +278,13 @@ main(int argc, char **argv)
     char got[4096];
     struct iok_pass_result r;
 
-    /* a file's write pass */
-    nlog = 0;
-    int rc = iok_run_pass(&kern, NULL, &run, plan, 0, IOK_OP_WRITE, 0, -1, &r);
-    CHECK(rc == IOK_OK, "write pass: rc %d", rc);
-    check_regions("write pass");
-    calls(got, sizeof got);
-    CHECK(!strcmp(got, "create:0 define:0 requests:0 xfer write:0 wait:0 requests:0 xfer write:0 "
-                       "wait:0 requests:0 xfer write:0 wait:0 flush:0 close:0"),
-          "write pass calls: %s", got);
-    check_result("write pass", &run, &r, NSTEPS);
-    CHECK(r.op == IOK_OP_WRITE && !strcmp(r.path, "engine-test-file-0"), "write pass: %d %s", r.op,
-          r.path);
-    free_result(&r);
-
-    /* a file's read pass */
-    nlog = 0;
-    rc = iok_run_pass(&kern, NULL, &run, plan, 1, IOK_OP_READ, 0, -1, &r);
-    CHECK(rc == IOK_OK, "read pass: rc %d", rc);
-    check_regions("read pass");
-    calls(got, sizeof got);
-    CHECK(!strcmp(got, "open:1 requests:1 xfer read:1 wait:1 requests:1 xfer read:1 wait:1 "
-                       "requests:1 xfer read:1 wait:1 close:1"),
-          "read pass calls: %s", got);
-    check_result("read pass", &run, &r, NSTEPS);
-    free_result(&r);
+    /* a file's write pass, then a file's read pass */
+    one_pass(&run, plan, 0, IOK_OP_WRITE, "write pass",
+             "create:0 define:0 requests:0 xfer write:0 wait:0 requests:0 xfer write:0 wait:0 "
+             "requests:0 xfer write:0 wait:0 flush:0 close:0");
+    one_pass(&run, plan, 1, IOK_OP_READ, "read pass",
+             "open:1 requests:1 xfer read:1 wait:1 requests:1 xfer read:1 wait:1 requests:1 "
+             "xfer read:1 wait:1 close:1");
 
     /* a group: file 0 written, file 1 read, interleaved */
     static const struct iok_filegroup_step steps[] = {
@@ -293,7 +293,7 @@ main(int argc, char **argv)
     plan->nfilegroups = 1;
     plan->filegroups = &g;
     nlog = 0;
-    rc = iok_run_filegroup(&kern, NULL, &run, plan, 0, 0, &r);
+    int rc = iok_run_filegroup(&kern, NULL, &run, plan, 0, 0, &r);
     CHECK(rc == IOK_OK, "group: rc %d", rc);
     check_regions("group");
     calls(got, sizeof got);
