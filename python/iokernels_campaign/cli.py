@@ -410,7 +410,7 @@ def _run_interleaved(a):
         c.order = "interleaved"
     if a.dry_run:
         seed = campaigns[0].seed if campaigns[0].seed is not None else 0
-        for rnd, n, k, case, it in runner.plan(campaigns, "interleaved", seed):
+        for rnd, n, k, case, it, _ in runner.plan(campaigns, "interleaved", seed):
             print(f"# round {rnd} run {n}: {campaigns[k].name} {case.name} iter {it}")
         print(f"# dry run: {sum(len(c.cases) for c in campaigns)} cases, nothing run or stored")
         return 0

@@ -423,7 +423,8 @@ def test_a_version_2_store_gains_the_new_columns(tmp_path):
     Store(db).close()
     cols = {r["name"] for r in rows(db, "PRAGMA table_info(runs)")}
     assert {"env", "hostnames", "slurm_job_id", "round", "position"} <= cols
-    assert rows(db, "SELECT value FROM meta")[0]["value"] == "4"  # and version 4's
+    assert {"case_index"} <= cols
+    assert rows(db, "SELECT value FROM meta")[0]["value"] == "5"  # and version 5's
 
 
 BLOCK = """

@@ -14,8 +14,8 @@ import statistics
 import sys
 
 import pytest
-from conftest import BIN, MIB, cli, rows, run_row
-from iokernels_campaign.report import calibration, tables, timing
+from conftest import BIN, MIB, cli, report_of, rows, run_row
+from iokernels_campaign.report import aggregate, calibration, tables, timing
 from iokernels_campaign.run import order
 from iokernels_campaign.store.store import STORE_VERSION, Store
 
@@ -79,6 +79,7 @@ def test_campaign_runs_in_rounds_and_records_them(tmp_path):
     assert [r["round"] for r in runs] == [1, 1, 2, 2, 3, 3]
     assert [r["position"] for r in runs] == [1, 2, 3, 4, 5, 6]
     assert all(r["round"] == r["iteration"] for r in runs)
+    assert {(r["backend"], r["case_index"]) for r in runs} == {("null", 1), ("mpiio", 2)}
     expected = [("null", "mpiio")[i] for _, i, _ in order.schedule([3, 3], "interleaved", 42)]
     assert [r["backend"] for r in runs] == expected
     (c,) = rows(tmp_path / "s.sqlite", "SELECT * FROM campaigns")
@@ -125,6 +126,47 @@ def test_resume_continues_the_session_in_its_rounds(tmp_path):
     again = rows(db, "SELECT backend, iteration, round, position FROM runs ORDER BY id")
     assert again[3:] == whole[3:]  # the rest in the session's own order
     assert sorted(again, key=lambda r: r["position"]) == whole
+
+
+TWO_KERNELS = """
+[campaign]
+name = "two"
+iterations = 1
+seed = SEED
+[[kernel]]
+name = "btio"
+label = "first"
+backends = ["mpiio"]
+ranks = [1]
+options = { grid = "8,8,8", dumps = 1 }
+[[kernel]]
+name = "btio"
+label = "second"
+backends = ["mpiio"]
+ranks = [1]
+options = { grid = "12,12,12", dumps = 1 }
+"""
+
+
+def test_the_report_lists_kernels_in_the_files_order_whatever_ran_first(tmp_path):
+    # seed 0 runs the second kernel first: the report's figures and tables
+    # must still follow the file (kernel-1.png is "first"), run after run
+    seed = 0
+    assert order.schedule([1, 1], "interleaved", seed)[0][1] == 1  # the premise
+    (tmp_path / "two.toml").write_text(TWO_KERNELS.replace("SEED", str(seed)))
+    p = cli("run", "two.toml", "--db", "s.sqlite", "--no-report", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    ran = rows(tmp_path / "s.sqlite", "SELECT label, case_index FROM runs ORDER BY started")
+    assert [(r["label"], r["case_index"]) for r in ran] == [("second", 2), ("first", 1)]
+    s = Store(tmp_path / "s.sqlite", readonly=True)
+    summaries = aggregate.summarize(s.runs())
+    s.close()
+    assert aggregate.kernels(summaries) == ["first", "second"]
+    page = report_of(tmp_path, "s.sqlite", tmp_path / "r.html")
+    assert page.index("<h3>first</h3>") < page.index("<h3>second</h3>")
+    drawn = sorted(x.name for x in (tmp_path / "r-plots").glob("kernel-*.png"))
+    assert drawn == ["kernel-1.png", "kernel-2.png"]
+    assert page.index("Time per phase: first") < page.index("Time per phase: second")
 
 
 def test_campaign_refuses_an_unknown_order(tmp_path):
@@ -352,7 +394,7 @@ def test_the_batch_script_runs_in_rounds_and_collect_stores_them(tmp_path, inv):
         x.split("=", 1)[1] for c_ in steps_of(calls) for x in c_ if x.startswith("--job-name=")
     ]
     plan = runner.plan([c], "interleaved", 9)
-    assert names == [f"iok:{case.dirname}/iter{it}/write" for _, _, _, case, it in plan]
+    assert names == [f"iok:{case.dirname}/iter{it}/write" for _, _, _, case, it, _ in plan]
     # each case's directory striped once, before its first run
     stripes = (tmp_path / "log" / "lfs").read_text().splitlines()
     assert len([x for x in stripes if x.startswith("setstripe")]) == 2
@@ -363,5 +405,8 @@ def test_the_batch_script_runs_in_rounds_and_collect_stores_them(tmp_path, inv):
     runner.collect(session.directory, s, echo=lambda text: None, job_ended=True)
     got = sorted(s.runs(), key=lambda r: r["position"])
     s.close()
-    want = [(case.backend, it, rnd, n) for rnd, n, _, case, it in plan]
-    assert [(r["backend"], r["iteration"], r["round"], r["position"]) for r in got] == want
+    want = [(case.backend, it, rnd, n, i) for rnd, n, _, case, it, i in plan]
+    assert [
+        (r["backend"], r["iteration"], r["round"], r["position"], r["case_index"]) for r in got
+    ] == want
+    assert {r["case_index"] for r in got} == {1, 2}

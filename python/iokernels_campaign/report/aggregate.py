@@ -124,14 +124,31 @@ def summarize(runs, phases_by_run=None):
             }
         out.append(s)
     pool_ceilings(out)
-    # one order everywhere: kernels as they first appear, then ranks, then
-    # the series in the palette's order (backend, variant), then the mode
-    first = {k: i for i, k in enumerate(dict.fromkeys(s.label for s in out))}
+    # one order everywhere: kernels in the campaign file's order (an
+    # interleaved session runs them in any order), then ranks, then the
+    # series in the palette's order (backend, variant), then the mode
+    first = kernel_order(out, runs)
     modes = {"write": 0, "both": 1, "read": 2}
     out.sort(
         key=lambda s: (first[s.label], s.ranks, order_key(s.series), modes.get(s.mode, 3), s.mode)
     )
     return out
+
+
+def kernel_order(summaries, runs):
+    """{label: rank}: kernels by the first place one of their cases has in
+    its campaign file (runs.case_index); runs stored before that column
+    (None) follow, in the order they first appear."""
+    index = {}
+    for r in runs:
+        i = r.get("case_index")
+        if i is not None:
+            key = (r.get("campaign_id") or "", i)
+            index[r["label"] or r["kernel"]] = min(index.get(r["label"] or r["kernel"], key), key)
+    appear = list(dict.fromkeys(s.label for s in summaries))
+    later = (chr(0x10FFFF), 0)
+    ordered = sorted(appear, key=lambda k: (index.get(k, later), appear.index(k)))
+    return {k: n for n, k in enumerate(ordered)}
 
 
 def ceiling_case(s):
@@ -212,7 +229,7 @@ ABOVE_NOTE = "! above its ceiling: the ceiling is the best of the probe's sample
 
 
 def kernels(summaries):
-    """Kernel labels in order of appearance."""
+    """Kernel labels in the summaries' order (summarize: the campaign file's)."""
     return list(dict.fromkeys(s.label for s in summaries))
 
 

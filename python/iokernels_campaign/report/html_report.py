@@ -17,7 +17,7 @@ import jinja2
 
 from ..spec import rules
 from . import frame, interference, palette, plots, staged, verdict
-from .aggregate import cache_rule, fraction_text, mislabelled_phases, summarize
+from .aggregate import cache_rule, fraction_text, kernels, mislabelled_phases, summarize
 from .tables import MIB, fmt, source
 
 GENERATOR = '<meta name="generator" content="iokernels-campaign">'
@@ -299,13 +299,15 @@ def _answer(op, top, win, st):
     return text
 
 
-def _kernel_sections(stats, pdir, bw=None):
+def _kernel_sections(stats, pdir, bw=None, order=None):
     """Per kernel (null backend left out): summary rows, the answer lines at
     the largest rank count, and the figure."""
     out = []
     real = stats[~stats["null"]] if not stats.empty else stats
     best = frame.best(real, bw) if not real.empty else {}
     labels = list(dict.fromkeys(stats["label"])) if not stats.empty else []
+    if order:  # the campaign file's order (aggregate.kernel_order), not the runs'
+        labels.sort(key=lambda k: order.index(k) if k in order else len(order))
     for n, label in enumerate(labels):
         mine = real[real["label"] == label]
         if mine.empty:
@@ -461,7 +463,7 @@ def _write(store, st, campaign, title):
     summaries = summarize(runs, store.phases(r["id"] for r in runs if r["status"] == "ok"))
     bw = frame.bandwidths(runs)
     stats = frame.case_stats(bw)
-    kernels = _kernel_sections(stats, pdir, bw)
+    sections = _kernel_sections(stats, pdir, bw, kernels(summaries))
     figures = plots.draw_all(summaries, pdir)
     camp_table, env_table = _environment_html(camps, runs)
     page = ENV.get_template("report.html").render(
@@ -472,7 +474,7 @@ def _write(store, st, campaign, title):
         nmixes=len(mixes),
         generated=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         store=str(store.path),
-        kernels=kernels,
+        kernels=sections,
         sources=_sources_html(summaries),
         storage_rule=cache_rule(s.from_storage_fraction for s in summaries),
         oversubscribed=sorted({r["oversubscribed"] for r in runs if r.get("oversubscribed")}),
@@ -487,7 +489,7 @@ def _write(store, st, campaign, title):
         tunes=_tune_sections(store.tunes(campaign)),
     )
     st.page.write_text(page)
-    pngs = [k["png"] for k in kernels if k["png"]] + [p for _, p in figures]
+    pngs = [k["png"] for k in sections if k["png"]] + [p for _, p in figures]
     return pngs, summaries
 
 

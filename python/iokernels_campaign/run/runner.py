@@ -305,12 +305,13 @@ def _placement(case, campaign):
 
 
 def plan(campaigns, kind, seed):
-    """[(round, position, campaign index, case, iteration)] of campaigns run
-    in one order (run/order.py): position 1 is the first run of a case's
-    iteration (its modes run together, in its iteration's directory)."""
-    items = [(k, case) for k, c in enumerate(campaigns) for case in c.cases]
-    steps = order.schedule([case.iterations for _, case in items], kind, seed)
-    return [(rnd, n, *items[i], it) for n, (rnd, i, it) in enumerate(steps, 1)]
+    """[(round, position, campaign index, case, iteration, case index)] of
+    campaigns run in one order (run/order.py): position 1 is the first run
+    of a case's iteration (its modes run together, in its iteration's
+    directory); the case index is the case's place in its campaign, 1 first."""
+    items = [(k, case, i) for k, c in enumerate(campaigns) for i, case in enumerate(c.cases, 1)]
+    steps = order.schedule([case.iterations for _, case, _ in items], kind, seed)
+    return [(rnd, n, *items[i][:2], it, items[i][2]) for n, (rnd, i, it) in enumerate(steps, 1)]
 
 
 def _run_all(parts, inventory, store, launcher, kind, seed, echo):
@@ -324,7 +325,7 @@ def _run_all(parts, inventory, store, launcher, kind, seed, echo):
         if launcher == "srun":
             srun_extra[id(p)] += slurm.srun_mpi(p.campaign.slurm, family)
     ordered = plan([p.campaign for p in parts], kind, seed)
-    for rnd, position, k, case, it in ordered:
+    for rnd, position, k, case, it, index in ordered:
         part = parts[k]
         session, stored, campaign = part.session, part.stored, part.campaign
         mine = {m: stored.get((case.case_hash(m), it)) for m in case.modes}
@@ -364,7 +365,8 @@ def _run_all(parts, inventory, store, launcher, kind, seed, echo):
             if res.status != "ok":
                 session.failed += 1
                 broke = broke or mode
-            extra = run_extra(env, striping, job_id) | {"round": rnd, "position": position}
+            place = {"round": rnd, "position": position, "case_index": index}
+            extra = run_extra(env, striping, job_id) | place
             session.run_ids.append(store.add_run(session.id, case, mode, it, res, extra))
             echo(progress_line(session, case, mode, it, res))
 
@@ -423,9 +425,9 @@ def write_sbatch(campaign, inventory, out_dir, store=None, submit=False, echo=pr
     index = {id(c): i for i, c in enumerate(campaign.cases)}
     runs = [
         (index[id(case)], it - 1, rnd if kind == "interleaved" else None)
-        for rnd, _, _, case, it in plan([campaign], kind, seed)
+        for rnd, _, _, case, it, _ in plan([campaign], kind, seed)
     ]
-    schedule = [[c.dirname, it, rnd, n] for rnd, n, _, c, it in plan([campaign], kind, seed)]
+    schedule = [[c.dirname, it, rnd, n, i] for rnd, n, _, c, it, i in plan([campaign], kind, seed)]
     _write_session(session, campaign, inventory, "sbatch", store, kind, seed, schedule=schedule)
     text = slurm.script(
         campaign.name,
@@ -536,7 +538,10 @@ def collect(session_dir, store, echo=print, job_ended=False):
     jobid_file = session_dir / "jobid"
     job_id = jobid_file.read_text().strip() if jobid_file.exists() else None
     have = {(r["case_hash"], r["iteration"]) for r in store.runs(campaign=info["id"])}
-    places = {(d, it): {"round": rnd, "position": n} for d, it, rnd, n in info.get("schedule", [])}
+    places = {  # a session written before case_index has four fields
+        (d, it): dict(zip(("round", "position", "case_index"), rest, strict=False))
+        for d, it, *rest in info.get("schedule", [])
+    }
     fate = jobfate.fate(session_dir, job_id, job_ended)
     limit = _job_limit(session_dir)
     if fate and fate.error:

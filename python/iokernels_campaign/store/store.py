@@ -41,8 +41,9 @@ from .record import (
     what_ran,
 )
 
-STORE_VERSION = 4  # 2: JSON record schema 2, read_from_storage; 3: env, lustre, Slurm ids;
-# 4: the order of the runs (runs.round, runs.position; campaigns.run_order, seed, joint)
+STORE_VERSION = 5  # 2: JSON record schema 2, read_from_storage; 3: env, lustre, Slurm ids;
+# 4: the order of the runs (runs.round, runs.position; campaigns.run_order, seed, joint);
+# 5: runs.case_index (the case's place in its campaign file)
 # columns store version 3 added to runs: a version 2 store gains them on open
 EXTRA_COLUMNS = {
     "env": "TEXT",  # JSON object: the variables exported to the run (secrets redacted)
@@ -56,6 +57,9 @@ EXTRA_COLUMNS = {
     "slurm_step_id": "INTEGER",
     "round": "INTEGER",  # the round of an interleaved session (blocked: the iteration)
     "position": "INTEGER",  # the run's place in its session's order, 1 first
+    # the case's place in the campaign as written, 1 first: reports list
+    # kernels in the file's order, not in the order an interleaved session ran them
+    "case_index": "INTEGER",
 }
 # columns store version 4 added to campaigns (NULL in a store from before: blocked)
 CAMPAIGN_COLUMNS = {
@@ -249,7 +253,7 @@ class Store:
                     f"{show(self.path)} is not an iokernels results store (no table {missing[0]})"
                 )
             got = self.db.execute("SELECT value FROM meta WHERE key='store_version'").fetchone()
-            if got is None or got[0] not in ("2", "3", str(STORE_VERSION)):
+            if got is None or got[0] not in ("2", "3", "4", str(STORE_VERSION)):
                 raise StoreError(
                     f"{show(self.path)}: store version {got[0] if got else 'missing'}, "
                     f"this tool reads {STORE_VERSION}"
@@ -268,7 +272,7 @@ class Store:
                 "INSERT OR IGNORE INTO meta VALUES ('store_version', ?)", (str(STORE_VERSION),)
             )
             got = self.db.execute("SELECT value FROM meta WHERE key='store_version'").fetchone()
-            if got[0] in ("2", "3"):  # versions 3 and 4 only added columns
+            if got[0] in ("2", "3", "4"):  # versions 3, 4 and 5 only added columns
                 for table, added in (("runs", EXTRA_COLUMNS), ("campaigns", CAMPAIGN_COLUMNS)):
                     have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
                     for col, kind in added.items():
