@@ -164,9 +164,9 @@ iok_abort_job(int code)
     MPI_Abort(MPI_COMM_WORLD, code);
 }
 
-/* Ends the job from this rank, its line printed. */
 static void (*ending)(void); /* iok_signals_job_failing (iok_agree_init) */
 
+/* Ends the job from this rank, its line printed. */
 static void
 abort_job(int code)
 {
