@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # iok_registry(OUT BACKENDS BUILTIN KERNELS): writes OUT from
-# src/core/registry.c.in, the arrays of the backends (those in BUILTIN by
+# src/core/lib/registry.c.in, the arrays of the backends (those in BUILTIN by
 # address, the others modules listed by name) and of the kernels. The
 # program's registry lists all that is built; tests/CMakeLists.txt's
 # iok_core_only lists the null backend and no kernel.
@@ -20,5 +20,5 @@ function(iok_registry out backends builtin kernels)
     string(APPEND IOK_DECLS "extern const struct iok_kernel iok_kernel_${k};\n")
     string(APPEND IOK_KERNEL_ENTRIES "    &iok_kernel_${k},\n")
   endforeach()
-  configure_file(${PROJECT_SOURCE_DIR}/src/core/registry.c.in ${out} @ONLY)
+  configure_file(${PROJECT_SOURCE_DIR}/src/core/lib/registry.c.in ${out} @ONLY)
 endfunction()

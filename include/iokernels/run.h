@@ -225,7 +225,7 @@ iok_pass_hint(const struct iok_pass_result *p, const char *key)
 }
 
 struct iok_reqlog; /* reqlog.h */
-struct iok_cores;  /* the core's src/core/cores.h */
+struct iok_cores;  /* the core's src/core/measure/measure.h */
 
 struct iok_result {
     /* Rank 0, when the run keeps it: every rank's logged requests

@@ -40,7 +40,7 @@ def test_the_page_says_the_records_threshold(tiny, tmp_path):
     page = report_of(d, db, tmp_path / "cached.html")
     assert "half the" not in page
     assert "OS read_bytes under 90% of the bytes read" in page
-    # the binary's words (src/core/cache.c): "page cache: OS read_bytes ... (under 90%)"
+    # the binary's words (src/core/measure/cache.c): "page cache: OS read_bytes ... (under 90%)"
 
 
 def test_every_cell_and_headline_of_an_oversubscribed_run_says_so(tiny, tmp_path):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The statistics exist twice: the campaign's verdicts (report/verdict.py)
-and a mix member's slowdown in the binary (src/core/slowdown.c, through
+and a mix member's slowdown in the binary (src/core/measure/slowdown.c, through
 build/iok_slowdown_cli). Both give the Hodges-Lehmann ratio and its exact
 95% interval (Moses); checked live against each other on generated
 samples, ties included, so that neither drifts alone."""

@@ -9,7 +9,7 @@ from . import md
 
 def split_default(help_text):
     """(description, default) from a help text ending in "(default: X)", as
-    the core words it (src/core/options.c iok_opt_help_text); default None
+    the core words it (src/core/lib/options.c iok_opt_help_text); default None
     when the help words its default elsewhere."""
     if not help_text.endswith(")"):
         return help_text, None
@@ -30,7 +30,7 @@ def _bound(v):
 
 def range_text(opt):
     """The range `--help --json` declares (min, max, unit), "" for none:
-    the one the parser enforces (src/core/options.c)."""
+    the one the parser enforces (src/core/lib/options.c)."""
     lo, hi = opt.get("min"), opt.get("max")
     if lo is None and hi is None:
         return ""

@@ -739,7 +739,7 @@ hdf5_info(void *h, MPI_Info *out)
 }
 
 /* HDF5 registers its termination with atexit at its first call. A job
- * ending on an I/O error leaves unfinalized (src/core/main.c), under MPICH
+ * ending on an I/O error leaves unfinalized (src/core/cmd/main.c), under MPICH
  * through MPI_Abort, which exits through atexit: there HDF5 1.10 crashes
  * closing a file whose H5Fclose failed (a full disk). Its termination
  * still runs at MPI_Finalize, where HDF5 hooks MPI_COMM_SELF. Called when

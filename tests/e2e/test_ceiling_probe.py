@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The ceiling probe (src/core/ceiling.c) as strace sees it: it runs after
+"""The ceiling probe (src/core/measure/ceiling.c) as strace sees it: it runs after
 the kernel's last pass, never between a write and its read, and writes
 incompressible bytes (its last sample's file, kept by faking its unlink,
 does not shrink under zlib). Each check is also shown failing on a case

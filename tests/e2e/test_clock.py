@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """One clock for the job (issue 40): every timestamp compared across ranks is
-corrected by the rank's MPI_Wtime offset against rank 0 (src/core/clock.c).
+corrected by the rank's MPI_Wtime offset against rank 0 (src/core/lib/clock.c).
 A shim (tests/clock/clock_shift.c, LD_PRELOAD) sets one rank's clock 1 s
 ahead: the corrected span stays the unshifted run's, the record says the
 offset it found, and the span the ranks' own clocks give (what the suite

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Cached reads named (issue 12): a read pass is "from storage" only when
 the OS read_bytes summed over ranks is at least 90% of the bytes read
-(IOK_FROM_STORAGE_FRACTION, src/core/core.h);
+(IOK_FROM_STORAGE_FRACTION, src/core/measure/measure.h);
 otherwise the report and the record say "page cache"."""
 
 import os

@@ -2,7 +2,7 @@
 /* The option parser: a command line (one argument per input line) split and
  * applied to the core's, a kernel's and every backend's table, as main.c
  * does. */
-#include "core/core.h"
+#include "core/cmd/cmd.h"
 #include "fuzz.h"
 #include "iokernels/backend.h"
 #include "iokernels/kernel.h"

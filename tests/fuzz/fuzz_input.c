@@ -2,7 +2,7 @@
 /* The kernels' own input files (BTIO's inputbt.data, AMReX's ParmParse
  * inputs, Chombo's input file, e3sm-decomp's list), read into the option
  * sets exactly as main.c does. FUZZ_KERNEL names the kernel at build time. */
-#include "core/core.h"
+#include "core/cmd/cmd.h"
 #include "fuzz.h"
 #include "iokernels/backend.h"
 #include "iokernels/kernel.h"

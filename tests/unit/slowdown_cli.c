@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The mix's statistics (src/core/slowdown.c) on the command line, for
+/* The mix's statistics (src/core/measure/slowdown.c) on the command line, for
  * python/tests/test_statistics_twice.py, which checks them live against
  * the campaign's (python/iokernels_campaign/report/verdict.py) on
  * generated samples: stdin holds two lines of numbers, a then b; stdout
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/slowdown.h"
+#include "core/measure/measure.h"
 
 enum { MAXN = 4096 };
 

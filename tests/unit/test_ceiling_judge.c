@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The verdict on a pass against its ceiling (src/core/ceiling_judge.c):
+/* The verdict on a pass against its ceiling (src/core/measure/ceiling_judge.c):
  * at or below it nothing is flagged; above it, the reason found: a storage
  * read the OS did not read from storage, a buffered write, the probe's own
  * spread, or none. */
 #include <string.h>
 
 #include "check.h"
-#include "core/core.h"
+#include "core/measure/measure.h"
 
 #define MiB 1048576.0
 

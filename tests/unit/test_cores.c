@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The cores a node gives the run (src/core/cores.c), read from planted
+/* The cores a node gives the run (src/core/measure/cores.c), read from planted
  * /sys and /proc trees: CPU lists, cgroup v2 cpu.max and v1
  * cpu.cfs_quota_us/cfs_period_us (the least over the cgroup and its
  * parents, a missing folder passed over), hardware threads per core, and
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "core/cores.h"
+#include "core/measure/measure.h"
 
 static char root[256];
 

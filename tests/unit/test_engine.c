@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/engine.h"
+#include "core/run/run.h"
 
 enum { NSTEPS = 3, NELEMS = 8, NLOG = 512 };
 
@@ -256,7 +256,7 @@ int
 main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    iok_agree_init();
+    iok_agree_init(iok_limits_note, iok_signals_job_failing);
     struct iok_run run;
     memset(&run, 0, sizeof run);
     run.comm = MPI_COMM_WORLD;

@@ -4,4 +4,4 @@
  * ahead of the core's own engine_step.o: the test must fail, naming the
  * region that held more than its backend call (ctest unit.engine.planted). */
 #define IOK_ENGINE_PLANTED
-#include "core/engine_step.c"
+#include "core/run/engine_step.c"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/core.h"
+#include "core/run/run.h"
 #include "iokernels/error.h"
 
 static const char *

@@ -9,7 +9,7 @@
 #include "iokernels/error.h"
 #include "iokernels/kernel.h"
 #include "iokernels/options.h"
-#include "core/core.h"
+#include "core/cmd/cmd.h"
 
 struct t_opts {
     int flag, n;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A mix member's slowdown (src/core/slowdown.c): the Hodges-Lehmann ratio
+/* A mix member's slowdown (src/core/measure/slowdown.c): the Hodges-Lehmann ratio
  * and its exact 95% interval, the same figures as the campaign's verdicts
  * (python/iokernels_campaign/report/verdict.py, values computed there), and the
  * call: slower on a series twice as long, tied on two alike, untested at 3
@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/core.h"
-#include "core/slowdown.h"
+#include "core/measure/measure.h"
 
 static int
 near(double a, double b)

@@ -186,7 +186,7 @@ def shown_fraction(bandwidth, ceiling, scale=1048576.0):
 
 
 # The ceiling margin of records written before the record carried it
-# (thresholds.ceiling_margin, src/core/core.h): the only copy, a fallback.
+# (thresholds.ceiling_margin, src/core/measure/measure.h): the only copy, a fallback.
 MARGIN_BEFORE_RECORDS_SAID = 1.02
 
 

@@ -3,7 +3,7 @@
 
 The binary says what each backend can do (`iokernels --list`, section
 "capabilities": the flags of include/iokernels/backend.h); the refusals
-mirror settle_core() in src/core/main.c. CAPS below is only the fallback for
+mirror settle_core() in src/core/cmd/main.c. CAPS below is only the fallback for
 stored results read without the binary that made them (plots)."""
 
 ALL_APIS = {"blocking", "nonblocking", "varn"}

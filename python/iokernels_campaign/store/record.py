@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The JSON record of one run (src/core/json_record.c, schema_version 2,
+"""The JSON record of one run (src/core/record/json_record.c, schema_version 2,
 schema/record.schema.json) as columns: the run's figures, one row per pass,
 one row per pass and phase. The store keeps bandwidths in bytes/s (the
 record's MiB/s times MIB) and times in seconds under its own column names."""
@@ -228,7 +228,7 @@ def ceiling_margin(record):
     return t.get("ceiling_margin") if isinstance(t, dict) else None
 
 
-# what a record written before the field used (src/core/cache.c held 0.5)
+# what a record written before the field used (src/core/measure/cache.c held 0.5)
 FROM_STORAGE_BEFORE_RECORDS_SAID = 0.5
 
 
