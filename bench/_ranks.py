@@ -2,7 +2,7 @@
 """`--ranks 4,16,64` for every bench script that launches MPI ranks: the
 rank counts to run, checked, with defaults that fit this machine.
 
-Usable cores are counted as src/core/cores.c counts the record's
+Usable cores are counted as src/core/measure/cores.c counts the record's
 usable_cores: the CPUs this process may run on (its affinity mask, as
 `nproc` says), lowered to a cgroup CPU quota (rounded up) when one is set.
 IOK_BENCH_CORES=N pretends the machine has N (the tests use it).
