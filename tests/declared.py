@@ -28,6 +28,7 @@ NOT_HERE = "not on this machine: "
 KNOWN = {
     "mpiio", "null", "pnetcdf", "hdf5", "netcdf4", "adios2",  # backends
     "root", "slurm", "chromium", "mpich", "groff", "cmake", "git", "venv", "strace", "bindfs",
+    "spack",  # tests/spack: a Spack checkout (IOK_SPACK_ROOT or on PATH)
 }  # fmt: skip
 
 
