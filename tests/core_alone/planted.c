@@ -4,7 +4,7 @@
  * core alone it must fail, naming the symbol, or the test shows nothing. */
 #include <stdint.h>
 
-#include "kernels/e3sm/e3sm_gen_pairs.h"
+#include "kernels/e3sm_common/e3sm_gen_pairs.h"
 
 uint64_t
 iok_planted_uses_a_kernel(uint64_t x)

@@ -2,7 +2,7 @@
 /* The E3SM history schemas: the CDL reader (ncmpidump -h text). */
 #include "fuzz.h"
 #include "iokernels/schema.h"
-#include "kernels/e3sm/e3sm_cdl.h"
+#include "kernels/e3sm_common/e3sm_cdl.h"
 
 void
 fuzz_one(const char *text, size_t size)

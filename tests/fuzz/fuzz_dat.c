@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* PIO .dat decomposition files, as e3sm-decomp reads them. */
 #include "fuzz.h"
-#include "kernels/e3sm/e3sm_dat.h"
+#include "kernels/e3sm_common/e3sm_dat.h"
 
 void
 fuzz_one(const char *text, size_t size)

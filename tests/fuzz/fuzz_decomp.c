@@ -6,7 +6,7 @@
 
 #include "core/formats/format.h"
 #include "fuzz.h"
-#include "kernels/e3sm/e3sm_decomp.h"
+#include "kernels/e3sm_common/e3sm_decomp.h"
 
 void
 fuzz_one(const char *text, size_t size)

@@ -12,9 +12,9 @@
 #include "check.h"
 #include "iokernels/error.h"
 #include "kernels/e3sm/e3sm_box.h"
-#include "kernels/e3sm/e3sm_dat.h"
-#include "kernels/e3sm/e3sm_decomp.h"
-#include "kernels/e3sm/e3sm_source.h"
+#include "kernels/e3sm_common/e3sm_dat.h"
+#include "kernels/e3sm_common/e3sm_decomp.h"
+#include "kernels/e3sm_common/e3sm_source.h"
 
 /* the shipped 16-rank maps (data/e3sm) and the test data (tests/data/e3sm) */
 #define MAPS IOK_DATA_DIR "/e3sm/"

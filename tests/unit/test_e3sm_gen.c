@@ -13,9 +13,9 @@
 
 #include "check.h"
 #include "iokernels/error.h"
-#include "kernels/e3sm/e3sm_gen.h"
-#include "kernels/e3sm/e3sm_gen_stats.h"
-#include "kernels/e3sm/e3sm_source.h"
+#include "kernels/e3sm_common/e3sm_gen.h"
+#include "kernels/e3sm_common/e3sm_gen_stats.h"
+#include "kernels/e3sm_common/e3sm_source.h"
 
 #define MAPS IOK_DATA_DIR "/e3sm/"
 #define LEGACY_G IOK_TEST_DATA "/e3sm/legacy_pre2022/g_case_cmpaso_16p.nc"

@@ -17,11 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "e3sm_gen.h"
 #include "e3sm_kernel.h"
 #include "iokernels/data.h"
 #include "iokernels/error.h"
 #include "iokernels/input.h"
+#include "kernels/e3sm_common/e3sm_gen.h"
 
 static const struct iok_option e3sm_options[] = {
     {"keep", 'k', IOK_OPT_BOOL, offsetof(struct e3sm_opts, keep), NULL,

@@ -14,8 +14,8 @@
 
 #include <mpi.h>
 
-#include "e3sm_decomp.h"
 #include "iokernels/schema.h"
+#include "kernels/e3sm_common/e3sm_decomp.h"
 
 struct e3sm_blob {
     int ngroups, group, gsize, grank; /* this rank's group and rank in it */

@@ -13,7 +13,7 @@
 
 #include <mpi.h>
 
-#include "e3sm_decomp.h"
+#include "kernels/e3sm_common/e3sm_decomp.h"
 
 struct e3sm_box {
     int *scount, *sdispl; /* per rank: elements this rank sends (its runs, in order) */

@@ -8,9 +8,9 @@
 
 #include "e3sm_blob.h"
 #include "e3sm_box.h"
-#include "e3sm_decomp.h"
-#include "e3sm_schema.h"
 #include "iokernels/kernel.h"
+#include "kernels/e3sm_common/e3sm_decomp.h"
+#include "kernels/e3sm_common/e3sm_schema.h"
 
 struct e3sm_opts {
     int keep, records, stride, hx, subfiles, two_d_first, noncontig, verbose, io_ranks;

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "e3sm_kernel.h"
-#include "e3sm_source.h"
 #include "iokernels/error.h"
+#include "kernels/e3sm_common/e3sm_source.h"
 
 static int
 load_file(struct e3sm_state *st, const struct iok_schema *s, int f, const char *sub, int nrecs,

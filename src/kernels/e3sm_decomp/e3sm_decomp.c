@@ -21,9 +21,9 @@
 #include "iokernels/error.h"
 #include "iokernels/input.h"
 #include "iokernels/kernel.h"
-#include "kernels/e3sm/e3sm_dat.h"
-#include "kernels/e3sm/e3sm_gen.h"
-#include "kernels/e3sm/e3sm_gen_stats.h"
+#include "kernels/e3sm_common/e3sm_dat.h"
+#include "kernels/e3sm_common/e3sm_gen.h"
+#include "kernels/e3sm_common/e3sm_gen_stats.h"
 
 #define NDAT E3SM_MAX_DECOMP
 

@@ -118,8 +118,30 @@ e3sm_runs_build_order(const int64_t *off, const int64_t *len, int64_t n, int64_t
         out->len[i] = p[i].len;
     }
     out->n = k;
+    out->cap = k ? k : 1;
     out->nelems = nelems;
     free(p);
+    return 0;
+}
+
+int
+e3sm_runs_add(struct e3sm_runs *r, int64_t off, int64_t len)
+{
+    if (r->n == r->cap) {
+        int64_t cap = r->cap ? 2 * r->cap : 256;
+        int64_t *o = realloc(r->off, (size_t)cap * sizeof *o);
+        if (!o)
+            return -1;
+        r->off = o;
+        int64_t *l = realloc(r->len, (size_t)cap * sizeof *l);
+        if (!l)
+            return -1;
+        r->len = l;
+        r->cap = cap;
+    }
+    r->off[r->n] = off;
+    r->len[r->n++] = len;
+    r->nelems += len;
     return 0;
 }
 

@@ -31,7 +31,7 @@ e3sm_gen_dat(const struct e3sm_gen *g, int d, int want_raw, struct e3sm_dat *out
     }
     out->nreqs = calloc((size_t)g->procs, sizeof *out->nreqs);
     out->raw_nreqs = calloc((size_t)g->procs, sizeof *out->raw_nreqs);
-    struct e3sm_pairs all = {0};
+    struct e3sm_runs all = {0};
     int64_t covered = 0;
     int rc = out->nreqs && out->raw_nreqs ? 0 : -1;
     out->min_nreqs = INT64_MAX;
@@ -39,14 +39,14 @@ e3sm_gen_dat(const struct e3sm_gen *g, int d, int want_raw, struct e3sm_dat *out
     for (int64_t r = 0; !rc && r < g->procs; r++) {
         struct e3sm_runs runs;
         if (e3sm_gen_runs(g, d, r, 1, &runs, NULL, err, errlen)) {
-            e3sm_pairs_free(&all);
+            e3sm_runs_free(&all);
             return -1;
         }
         out->nreqs[r] = runs.n;
         out->raw_nreqs[r] = want_raw ? runs.nelems : 0;
         covered += runs.nelems;
         for (int64_t j = 0; !rc && j < runs.n; j++) {
-            rc = e3sm_pairs_add(&all, runs.off[j], runs.len[j]);
+            rc = e3sm_runs_add(&all, runs.off[j], runs.len[j]);
             if (runs.len[j] > out->max_len)
                 out->max_len = runs.len[j];
             if (runs.len[j] < out->min_len)
@@ -61,7 +61,7 @@ e3sm_gen_dat(const struct e3sm_gen *g, int d, int want_raw, struct e3sm_dat *out
     if (rc || all.n > INT32_MAX) {
         snprintf(err, errlen, "D%d: %lld requests: too many for a map file (or out of memory)",
                  d + 1, (long long)all.n);
-        e3sm_pairs_free(&all);
+        e3sm_runs_free(&all);
         return -1;
     }
     out->npairs = all.n;

@@ -57,7 +57,7 @@ struct e3sm_gen_case {
     void (*dims)(struct e3sm_gen *g); /* ndecomp, ndims, dims */
     /* Raw pairs of decomposition d (0-based) of decomposition rank r,
      * appended to out. 0 or -1 (out of memory). */
-    int (*pairs)(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out);
+    int (*pairs)(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_runs *out);
 };
 
 /* the cases, in e3sm_gen_f.c, e3sm_gen_g.c and e3sm_gen_i.c */

@@ -126,7 +126,7 @@ f_setup(struct e3sm_gen *g, char *err, size_t errlen)
 
 static int
 dynamics(const struct e3sm_gen *g, const struct f_tab *ft, const int64_t *order, int64_t r,
-         struct e3sm_pairs *out)
+         struct e3sm_runs *out)
 {
     int64_t first, count, per = (g->np - 1) * (g->np - 1);
     if (r >= ft->nelem)
@@ -136,7 +136,7 @@ dynamics(const struct e3sm_gen *g, const struct f_tab *ft, const int64_t *order,
     for (int64_t p = first; p < first + count; p++) {
         int64_t e = order[p];
         int64_t off = per * e + (e > 0), len = per + (e == 0) + (e == ft->nelem - 1);
-        if (e3sm_pairs_add(out, off, len))
+        if (e3sm_runs_add(out, off, len))
             return -1;
     }
     return 0;
@@ -144,18 +144,18 @@ dynamics(const struct e3sm_gen *g, const struct f_tab *ft, const int64_t *order,
 
 static int
 physics(const struct e3sm_gen *g, const struct f_tab *ft, const int64_t *byowner,
-        const int64_t *start, int64_t r, struct e3sm_pairs *out)
+        const int64_t *start, int64_t r, struct e3sm_runs *out)
 {
     (void)g;
     for (int64_t k = start[r]; k < start[r + 1]; k++)
         for (int64_t c = byowner[k]; c < ft->ncol; c += ft->nchunks)
-            if (e3sm_pairs_add(out, c, 1))
+            if (e3sm_runs_add(out, c, 1))
                 return -1;
     return 0;
 }
 
 static int
-f_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
+f_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_runs *out)
 {
     void **t = g->tab;
     const struct f_tab *ft = t[T_N];
@@ -164,12 +164,12 @@ f_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
     if (d == 1)
         return physics(g, ft, t[T_BYOWNER], t[T_START], r, out);
     /* D3: the merged D2 runs at every level */
-    struct e3sm_pairs p = {0};
+    struct e3sm_runs p = {0};
     if (physics(g, ft, t[T_BYOWNER], t[T_START], r, &p)) {
-        e3sm_pairs_free(&p);
+        e3sm_runs_free(&p);
         return -1;
     }
-    return e3sm_pairs_at_levels(&p, ft->ncol, ft->ncol, g->nlev, out);
+    return e3sm_runs_at_levels(&p, ft->ncol, ft->ncol, g->nlev, out);
 }
 
 static const struct e3sm_gen_key f_keys[] = {E3SM_GEN_KEY("ne", ne, 1, 4096),

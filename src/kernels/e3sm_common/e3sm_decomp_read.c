@@ -68,40 +68,54 @@ read_optional(struct e3sm_src *src, const char *path, int id, const char *what, 
     return src->read(src, name, 0, n, buf);
 }
 
-/* Reads one decomposition, id 1-based. */
-static int
-read_one(struct e3sm_src *src, MPI_Comm comm, int id, const struct e3sm_read_opts *ro,
-         struct e3sm_decomps *out)
-{
-    struct e3sm_decomp *d = &out->d[id - 1];
-    const char *path = src->path;
-    char name[64];
-    int rank, nprocs, r;
-    int64_t n = 0, noff = 0, nlen = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
+/* One decomposition's counts, per decomposition rank (Dn.nreqs, and in map
+ * files Dn.fill_starts and Dn.raw_nreqs: one allocation), and the part of
+ * Dn.offsets / Dn.lengths this rank reads. */
+struct counts {
+    int64_t n, noff; /* decomposition ranks; pairs in the file */
+    int64_t *nreqs, *fill, *raw;
+    int have_fill, have_raw;
+    int64_t first, count; /* the decomposition ranks this rank carries */
+    int64_t start, cnt;   /* their pairs: [start, start + cnt) of the file's */
+};
 
+/* Dn.dims, the decomposed array's shape, and its number of elements. */
+static int
+read_dims(struct e3sm_src *src, int id, struct e3sm_decomp *d)
+{
+    char name[64];
     snprintf(name, sizeof name, "D%d.dims", id);
-    r = src->att(src, name, d->dims, E3SM_MAX_DDIMS);
+    int r = src->att(src, name, d->dims, E3SM_MAX_DDIMS);
     if (r < 0)
         return -r;
     if (r == 0)
         return iok_error(IOK_EUSAGE,
                          "%s: missing global attribute %s (the dimensions of decomposition D%d)",
-                         path, name, id);
+                         src->path, name, id);
     d->ndims = r;
     d->total = 1;
     for (int k = 0; k < d->ndims; k++) {
         if (d->dims[k] < 1)
-            return iok_error(IOK_EUSAGE, "%s: %s[%d] = %lld: dimensions must be positive", path,
-                             name, k, (long long)d->dims[k]);
+            return iok_error(IOK_EUSAGE, "%s: %s[%d] = %lld: dimensions must be positive",
+                             src->path, name, k, (long long)d->dims[k]);
         d->total *= d->dims[k];
     }
+    return IOK_OK;
+}
+
+/* The lengths of Dn.nreqs (c->n) and Dn.offsets (c->noff), checked against
+ * Dn.lengths', D1's and what the file's size can hold. */
+static int
+read_sizes(struct e3sm_src *src, int id, struct e3sm_decomps *out, struct counts *c)
+{
+    const char *path = src->path;
+    char name[64];
+    int64_t nlen = 0;
     const char *what[3] = {"nreqs", "offsets", "lengths"};
-    int64_t *lens[3] = {&n, &noff, &nlen};
+    int64_t *lens[3] = {&c->n, &c->noff, &nlen};
     for (int i = 0; i < 3; i++) {
         snprintf(name, sizeof name, "D%d.%s", id, what[i]);
-        r = src->var_len(src, name, lens[i]);
+        int r = src->var_len(src, name, lens[i]);
         if (r < 0)
             return -r;
         if (r == 0)
@@ -110,6 +124,7 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, const struct e3sm_read_opt
                              "Dn.nreqs, Dn.offsets and Dn.lengths for each decomposition",
                              path, name);
     }
+    int64_t n = c->n, noff = c->noff;
     if (id == 1)
         out->decomp_nprocs = n;
     else if (n != out->decomp_nprocs)
@@ -121,71 +136,91 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, const struct e3sm_read_opt
     if (n < 1 || noff < 0)
         return iok_error(IOK_EUSAGE, "%s: D%d.nreqs has %lld entries: no decomposition rank", path,
                          id, (long long)n);
-
     if (src->max_values > 0 && (n > src->max_values || noff > src->max_values / 2))
         return iok_error(IOK_EUSAGE,
                          "%s: D%d claims %lld ranks and %lld requests, more than the file's size "
                          "can hold: a damaged file",
                          path, id, (long long)n, (long long)noff);
-    /* per decomposition rank: requests, where the fill requests start, raw counts */
-    int64_t *nreqs = calloc((size_t)(3 * n + 1), sizeof *nreqs), *fill = nreqs + n,
-            *raw = nreqs + 2 * n;
-    if (!nreqs)
+    return IOK_OK;
+}
+
+/* The per-rank counts, read and checked (each 0 or more, all adding up to
+ * Dn.offsets' length, fill_starts within them), and where the pairs of the
+ * decomposition ranks this rank carries are. The caller frees c->nreqs. */
+static int
+read_counts(struct e3sm_src *src, MPI_Comm comm, int id, struct e3sm_decomps *out, struct counts *c)
+{
+    const char *path = src->path;
+    char name[64];
+    int rank, nprocs;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    int64_t n = c->n, noff = c->noff;
+    c->nreqs = calloc((size_t)(3 * n + 1), sizeof *c->nreqs);
+    if (!c->nreqs)
         return iok_error(IOK_EIO, "%s: out of memory for D%d's %lld request counts", path, id,
                          (long long)n);
-    int have_fill = 0, have_raw = 0, rc = IOK_OK;
+    int64_t *nreqs = c->nreqs, *fill = nreqs + n;
+    c->fill = fill;
+    c->raw = nreqs + 2 * n;
     snprintf(name, sizeof name, "D%d.nreqs", id);
-    rc = src->read(src, name, 0, n, nreqs);
+    int rc = src->read(src, name, 0, n, nreqs);
     if (rc == IOK_OK)
-        rc = read_optional(src, path, id, "fill_starts", n, fill, &have_fill);
+        rc = read_optional(src, path, id, "fill_starts", n, fill, &c->have_fill);
     if (rc == IOK_OK)
-        rc = read_optional(src, path, id, "raw_nreqs", n, raw, &have_raw);
+        rc = read_optional(src, path, id, "raw_nreqs", n, c->raw, &c->have_raw);
     if (id == 1)
-        out->layout = have_fill ? E3SM_LAYOUT_MAP : E3SM_LAYOUT_LEGACY;
-    int64_t sum = 0, first, count, start = 0, cnt = 0;
-    e3sm_assign(n, nprocs, rank, &first, &count);
+        out->layout = c->have_fill ? E3SM_LAYOUT_MAP : E3SM_LAYOUT_LEGACY;
+    int64_t sum = 0;
+    e3sm_assign(n, nprocs, rank, &c->first, &c->count);
     for (int64_t i = 0; rc == IOK_OK && i < n; i++) {
         if (nreqs[i] < 0 || nreqs[i] > noff - sum)
             rc = iok_error(IOK_EUSAGE,
                            "%s: D%d.nreqs[%lld] = %lld: the counts must be 0 or more and add up "
                            "to the %lld entries of D%d.offsets",
                            path, id, (long long)i, (long long)nreqs[i], (long long)noff, id);
-        else if (have_fill && (fill[i] < 0 || fill[i] > nreqs[i]))
+        else if (c->have_fill && (fill[i] < 0 || fill[i] > nreqs[i]))
             rc = iok_error(IOK_EUSAGE, "%s: D%d.fill_starts[%lld] = %lld is outside 0..%lld", path,
                            id, (long long)i, (long long)fill[i], (long long)nreqs[i]);
-        if (i < first)
-            start += nreqs[i];
-        else if (i < first + count)
-            cnt += nreqs[i];
+        if (i < c->first)
+            c->start += nreqs[i];
+        else if (i < c->first + c->count)
+            c->cnt += nreqs[i];
         sum += nreqs[i];
     }
-    if (rc != IOK_OK) {
-        free(nreqs);
-        return rc;
-    }
-    if (sum != noff)
+    if (rc == IOK_OK && sum != noff)
         rc = iok_error(IOK_EUSAGE,
                        "%s: D%d.nreqs sums to %lld requests but D%d.offsets holds %lld: the "
                        "decomposition file is inconsistent",
                        path, id, (long long)sum, id, (long long)noff);
-    d->all_pairs = noff;
+    return rc;
+}
+
+/* This rank's pairs, read into *off (c->cnt offsets, then c->cnt lengths:
+ * one allocation) and checked: each inside the array, each decomposition
+ * rank's real ones (before its fill_starts) adding up to its raw count. */
+static int
+read_pairs(struct e3sm_src *src, int id, const struct counts *c, struct e3sm_decomp *d,
+           int64_t **offp)
+{
+    const char *path = src->path;
+    char name[64];
+    int64_t cnt = c->cnt, start = c->start;
     int64_t *off = malloc((size_t)(2 * cnt + 1) * sizeof *off), *len = off + cnt;
-    if (!off && rc == IOK_OK)
-        rc = iok_error(IOK_EIO, "%s: out of memory for D%d's %lld requests", path, id,
-                       (long long)cnt);
-    if (rc == IOK_OK) {
-        snprintf(name, sizeof name, "D%d.offsets", id);
-        rc = src->read(src, name, start, cnt, off);
-    }
+    *offp = off;
+    if (!off)
+        return iok_error(IOK_EIO, "%s: out of memory for D%d's %lld requests", path, id,
+                         (long long)cnt);
+    snprintf(name, sizeof name, "D%d.offsets", id);
+    int rc = src->read(src, name, start, cnt, off);
     if (rc == IOK_OK) {
         snprintf(name, sizeof name, "D%d.lengths", id);
         rc = src->read(src, name, start, cnt, len);
     }
-    /* each pair in range; each rank's real requests add up to its raw count */
     int64_t at = 0;
-    for (int64_t dr = first; rc == IOK_OK && dr < first + count; dr++) {
-        int64_t real = have_fill ? fill[dr] : nreqs[dr], elems = 0;
-        for (int64_t j = 0; rc == IOK_OK && j < nreqs[dr]; j++, at++) {
+    for (int64_t dr = c->first; rc == IOK_OK && dr < c->first + c->count; dr++) {
+        int64_t real = c->have_fill ? c->fill[dr] : c->nreqs[dr], elems = 0;
+        for (int64_t j = 0; rc == IOK_OK && j < c->nreqs[dr]; j++, at++) {
             if (len[at] < 1 || off[at] < 0 || off[at] > d->total - len[at])
                 rc = iok_error(IOK_EUSAGE,
                                "%s: D%d request %lld (offset %lld, length %lld) is outside the "
@@ -198,33 +233,61 @@ read_one(struct e3sm_src *src, MPI_Comm comm, int id, const struct e3sm_read_opt
             else
                 d->fill_pairs++;
         }
-        if (rc == IOK_OK && have_raw && elems != raw[dr])
+        if (rc == IOK_OK && c->have_raw && elems != c->raw[dr])
             rc = iok_error(IOK_EUSAGE,
                            "%s: D%d decomposition rank %lld: its lengths sum to %lld elements "
                            "but D%d.raw_nreqs says %lld",
-                           path, id, (long long)dr, (long long)elems, id, (long long)raw[dr]);
+                           path, id, (long long)dr, (long long)elems, id, (long long)c->raw[dr]);
     }
-    d->file_pairs = cnt;
-    if (rc == IOK_OK && have_fill && ro->skip_fill) { /* keep each rank's real pairs */
-        int64_t kept = 0, from = 0;
-        for (int64_t dr = first; dr < first + count; from += nreqs[dr], dr++)
-            for (int64_t j = 0; j < fill[dr]; j++, kept++) {
-                off[kept] = off[from + j];
-                len[kept] = len[from + j];
-            }
-        memmove(off + kept, len, (size_t)kept * sizeof *len);
-        len = off + kept;
-        cnt = kept;
+    return rc;
+}
+
+/* Keeps each decomposition rank's real pairs (those before its fill_starts),
+ * moved to the front of off[] with their lengths right after them: returns
+ * how many, *len pointing at the lengths. */
+static int64_t
+drop_fill(const struct counts *c, int64_t *off, int64_t **len)
+{
+    int64_t *l = *len, kept = 0, from = 0;
+    for (int64_t dr = c->first; dr < c->first + c->count; from += c->nreqs[dr], dr++)
+        for (int64_t j = 0; j < c->fill[dr]; j++, kept++) {
+            off[kept] = off[from + j];
+            l[kept] = l[from + j];
+        }
+    memmove(off + kept, l, (size_t)kept * sizeof *l);
+    *len = off + kept;
+    return kept;
+}
+
+/* Reads one decomposition, id 1-based: its shape, the counts of every
+ * decomposition rank, this rank's pairs, built into its runs. */
+static int
+read_one(struct e3sm_src *src, MPI_Comm comm, int id, const struct e3sm_read_opts *ro,
+         struct e3sm_decomps *out)
+{
+    struct e3sm_decomp *d = &out->d[id - 1];
+    struct counts c = {0};
+    IOK_TRY(read_dims(src, id, d));
+    IOK_TRY(read_sizes(src, id, out, &c));
+    int rc = read_counts(src, comm, id, out, &c);
+    int64_t *off = NULL, *len, cnt = c.cnt;
+    if (rc == IOK_OK) {
+        d->all_pairs = c.noff;
+        rc = read_pairs(src, id, &c, d, &off);
+        d->file_pairs = cnt;
     }
     if (rc == IOK_OK) {
         char why[256];
+        len = off + cnt;
+        if (c.have_fill && ro->skip_fill)
+            cnt = drop_fill(&c, off, &len);
         if (e3sm_runs_build_order(off, len, cnt, d->dims[d->ndims - 1], d->total, !ro->unsorted,
                                   &d->runs, why, sizeof why))
-            rc = iok_error(IOK_EUSAGE, "%s: D%d, decomposition ranks %lld-%lld: %s", path, id,
-                           (long long)first, (long long)(first + count - 1), why);
+            rc = iok_error(IOK_EUSAGE, "%s: D%d, decomposition ranks %lld-%lld: %s", src->path, id,
+                           (long long)c.first, (long long)(c.first + c.count - 1), why);
     }
     free(off);
-    free(nreqs);
+    free(c.nreqs);
     return rc;
 }
 

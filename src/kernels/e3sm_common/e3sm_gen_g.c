@@ -335,14 +335,14 @@ g_setup(struct e3sm_gen *g, char *err, size_t errlen)
 }
 
 static int
-g_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
+g_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_runs *out)
 {
     static const int kind[6] = {K_CELL, K_EDGE, K_CELL, K_EDGE, K_VERT, K_CELL};
     void **t = g->tab;
     const int64_t *by = t[T_BY + kind[d]], *start = t[T_START + kind[d]];
     int64_t row = g->ndims[d] == 2 ? g->dims[d][1] : 1;
     for (int64_t k = start[r]; k < start[r + 1]; k++)
-        if (e3sm_pairs_add(out, by[k] * row, row))
+        if (e3sm_runs_add(out, by[k] * row, row))
             return -1;
     return 0;
 }

@@ -94,7 +94,7 @@ i_setup(struct e3sm_gen *g, char *err, size_t errlen)
 
 /* D1: this rank's clumps of land cells, then the ocean of its range */
 static int
-grid_pairs(const struct e3sm_gen *g, int64_t r, struct e3sm_pairs *out)
+grid_pairs(const struct e3sm_gen *g, int64_t r, struct e3sm_runs *out)
 {
     void **t = g->tab;
     const unsigned char *mask = t[T_MASK];
@@ -102,27 +102,27 @@ grid_pairs(const struct e3sm_gen *g, int64_t r, struct e3sm_pairs *out)
     int64_t nclumps = (g->land + CLUMP - 1) / CLUMP, n = g->nlat * g->nlon;
     for (int64_t k = r; k < nclumps; k += g->procs)
         for (int64_t x = k * CLUMP; x < g->land && x < (k + 1) * CLUMP; x++)
-            if (e3sm_pairs_add(out, land[x], 1))
+            if (e3sm_runs_add(out, land[x], 1))
                 return -1;
     int64_t lo = r * n / g->procs, hi = (r + 1) * n / g->procs;
     for (int64_t at = lo; at < hi; at++)
-        if (!mask[at] && e3sm_pairs_add(out, at, 1))
+        if (!mask[at] && e3sm_runs_add(out, at, 1))
             return -1;
     return 0;
 }
 
 static int
-i_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
+i_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_runs *out)
 {
     if (d == 0)
         return grid_pairs(g, r, out);
     /* D2-D5: the merged D1 runs at every level of the sub-grid */
-    struct e3sm_pairs p = {0};
+    struct e3sm_runs p = {0};
     if (grid_pairs(g, r, &p)) {
-        e3sm_pairs_free(&p);
+        e3sm_runs_free(&p);
         return -1;
     }
-    return e3sm_pairs_at_levels(&p, g->nlon, g->nlat * g->nlon, g->lev[d - 1], out);
+    return e3sm_runs_at_levels(&p, g->nlon, g->nlat * g->nlon, g->lev[d - 1], out);
 }
 
 static const struct e3sm_gen_key i_keys[] = {E3SM_GEN_KEY("nlat", nlat, 2, 100000),

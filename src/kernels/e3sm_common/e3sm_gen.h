@@ -31,7 +31,7 @@ void e3sm_gen_free(struct e3sm_gen *g);
 /* Raw pairs of decomposition d (0-based) of decomposition rank r, appended
  * to out (unsorted, unmerged: e3sm_runs_build merges them). Returns 0 or -1
  * (out of memory). */
-int e3sm_gen_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out);
+int e3sm_gen_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_runs *out);
 
 /* The runs of decomposition d of decomposition ranks [first, first+count). */
 int e3sm_gen_runs(const struct e3sm_gen *g, int d, int64_t first, int64_t count,

@@ -14,10 +14,12 @@
 #define E3SM_MAX_DECOMP 6
 #define E3SM_MAX_DDIMS 4
 
-/* Sorted, merged runs of one rank: element offsets into the flattened
- * decomposed array, never crossing a row of its fastest dimension. */
+/* (offset, length) pairs of elements of a flattened decomposed array: one
+ * rank's sorted, merged runs, never crossing a row of its fastest dimension,
+ * as e3sm_runs_build makes them; or a growable list of pairs as given
+ * (e3sm_runs_add: the generator's, before they are built into runs). */
 struct e3sm_runs {
-    int64_t n;
+    int64_t n, cap; /* cap: the room allocated */
     int64_t *off, *len;
     int64_t nelems; /* sum of len */
 };
@@ -66,6 +68,8 @@ int e3sm_runs_build_order(const int64_t *off, const int64_t *len, int64_t n, int
 int e3sm_runs_check_disjoint(const struct e3sm_runs *r, int64_t total, MPI_Comm comm, char *err,
                              size_t errlen);
 
+/* Appends one pair, growing the list: 0, or -1 out of memory. */
+int e3sm_runs_add(struct e3sm_runs *r, int64_t off, int64_t len);
 void e3sm_runs_free(struct e3sm_runs *r);
 void e3sm_decomps_free(struct e3sm_decomps *d);
 

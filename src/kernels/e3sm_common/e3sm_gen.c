@@ -139,7 +139,7 @@ e3sm_gen_free(struct e3sm_gen *g)
 }
 
 int
-e3sm_gen_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_pairs *out)
+e3sm_gen_pairs(const struct e3sm_gen *g, int d, int64_t r, struct e3sm_runs *out)
 {
     if (r < 0 || r >= g->procs)
         return 0;
@@ -150,13 +150,13 @@ int
 e3sm_gen_runs(const struct e3sm_gen *g, int d, int64_t first, int64_t count, struct e3sm_runs *out,
               int64_t *pairs, char *err, size_t errlen)
 {
-    struct e3sm_pairs p = {0};
+    struct e3sm_runs p = {0};
     int64_t total = 1;
     for (int k = 0; k < g->ndims[d]; k++)
         total *= g->dims[d][k];
     for (int64_t r = first; r < first + count; r++)
         if (e3sm_gen_pairs(g, d, r, &p)) {
-            e3sm_pairs_free(&p);
+            e3sm_runs_free(&p);
             snprintf(err, errlen, "out of memory generating D%d", d + 1);
             return -1;
         }
@@ -164,7 +164,7 @@ e3sm_gen_runs(const struct e3sm_gen *g, int d, int64_t first, int64_t count, str
         *pairs = p.n;
     int rc =
         e3sm_runs_build(p.off, p.len, p.n, g->dims[d][g->ndims[d] - 1], total, out, err, errlen);
-    e3sm_pairs_free(&p);
+    e3sm_runs_free(&p);
     return rc;
 }
 
