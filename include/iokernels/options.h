@@ -14,12 +14,17 @@ enum iok_opt_type {
     IOK_OPT_INT,    /* int */
     IOK_OPT_INT64,  /* int64_t; accepts k/m/g/t suffixes (powers of 1024) */
     IOK_OPT_DOUBLE, /* double */
-    IOK_OPT_STRING, /* char[IOK_OPT_STRLEN] */
-    IOK_OPT_CHOICE, /* char[IOK_OPT_STRLEN], one of `choices` ("a|b|c") */
+    IOK_OPT_STRING, /* char[size] (`size` below; 0: IOK_OPT_STRLEN) */
+    IOK_OPT_CHOICE, /* int (an enum): the index of the value in `choices`, "a|b|c" = 0, 1, 2;
+                       IOK_CHOICE_UNSET until set when the option has no default */
     IOK_OPT_INT3,   /* int[3]: "X,Y,Z" or "X Y Z" */
 };
 
 #define IOK_OPT_STRLEN 1024
+
+/* A CHOICE option with no default, not given: "the kernel's default" (the
+ * owner's enum names it, IOK_MODE_UNSET, IOK_BARRIERS_KERNEL, ...). */
+#define IOK_CHOICE_UNSET (-1)
 
 /* A macro's value as text, for a bound given by a constant:
  * .max = IOK_STR(IOK_CEILING_SAMPLES_MAX). */
@@ -44,7 +49,12 @@ struct iok_option {
     const char *unit;    /* what the number counts ("records", "seconds"); NULL: none */
     const char *metavar; /* the argument's name in help and man: FILE, DIR, KEY=VALUE,...;
                             NULL: from the type (N, X, X,Y,Z; a string option must name it) */
+    size_t size;         /* IOK_OPT_STRING: sizeof the field (the longest value is one less);
+                            0: IOK_OPT_STRLEN */
 };
+
+/* A STRING option's field: its offset and size, .size = IOK_OPT_SIZEOF(struct x, f). */
+#define IOK_OPT_SIZEOF(type, member) sizeof(((type *)0)->member)
 
 /* A table bound to the struct it fills. */
 struct iok_optset {
@@ -70,6 +80,16 @@ const struct iok_option *iok_opts_find(const struct iok_optset *sets, int nsets,
  * IOK_EUSAGE with the error recorded. */
 int iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const char *value,
                  const char *where);
+
+/* Choice `v` of `choices` ("a|b|c": 1 is "b") as text; "" for IOK_CHOICE_UNSET
+ * or a value out of range. By value: iok_choice_name(IOK_MODE_CHOICES, m).s
+ * is good until the end of the expression that holds it. */
+struct iok_choice_text {
+    char s[32];
+};
+struct iok_choice_text iok_choice_name(const char *choices, int v);
+/* The index of `name` among `choices`, or -1 when it is none of them. */
+int iok_choice_index(const char *choices, const char *name);
 
 /* The option's current value as text (for reports and JSON). */
 void iok_opts_format(const struct iok_optset *set, const struct iok_option *o, char *out,

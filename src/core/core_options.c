@@ -7,11 +7,12 @@
 
 const struct iok_option iok_core_options[] = {
     {"backend", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.backend), NULL,
-     "I/O backend (see iokernels --list) (default: chosen by the kernel)", .metavar = "NAME"},
+     "I/O backend (see iokernels --list) (default: chosen by the kernel)", .metavar = "NAME",
+     .size = IOK_OPT_SIZEOF(struct core_flags, o.backend)},
     {"mode", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.mode), NULL,
      "write the files, read them back, or both (default: write, unless the kernel's input "
      "file says otherwise)",
-     "write|read|both"},
+     IOK_MODE_CHOICES},
     {"collective", 0, IOK_OPT_BOOL, offsetof(struct core_flags, collective), NULL,
      "collective transfers (default: on, unless the kernel's original is independent)"},
     {"independent", 0, IOK_OPT_BOOL, offsetof(struct core_flags, independent), NULL,
@@ -19,7 +20,7 @@ const struct iok_option iok_core_options[] = {
     {"api", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.api), NULL,
      "library API flavour for backends that have several (pnetcdf) (default: blocking, unless "
      "the kernel's method picks another)",
-     "blocking|nonblocking|varn"},
+     IOK_API_CHOICES},
     {"verify", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.verify), NULL,
      "check every value: read back after writing, or check what is read"},
     {"seed", 0, IOK_OPT_INT64, offsetof(struct core_flags, o.seed), "1",
@@ -28,7 +29,7 @@ const struct iok_option iok_core_options[] = {
      "fresh: each record its own values, generated before its write; once: every record the "
      "first record's, generated for the first write and its buffer written again (NetCDF-Bench's "
      "and h5bench's way); reads must use the writer's",
-     "fresh|once"},
+     IOK_VALUES_CHOICES},
     {"json", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.json), NULL,
      "append the run's JSON record to this file (JSON Lines)", .metavar = "FILE"},
     {"export-replay", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.export_replay), NULL,
@@ -74,7 +75,7 @@ const struct iok_option iok_core_options[] = {
     {"barriers", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.barriers), NULL,
      "phase: a barrier before every I/O phase (IOR -g); pass: one before each pass's open "
      "(BTIO); none (default: what the kernel's original does, see the end of --help)",
-     "phase|pass|none"},
+     IOK_BARRIERS_CHOICES},
     {"deadline", 0, IOK_OPT_DOUBLE, offsetof(struct core_flags, o.deadline), "0",
      "stonewalling (IOR -D): post no new step X seconds after the open; 0 = none", .min = "0",
      .unit = "seconds"},

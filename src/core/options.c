@@ -60,18 +60,42 @@ iok_parse_int64(const char *s, int64_t *out, int allow_suffix)
     return 0;
 }
 
-static int
-choice_ok(const char *choices, const char *v)
+int
+iok_choice_index(const char *choices, const char *v)
 {
     size_t n = strlen(v);
-    for (const char *p = choices; p && *p;) {
+    int i = 0;
+    for (const char *p = choices; p && *p; i++) {
         const char *bar = strchr(p, '|');
         size_t len = bar ? (size_t)(bar - p) : strlen(p);
         if (len == n && strncmp(p, v, n) == 0)
-            return 1;
+            return i;
         p = bar ? bar + 1 : NULL;
     }
-    return 0;
+    return -1;
+}
+
+struct iok_choice_text
+iok_choice_name(const char *choices, int v)
+{
+    struct iok_choice_text t = {""};
+    const char *p = v >= 0 ? choices : NULL;
+    for (int i = 0; p && *p && i < v; i++) {
+        p = strchr(p, '|');
+        p = p ? p + 1 : NULL;
+    }
+    if (p && *p) {
+        size_t len = strcspn(p, "|");
+        snprintf(t.s, sizeof t.s, "%.*s", (int)len, p);
+    }
+    return t;
+}
+
+/* The longest value a STRING option's field holds. */
+static size_t
+string_max(const struct iok_option *o)
+{
+    return (o->size ? o->size : IOK_OPT_STRLEN) - 1;
 }
 
 void
@@ -169,17 +193,20 @@ iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const cha
         *(double *)f = d;
         return IOK_OK;
     }
-    case IOK_OPT_CHOICE:
-        if (!choice_ok(o->choices, value))
+    case IOK_OPT_CHOICE: {
+        int i = iok_choice_index(o->choices, value);
+        if (i < 0)
             return iok_error(IOK_EUSAGE, "%s: --%s takes one of %s, not '%s'", where, o->name,
                              o->choices, iok_quote(value));
-        /* fall through */
+        *(int *)f = i;
+        return IOK_OK;
+    }
     case IOK_OPT_STRING:
-        if (strlen(value) >= IOK_OPT_STRLEN)
+        if (strlen(value) > string_max(o))
             return iok_error(IOK_EUSAGE,
-                             "%s: value of --%s is %zu characters, more than the %d an option "
+                             "%s: value of --%s is %zu characters, more than the %zu an option "
                              "holds: shorten it (a path relative to the working directory)",
-                             where, o->name, strlen(value), IOK_OPT_STRLEN - 1);
+                             where, o->name, strlen(value), string_max(o));
         strcpy((char *)f, value);
         return IOK_OK;
     case IOK_OPT_INT3: {
@@ -233,8 +260,10 @@ iok_opts_defaults(const struct iok_optset *set)
             *(double *)f = 0;
             break;
         case IOK_OPT_STRING:
-        case IOK_OPT_CHOICE:
             ((char *)f)[0] = '\0';
+            break;
+        case IOK_OPT_CHOICE:
+            *(int *)f = IOK_CHOICE_UNSET;
             break;
         case IOK_OPT_INT3:
             memset(f, 0, 3 * sizeof(int));
@@ -286,8 +315,10 @@ iok_opts_format(const struct iok_optset *set, const struct iok_option *o, char *
         snprintf(out, outlen, "%g", *(const double *)f);
         break;
     case IOK_OPT_STRING:
-    case IOK_OPT_CHOICE:
         snprintf(out, outlen, "%s", (const char *)f);
+        break;
+    case IOK_OPT_CHOICE:
+        snprintf(out, outlen, "%s", iok_choice_name(o->choices, *(const int *)f).s);
         break;
     case IOK_OPT_INT3: {
         const int *v = f;
