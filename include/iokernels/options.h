@@ -14,7 +14,8 @@ enum iok_opt_type {
     IOK_OPT_INT,    /* int */
     IOK_OPT_INT64,  /* int64_t; accepts k/m/g/t suffixes (powers of 1024) */
     IOK_OPT_DOUBLE, /* double */
-    IOK_OPT_STRING, /* char[size] (`size` below; 0: IOK_OPT_STRLEN) */
+    IOK_OPT_STRING, /* char[size] (`size` below; 0: IOK_OPT_STRLEN), or with
+                       size IOK_OPT_HEAP a char * of any length (paths) */
     IOK_OPT_CHOICE, /* int (an enum): the index of the value in `choices`, "a|b|c" = 0, 1, 2;
                        IOK_CHOICE_UNSET until set when the option has no default */
     IOK_OPT_INT3,   /* int[3]: "X,Y,Z" or "X Y Z" */
@@ -50,8 +51,11 @@ struct iok_option {
     const char *metavar; /* the argument's name in help and man: FILE, DIR, KEY=VALUE,...;
                             NULL: from the type (N, X, X,Y,Z; a string option must name it) */
     size_t size;         /* IOK_OPT_STRING: sizeof the field (the longest value is one less);
-                            0: IOK_OPT_STRLEN */
+                            0: IOK_OPT_STRLEN; IOK_OPT_HEAP: a char * on the heap (never NULL
+                            after iok_opts_defaults, "" when empty; iok_opts_release frees it) */
 };
+
+#define IOK_OPT_HEAP ((size_t)-1)
 
 /* A STRING option's field: its offset and size, .size = IOK_OPT_SIZEOF(struct x, f). */
 #define IOK_OPT_SIZEOF(type, member) sizeof(((type *)0)->member)
@@ -67,8 +71,11 @@ struct iok_optset {
  * 1024, when allow_suffix). 0, or -1 if `s` is not one. */
 int iok_parse_int64(const char *s, int64_t *out, int allow_suffix);
 
-/* Fills every field of the set with its default. */
+/* Fills every field of the set with its default. A heap string's field
+ * must be NULL (a zeroed struct) or the set's own. */
 int iok_opts_defaults(const struct iok_optset *set);
+/* Frees the set's heap strings (the fields become NULL). */
+void iok_opts_release(const struct iok_optset *set);
 
 /* Finds `key` in the sets (by long name, or by short name when key is one
  * character). Returns the option and its set, or NULL. */

@@ -36,13 +36,15 @@ enum iok_io { IOK_IO_UNSET = IOK_CHOICE_UNSET, IOK_IO_COLL, IOK_IO_INDEP };
 
 #define IOK_BACKEND_NAMELEN 64 /* a backend's name, as --backend takes it */
 
+/* The strings are the options' own (IOK_OPT_HEAP: of any length, "" when
+ * not given), freed when the run ends. */
 struct iok_core_opts {
     char backend[IOK_BACKEND_NAMELEN];
     enum iok_mode mode;
     enum iok_io io;
-    int api;                            /* enum iok_api, or IOK_CHOICE_UNSET before settled */
-    char json[IOK_OPT_STRLEN];          /* JSON Lines file to append to; "" = none */
-    char export_replay[IOK_OPT_STRLEN]; /* --export-replay: replay file to write; "" = none */
+    int api;             /* enum iok_api, or IOK_CHOICE_UNSET before settled */
+    char *json;          /* JSON Lines file to append to; "" = none */
+    char *export_replay; /* --export-replay: replay file to write; "" = none */
     int verify;
     int overwrite;
     int keep_partial; /* a failed or interrupted write leaves its partial output */
@@ -55,15 +57,15 @@ struct iok_core_opts {
     int iterations;
     int drop_caches;
     int shift_ranks;
-    char hints[IOK_OPT_STRLEN];       /* --hints key=value,... */
-    char mpiio_hints[IOK_OPT_STRLEN]; /* --mpiio-hints: alias of --hints */
-    char hints_file[IOK_OPT_STRLEN];  /* --hints-file: "key value" lines */
-    int no_original_hints;            /* --no-original-hints */
-    enum iok_barriers barriers;       /* phase | pass | none; IOK_BARRIERS_KERNEL: the kernel's */
-    double deadline;                  /* --deadline S: stop posting steps after S s; 0 = none */
-    int agree_every;                  /* --agree-every K: ranks meet every K steps (pass.c) */
-    int machine_report;               /* set by a kernel whose report is machine-readable (CSV):
-                                         the core then adds no text block after it */
+    char *hints;                /* --hints key=value,... */
+    char *mpiio_hints;          /* --mpiio-hints: alias of --hints */
+    char *hints_file;           /* --hints-file: "key value" lines */
+    int no_original_hints;      /* --no-original-hints */
+    enum iok_barriers barriers; /* phase | pass | none; IOK_BARRIERS_KERNEL: the kernel's */
+    double deadline;            /* --deadline S: stop posting steps after S s; 0 = none */
+    int agree_every;            /* --agree-every K: ranks meet every K steps (pass.c) */
+    int machine_report;         /* set by a kernel whose report is machine-readable (CSV):
+                                   the core then adds no text block after it */
 };
 
 enum iok_phase {

@@ -31,11 +31,12 @@ const struct iok_option iok_core_options[] = {
      "and h5bench's way); reads must use the writer's",
      IOK_VALUES_CHOICES},
     {"json", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.json), NULL,
-     "append the run's JSON record to this file (JSON Lines)", .metavar = "FILE"},
+     "append the run's JSON record to this file (JSON Lines)", .metavar = "FILE",
+     .size = IOK_OPT_HEAP},
     {"export-replay", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.export_replay), NULL,
      "write the run's MPI-IO byte requests (per rank, in order, with their level and measured "
      "times) as a replay file (iokernels replay FILE; mpiio backend)",
-     .metavar = "FILE"},
+     .metavar = "FILE", .size = IOK_OPT_HEAP},
     {"overwrite", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.overwrite), NULL,
      "replace output files that already exist"},
     {"keep-partial", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.keep_partial), NULL,
@@ -62,13 +63,14 @@ const struct iok_option iok_core_options[] = {
     {"hints", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.hints), NULL,
      "MPI-IO and library hints as key=value,... (e.g. cb_nodes=2,romio_cb_write=enable), "
      "passed to every backend's open and create",
-     .metavar = "KEY=VALUE,..."},
+     .metavar = "KEY=VALUE,...", .size = IOK_OPT_HEAP},
     {"hints-file", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.hints_file), NULL,
      "hints from a file, one 'key value' a line, '#' comments (ROMIO_HINTS format); "
      "--hints wins over it",
-     .metavar = "FILE"},
+     .metavar = "FILE", .size = IOK_OPT_HEAP},
     {"mpiio-hints", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.mpiio_hints), NULL,
-     "alias of --hints (kept for older command lines)", .metavar = "KEY=VALUE,..."},
+     "alias of --hints (kept for older command lines)", .metavar = "KEY=VALUE,...",
+     .size = IOK_OPT_HEAP},
     {"no-original-hints", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.no_original_hints), NULL,
      "leave out the hints the kernel's original sets itself (listed at the end of --help): "
      "the libraries' defaults stand"},

@@ -210,6 +210,8 @@ iok_option_json(const struct iok_optset *set, const struct iok_option *o)
     case IOK_OPT_CHOICE:
         return iok_json_text(iok_choice_name(o->choices, *(const int *)f).s);
     case IOK_OPT_STRING:
+        if (o->size == IOK_OPT_HEAP)
+            return iok_json_text(*(char *const *)f);
         break;
     }
     return iok_json_text(f);

@@ -650,6 +650,7 @@ kr_free(struct kernel_run *kr)
     free(kr->plan);
     free(kr->text);
     iok_cmdline_free(&cmdline);
+    iok_opts_release(&(struct iok_optset){"core", iok_core_options, &kr->cf});
     for (int i = 0; i < MAX_SETS; i++)
         free(kr->bopts[i]);
     free(kr->kopts);

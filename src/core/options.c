@@ -95,7 +95,29 @@ iok_choice_name(const char *choices, int v)
 static size_t
 string_max(const struct iok_option *o)
 {
-    return (o->size ? o->size : IOK_OPT_STRLEN) - 1;
+    return o->size == IOK_OPT_HEAP ? SIZE_MAX - 1 : (o->size ? o->size : IOK_OPT_STRLEN) - 1;
+}
+
+/* A STRING option's value: its array, or the heap string its field points to. */
+static const char *
+string_of(const struct iok_option *o, const void *f)
+{
+    return o->size == IOK_OPT_HEAP ? *(char *const *)f : (const char *)f;
+}
+
+static int
+set_string(const struct iok_option *o, void *f, const char *value)
+{
+    if (o->size != IOK_OPT_HEAP) {
+        strcpy((char *)f, value);
+        return IOK_OK;
+    }
+    char *copy = strdup(value);
+    if (!copy)
+        return iok_error(IOK_EIO, "out of memory for the value of --%s", o->name);
+    free(*(char **)f);
+    *(char **)f = copy;
+    return IOK_OK;
 }
 
 void
@@ -205,10 +227,12 @@ iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const cha
         if (strlen(value) > string_max(o))
             return iok_error(IOK_EUSAGE,
                              "%s: value of --%s is %zu characters, more than the %zu an option "
-                             "holds: shorten it (a path relative to the working directory)",
-                             where, o->name, strlen(value), string_max(o));
-        strcpy((char *)f, value);
-        return IOK_OK;
+                             "holds: shorten it%s",
+                             where, o->name, strlen(value), string_max(o),
+                             string_max(o) + 1 >= IOK_OPT_STRLEN
+                                 ? " (a path relative to the working directory)"
+                                 : "");
+        return set_string(o, f, value);
     case IOK_OPT_INT3: {
         int *out = f;
         int vals[3], n = 0;
@@ -260,7 +284,8 @@ iok_opts_defaults(const struct iok_optset *set)
             *(double *)f = 0;
             break;
         case IOK_OPT_STRING:
-            ((char *)f)[0] = '\0';
+            if (set_string(o, f, "") != IOK_OK)
+                return IOK_EIO;
             break;
         case IOK_OPT_CHOICE:
             *(int *)f = IOK_CHOICE_UNSET;
@@ -273,6 +298,16 @@ iok_opts_defaults(const struct iok_optset *set)
             return IOK_EUSAGE; /* a bug in a table, caught by the unit tests */
     }
     return IOK_OK;
+}
+
+void
+iok_opts_release(const struct iok_optset *set)
+{
+    for (const struct iok_option *o = set->opts; o && o->name; o++)
+        if (o->type == IOK_OPT_STRING && o->size == IOK_OPT_HEAP) {
+            free(*(char **)field(set, o));
+            *(char **)field(set, o) = NULL;
+        }
 }
 
 static const struct iok_option *
@@ -315,7 +350,7 @@ iok_opts_format(const struct iok_optset *set, const struct iok_option *o, char *
         snprintf(out, outlen, "%g", *(const double *)f);
         break;
     case IOK_OPT_STRING:
-        snprintf(out, outlen, "%s", (const char *)f);
+        snprintf(out, outlen, "%s", string_of(o, f));
         break;
     case IOK_OPT_CHOICE:
         snprintf(out, outlen, "%s", iok_choice_name(o->choices, *(const int *)f).s);

@@ -5,6 +5,7 @@
  * in the file (type, records, identity), so that `iokernels replay` writes
  * the same bytes as the kernel did: the values are a function of (seed,
  * variable, record, element), not of the byte offset. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ iok_reqlog_export_check(const struct iok_run *run, const struct iok_plan *plan)
                          "--export-replay writes the byte requests of the mpiio backend, not %s: "
                          "add --backend mpiio",
                          run->backend->name);
-    char dir[IOK_OPT_STRLEN];
+    char dir[PATH_MAX];
     iok_dirname(run->core->export_replay, dir, sizeof dir);
     if (run->rank == 0 && access(dir, W_OK) != 0) /* before the passes, not after them */
         return iok_error(IOK_EUSAGE,

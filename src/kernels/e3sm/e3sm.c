@@ -86,7 +86,7 @@ static const struct iok_option e3sm_options[] = {
      "generate the decomposition instead of reading a file: f:ne=N,procs=P (also np, nlev, "
      "pcols), g:cells=N,procs=P (edges, vertices, nlev), i:nlat=N,nlon=M,procs=P (land, "
      "levels=A/B/C/D); every parameter defaults to the shipped 16-rank case",
-     .metavar = "CASE:KEY=VALUE,..."},
+     .metavar = "CASE:KEY=VALUE,...", .size = IOK_OPT_SIZEOF(struct e3sm_opts, generate)},
     {"schema-dir", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, schema_dir), NULL,
      "directory of the history files' CDL headers and variables.tsv (default: data/e3sm of the "
      "suite's data: PREFIX/share/iokernels, or the source tree)",

@@ -9,6 +9,7 @@
 #include "e3sm_blob.h"
 #include "e3sm_box.h"
 #include "e3sm_decomp.h"
+#include "e3sm_gen.h"
 #include "e3sm_schema.h"
 #include "iokernels/kernel.h"
 
@@ -38,8 +39,8 @@ struct e3sm_opts {
     char out[IOK_OPT_STRLEN]; /* -o: write these files */
     enum e3sm_rearrange rearrange;
     char schema_dir[IOK_OPT_STRLEN];
-    char replay[IOK_OPT_STRLEN];   /* blob subfiles to turn into canonical files */
-    char generate[IOK_OPT_STRLEN]; /* --generate: the decomposition's parameters */
+    char replay[IOK_OPT_STRLEN];     /* blob subfiles to turn into canonical files */
+    char generate[E3SM_GEN_SPECLEN]; /* --generate: the decomposition's parameters */
 };
 
 /* One decomposition's runs as subarray templates of its own array: per run

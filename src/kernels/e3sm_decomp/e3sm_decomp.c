@@ -36,8 +36,8 @@ struct dc_opts {
     char dat[NDAT][IOK_OPT_STRLEN];
     enum dc_format api;
     int raw;
-    char generate[IOK_OPT_STRLEN]; /* --generate: a generated decomposition instead of .dat */
-    int stats, records;            /* --stats: print its figures over all ranks, write nothing */
+    char generate[E3SM_GEN_SPECLEN]; /* --generate: a generated decomposition instead of .dat */
+    int stats, records;              /* --stats: print its figures over all ranks, write nothing */
 };
 
 #define DAT_OPT(i)                                                                                 \
@@ -63,7 +63,7 @@ static const struct iok_option dc_options[] = {
     {"generate", 0, IOK_OPT_STRING, offsetof(struct dc_opts, generate), NULL,
      "a generated decomposition instead of .dat files: f:ne=N,procs=P, g:cells=N,procs=P, "
      "i:nlat=N,nlon=M,procs=P (as iokernels e3sm --generate)",
-     .metavar = "CASE:KEY=VALUE,..."},
+     .metavar = "CASE:KEY=VALUE,...", .size = IOK_OPT_SIZEOF(struct dc_opts, generate)},
     {"stats", 0, IOK_OPT_BOOL, offsetof(struct dc_opts, stats), NULL,
      "with --generate: print requests and bytes per rank (min, median, max) and the history "
      "files' sizes over all its ranks, computed in one process; writes no file"},

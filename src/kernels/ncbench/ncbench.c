@@ -23,7 +23,8 @@
 /* with the argument's name in help (a string option's FILE, T:X:Y:Z) */
 #define OPT_META(name, c, type, field, def, help, meta)                                            \
     {                                                                                              \
-        name, c, type, offsetof(struct ncb_opts, field), def, help, NULL, .metavar = meta          \
+        name, c, type, offsetof(struct ncb_opts, field), def, help, NULL,                          \
+            .metavar = meta, .size = IOK_OPT_SIZEOF(struct ncb_opts, field)                        \
     }
 
 static const struct iok_option ncb_options[] = {
