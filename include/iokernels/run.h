@@ -31,7 +31,6 @@ enum iok_barriers {
 };
 /* Collective or independent transfers: no option of its own (--collective
  * and --independent are flags), settled by the kernel or the core. */
-#define IOK_IO_CHOICES "coll|indep"
 enum iok_io { IOK_IO_UNSET = IOK_CHOICE_UNSET, IOK_IO_COLL, IOK_IO_INDEP };
 
 #define IOK_BACKEND_NAMELEN 64 /* a backend's name, as --backend takes it */

@@ -43,6 +43,34 @@ split_apply(struct iok_optset *set, int argc, char **argv)
     return rc;
 }
 
+/* The core's enums in the order of their options' choices, and every
+ * kernel's default barriers one of them. */
+static void
+test_core_choices(void)
+{
+    CHECK(iok_choice_index(IOK_MODE_CHOICES, "write") == IOK_MODE_WRITE &&
+              iok_choice_index(IOK_MODE_CHOICES, "read") == IOK_MODE_READ &&
+              iok_choice_index(IOK_MODE_CHOICES, "both") == IOK_MODE_BOTH,
+          "--mode");
+    CHECK(iok_choice_index(IOK_API_CHOICES, "blocking") == IOK_API_BLOCKING &&
+              iok_choice_index(IOK_API_CHOICES, "nonblocking") == IOK_API_NONBLOCKING &&
+              iok_choice_index(IOK_API_CHOICES, "varn") == IOK_API_VARN,
+          "--api");
+    CHECK(iok_choice_index(IOK_VALUES_CHOICES, "fresh") == IOK_VALUES_FRESH &&
+              iok_choice_index(IOK_VALUES_CHOICES, "once") == IOK_VALUES_ONCE,
+          "--values");
+    CHECK(iok_choice_index(IOK_BARRIERS_CHOICES, "phase") == IOK_BARRIERS_PHASE &&
+              iok_choice_index(IOK_BARRIERS_CHOICES, "pass") == IOK_BARRIERS_PASS &&
+              iok_choice_index(IOK_BARRIERS_CHOICES, "none") == IOK_BARRIERS_NONE,
+          "--barriers");
+    for (int i = 0; i < iok_kernel_count(); i++) {
+        const struct iok_kernel *k = iok_kernel_at(i);
+        CHECK(!k->default_barriers ||
+                  iok_choice_index(IOK_BARRIERS_CHOICES, k->default_barriers) >= 0,
+              "%s: default barriers '%s'", k->name, k->default_barriers);
+    }
+}
+
 static void
 test_cmdline(void)
 {
@@ -341,6 +369,7 @@ int
 main(void)
 {
     test_names_unique();
+    test_core_choices();
     test_cmdline();
     test_btio_input();
     test_tables();
