@@ -30,8 +30,9 @@ enum iok_barriers {
     IOK_BARRIERS_NONE
 };
 /* Collective or independent transfers: no option of its own (--collective
- * and --independent are flags), settled by the kernel or the core. */
-enum iok_io { IOK_IO_UNSET = IOK_CHOICE_UNSET, IOK_IO_COLL, IOK_IO_INDEP };
+ * and --independent are flags), settled by the kernel or the core; no
+ * table sets it, so unset is the zeroed struct's 0. */
+enum iok_io { IOK_IO_UNSET, IOK_IO_COLL, IOK_IO_INDEP };
 
 #define IOK_BACKEND_NAMELEN 64 /* a backend's name, as --backend takes it */
 
