@@ -20,10 +20,7 @@ uint32_t iok_data_bits(uint64_t seed, uint64_t var_hash, int64_t record, int64_t
 /* How a variable's records take their values (--values): each record its
  * own (fresh, the default), or every record the first record's (once: the
  * originals' way of writing one buffer again and again). */
-enum iok_values { IOK_VALUES_FRESH, IOK_VALUES_ONCE };
-
-/* "fresh" or "once" (the option's choices) as an iok_values. */
-enum iok_values iok_values_named(const char *name);
+enum iok_values { IOK_VALUES_FRESH, IOK_VALUES_ONCE }; /* --values: IOK_VALUES_CHOICES order */
 
 /* Fills every access buffer of the list with the expected values. */
 void iok_data_fill(const struct iok_schema *s, const struct iok_reqlist *r, uint64_t seed,

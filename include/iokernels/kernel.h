@@ -14,8 +14,6 @@
 #include "iokernels/run.h"
 #include "iokernels/schema.h"
 
-#define IOK_MAX_FILES 256 /* a replayed trace may name many (Darshan's dxt.darshan: 168) */
-
 struct iok_file_plan {
     char path[IOK_OPT_STRLEN];
     struct iok_schema schema;
@@ -52,12 +50,14 @@ struct iok_filegroup {
     const struct iok_filegroup_step *steps; /* owned by the kernel (priv) */
 };
 
-/* pass_order entry of group g */
-#define IOK_PASS_FILEGROUP(g) (2 * IOK_MAX_FILES + (g))
+/* pass_order entry of group g (negative: entries >= 0 are files' passes),
+ * and the group of such an entry */
+#define IOK_PASS_FILEGROUP(g) (-1 - (g))
+#define IOK_PASS_GROUP_OF(e) (-1 - (e))
 
 struct iok_plan {
-    int nfiles;
-    struct iok_file_plan files[IOK_MAX_FILES];
+    int nfiles, files_cap;
+    struct iok_file_plan *files; /* nfiles of them (iok_plan_add_file), freed with the plan */
     /* 1: the kernel's exchange() only hands the lists over in this run
      * (E3SM with --rearrange none): the core calls it outside the exchange
      * phase, as the suite's own work, not timed as I/O */
@@ -70,7 +70,7 @@ struct iok_plan {
      * interleaved pass (its files' passes of the kinds it runs are not
      * listed on their own). */
     int npass_order;
-    int pass_order[2 * IOK_MAX_FILES];
+    int *pass_order; /* iok_plan_pass_order; freed with the plan */
     int nfilegroups;
     const struct iok_filegroup *filegroups; /* owned by the kernel (priv) */
     /* The original's hints for this run, where they depend on what plan()
@@ -81,6 +81,15 @@ struct iok_plan {
     void (*free_priv)(void *priv); /* called by the core when the run ends */
 };
 
+/* A new file at the end of the plan's files, zeroed, in *fp: IOK_OK, or
+ * IOK_EIO (recorded) when out of memory. Moves the files: a pointer to one
+ * taken before is stale after. */
+int iok_plan_add_file(struct iok_plan *plan, struct iok_file_plan **fp);
+/* Room for n pass_order entries (npass_order is the kernel's to set): the
+ * array, or NULL (recorded) when out of memory. */
+int *iok_plan_pass_order(struct iok_plan *plan, int n);
+/* Frees the files' schemas, the files, the pass order and the kernel's
+ * state; the plan is zeroed. */
 void iok_plan_free(struct iok_plan *plan);
 /* 1 when plan->pass_order (if any) lists each pass and group at most once,
  * in range, no file's read pass before its write pass, and every group's

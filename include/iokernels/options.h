@@ -14,12 +14,18 @@ enum iok_opt_type {
     IOK_OPT_INT,    /* int */
     IOK_OPT_INT64,  /* int64_t; accepts k/m/g/t suffixes (powers of 1024) */
     IOK_OPT_DOUBLE, /* double */
-    IOK_OPT_STRING, /* char[IOK_OPT_STRLEN] */
-    IOK_OPT_CHOICE, /* char[IOK_OPT_STRLEN], one of `choices` ("a|b|c") */
+    IOK_OPT_STRING, /* char[size] (`size` below; 0: IOK_OPT_STRLEN), or with
+                       size IOK_OPT_HEAP a char * of any length (paths) */
+    IOK_OPT_CHOICE, /* int (an enum): the index of the value in `choices`, "a|b|c" = 0, 1, 2;
+                       IOK_CHOICE_UNSET until set when the option has no default */
     IOK_OPT_INT3,   /* int[3]: "X,Y,Z" or "X Y Z" */
 };
 
 #define IOK_OPT_STRLEN 1024
+
+/* A CHOICE option with no default, not given: "the kernel's default" (the
+ * owner's enum names it, IOK_MODE_UNSET, IOK_BARRIERS_KERNEL, ...). */
+#define IOK_CHOICE_UNSET (-1)
 
 /* A macro's value as text, for a bound given by a constant:
  * .max = IOK_STR(IOK_CEILING_SAMPLES_MAX). */
@@ -44,7 +50,15 @@ struct iok_option {
     const char *unit;    /* what the number counts ("records", "seconds"); NULL: none */
     const char *metavar; /* the argument's name in help and man: FILE, DIR, KEY=VALUE,...;
                             NULL: from the type (N, X, X,Y,Z; a string option must name it) */
+    size_t size;         /* IOK_OPT_STRING: sizeof the field (the longest value is one less);
+                            0: IOK_OPT_STRLEN; IOK_OPT_HEAP: a char * on the heap (never NULL
+                            after iok_opts_defaults, "" when empty; iok_opts_release frees it) */
 };
+
+#define IOK_OPT_HEAP ((size_t)-1)
+
+/* A STRING option's field: its offset and size, .size = IOK_OPT_SIZEOF(struct x, f). */
+#define IOK_OPT_SIZEOF(type, member) sizeof(((type *)0)->member)
 
 /* A table bound to the struct it fills. */
 struct iok_optset {
@@ -57,8 +71,11 @@ struct iok_optset {
  * 1024, when allow_suffix). 0, or -1 if `s` is not one. */
 int iok_parse_int64(const char *s, int64_t *out, int allow_suffix);
 
-/* Fills every field of the set with its default. */
+/* Fills every field of the set with its default. A heap string's field
+ * must be NULL (a zeroed struct) or the set's own. */
 int iok_opts_defaults(const struct iok_optset *set);
+/* Frees the set's heap strings (the fields become NULL). */
+void iok_opts_release(const struct iok_optset *set);
 
 /* Finds `key` in the sets (by long name, or by short name when key is one
  * character). Returns the option and its set, or NULL. */
@@ -70,6 +87,16 @@ const struct iok_option *iok_opts_find(const struct iok_optset *sets, int nsets,
  * IOK_EUSAGE with the error recorded. */
 int iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const char *value,
                  const char *where);
+
+/* Choice `v` of `choices` ("a|b|c": 1 is "b") as text; "" for IOK_CHOICE_UNSET
+ * or a value out of range. By value: iok_choice_name(IOK_MODE_CHOICES, m).s
+ * is good until the end of the expression that holds it. */
+struct iok_choice_text {
+    char s[32];
+};
+struct iok_choice_text iok_choice_name(const char *choices, int v);
+/* The index of `name` among `choices`, or -1 when it is none of them. */
+int iok_choice_index(const char *choices, const char *name);
 
 /* The option's current value as text (for reports and JSON). */
 void iok_opts_format(const struct iok_optset *set, const struct iok_option *o, char *out,

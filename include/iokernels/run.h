@@ -10,39 +10,62 @@
 #include <mpi.h>
 
 #include "iokernels/backend.h"
+#include "iokernels/data.h"
 #include "iokernels/options.h"
 
 /* Options every kernel has (the "core" table). */
 struct iok_kernel_hint; /* kernel.h */
 
+/* The core's CHOICE options: each enum in the order of its choices (the
+ * option's value is its index, options.h), the choices' text said once. */
+#define IOK_MODE_CHOICES "write|read|both"
+enum iok_mode { IOK_MODE_UNSET = IOK_CHOICE_UNSET, IOK_MODE_WRITE, IOK_MODE_READ, IOK_MODE_BOTH };
+#define IOK_API_CHOICES "blocking|nonblocking|varn" /* enum iok_api (backend.h) */
+#define IOK_VALUES_CHOICES "fresh|once"             /* enum iok_values (data.h) */
+#define IOK_BARRIERS_CHOICES "phase|pass|none"
+enum iok_barriers {
+    IOK_BARRIERS_KERNEL = IOK_CHOICE_UNSET, /* not given: the kernel's default_barriers */
+    IOK_BARRIERS_PHASE,
+    IOK_BARRIERS_PASS,
+    IOK_BARRIERS_NONE
+};
+/* Collective or independent transfers: no option of its own (--collective
+ * and --independent are flags), settled by the kernel or the core; no
+ * table sets it, so unset is the zeroed struct's 0. */
+enum iok_io { IOK_IO_UNSET, IOK_IO_COLL, IOK_IO_INDEP };
+
+#define IOK_BACKEND_NAMELEN 64 /* a backend's name, as --backend takes it */
+
+/* The strings are the options' own (IOK_OPT_HEAP: of any length, "" when
+ * not given), freed when the run ends. */
 struct iok_core_opts {
-    char backend[IOK_OPT_STRLEN];
-    char mode[IOK_OPT_STRLEN];          /* write | read | both */
-    char io[IOK_OPT_STRLEN];            /* coll | indep */
-    char api[IOK_OPT_STRLEN];           /* blocking | nonblocking | varn */
-    char json[IOK_OPT_STRLEN];          /* JSON Lines file to append to; "" = none */
-    char export_replay[IOK_OPT_STRLEN]; /* --export-replay: replay file to write; "" = none */
+    char backend[IOK_BACKEND_NAMELEN];
+    enum iok_mode mode;
+    enum iok_io io;
+    int api;             /* enum iok_api, or IOK_CHOICE_UNSET before settled */
+    char *json;          /* JSON Lines file to append to; "" = none */
+    char *export_replay; /* --export-replay: replay file to write; "" = none */
     int verify;
     int overwrite;
     int keep_partial; /* a failed or interrupted write leaves its partial output */
     int fsync;
     int64_t seed;
-    char values[IOK_OPT_STRLEN]; /* fresh | once (iok_values_named) */
+    enum iok_values values; /* fresh | once */
     int quiet;
     int ceiling;
     int ceiling_samples; /* --ceiling-samples: probe samples of each kind */
     int iterations;
     int drop_caches;
     int shift_ranks;
-    char hints[IOK_OPT_STRLEN];       /* --hints key=value,... */
-    char mpiio_hints[IOK_OPT_STRLEN]; /* --mpiio-hints: alias of --hints */
-    char hints_file[IOK_OPT_STRLEN];  /* --hints-file: "key value" lines */
-    int no_original_hints;            /* --no-original-hints */
-    char barriers[IOK_OPT_STRLEN];    /* phase | pass | none; "" = the kernel's default */
-    double deadline;                  /* --deadline S: stop posting steps after S s; 0 = none */
-    int agree_every;                  /* --agree-every K: ranks meet every K steps (pass.c) */
-    int machine_report;               /* set by a kernel whose report is machine-readable (CSV):
-                                         the core then adds no text block after it */
+    char *hints;                /* --hints key=value,... */
+    char *mpiio_hints;          /* --mpiio-hints: alias of --hints */
+    char *hints_file;           /* --hints-file: "key value" lines */
+    int no_original_hints;      /* --no-original-hints */
+    enum iok_barriers barriers; /* phase | pass | none; IOK_BARRIERS_KERNEL: the kernel's */
+    double deadline;            /* --deadline S: stop posting steps after S s; 0 = none */
+    int agree_every;            /* --agree-every K: ranks meet every K steps (pass.c) */
+    int machine_report;         /* set by a kernel whose report is machine-readable (CSV):
+                                   the core then adds no text block after it */
 };
 
 enum iok_phase {
@@ -242,7 +265,7 @@ struct iok_result {
 struct iok_run {
     MPI_Comm comm;
     int rank, nprocs;
-    struct iok_core_opts core;
+    const struct iok_core_opts *core; /* the options, owned by the core (never copied) */
     const struct iok_backend *backend;
     void *backend_opts;
     enum iok_api api;

@@ -65,8 +65,10 @@
 #error "the adios2 backend needs ADIOS2 built with MPI and ADIOS2_USE_MPI=1 (CMakeLists.txt)"
 #endif
 
+enum a2_engine { A2_BP5, A2_BP4 }; /* --adios2-engine, in its choices' order */
+
 struct a2_opts {
-    char engine[IOK_OPT_STRLEN]; /* bp5 | bp4 */
+    enum a2_engine engine;
     char params[IOK_OPT_STRLEN]; /* Key=Value,... */
 };
 
@@ -273,7 +275,7 @@ a2_new(struct a2_file **out, const char *path, const struct iok_schema *s,
     f->deferred = p->api == IOK_API_NONBLOCKING;
     MPI_Comm_rank(p->comm, &f->rank);
     MPI_Comm_size(p->comm, &f->nprocs);
-    strcpy(f->engine, o && !strcmp(o->engine, "bp4") ? "BP4" : "BP5");
+    strcpy(f->engine, o && o->engine == A2_BP4 ? "BP4" : "BP5");
     int rc = a2_make_params(f, o ? o->params : "", p->collective);
     if (rc) {
         a2_free(f);

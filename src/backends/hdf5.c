@@ -24,10 +24,12 @@
 #include "iokernels/backend.h"
 #include "iokernels/error.h"
 
+enum hdf5_layout { HDF5_CONTIGUOUS, HDF5_CHUNKED }; /* --hdf5-layout, in its choices' order */
+
 struct hdf5_opts {
-    char layout[IOK_OPT_STRLEN]; /* contiguous | chunked (fixed-size variables) */
-    int64_t chunk_kib;           /* target chunk size without a chunk hint */
-    int64_t alignment;           /* H5Pset_alignment when > 0 */
+    enum hdf5_layout layout; /* of fixed-size variables */
+    int64_t chunk_kib;       /* target chunk size without a chunk hint */
+    int64_t alignment;       /* H5Pset_alignment when > 0 */
 };
 
 static const struct iok_option hdf5_options[] = {
@@ -188,7 +190,7 @@ new_handle(struct h5file **out, const char *path, const struct iok_schema *s,
     if (p->opts) {
         f->o = *(const struct hdf5_opts *)p->opts;
     } else {
-        snprintf(f->o.layout, sizeof f->o.layout, "contiguous");
+        f->o.layout = HDF5_CONTIGUOUS;
         f->o.chunk_kib = 4096;
     }
     f->p.opts = &f->o;
@@ -289,7 +291,7 @@ define_var(struct h5file *f, int v)
     for (int k = 0; k < nd; k++)
         hint |= var->chunk[k] > 0;
     /* a chunk hint or compression asks for chunks, as --hdf5-layout chunked does */
-    int chunked = rec || (nd > 0 && (strcmp(f->o.layout, "chunked") == 0 || hint || var->deflate));
+    int chunked = rec || (nd > 0 && (f->o.layout == HDF5_CHUNKED || hint || var->deflate));
     hsize_t *dims = f->dims[v], maxdims[IOK_MAX_DIMS], chunk[IOK_MAX_DIMS];
     for (int k = 0; k < nd; k++) {
         dims[k] = (hsize_t)iok_var_dim_len(f->s, v, k);

@@ -68,11 +68,15 @@
  * NC4_DIMSCALE_USERS_MAX variables or more, attaches otherwise. */
 #define NC4_DIMSCALE_USERS_MAX 256
 
+/* The CHOICE options' values, each enum in the order of its choices. */
+enum nc4_layout { NC4_CONTIGUOUS, NC4_CHUNKED };
+enum nc4_dimscales { NC4_DIMSCALES_AUTO, NC4_DIMSCALES_ATTACH, NC4_DIMSCALES_NONE };
+
 struct nc4_opts {
-    char layout[IOK_OPT_STRLEN];
+    enum nc4_layout layout;
     int fill;
     int deflate;
-    char dimscales[IOK_OPT_STRLEN];
+    enum nc4_dimscales dimscales;
 };
 
 static const struct iok_option nc4_options[] = {
@@ -149,8 +153,8 @@ nc4_alloc(struct nc4_file **out, const char *path, const struct iok_schema *s,
     if (p->opts)
         memcpy(&f->opts, p->opts, sizeof f->opts);
     else {
-        strcpy(f->opts.layout, "contiguous");
-        strcpy(f->opts.dimscales, "auto");
+        f->opts.layout = NC4_CONTIGUOUS;
+        f->opts.dimscales = NC4_DIMSCALES_AUTO;
     }
     *out = f;
     return IOK_OK;
@@ -187,10 +191,11 @@ nc4_most_users(const struct iok_schema *s)
 
 /* The create mode flag for --netcdf4-dimscales (see the top of the file). */
 static int
-nc4_dimscale_mode(const char *path, const struct iok_schema *s, const char *choice, int *mode)
+nc4_dimscale_mode(const char *path, const struct iok_schema *s, enum nc4_dimscales choice,
+                  int *mode)
 {
-    int skip = !strcmp(choice, "none") ||
-               (!strcmp(choice, "auto") && nc4_most_users(s) >= NC4_DIMSCALE_USERS_MAX);
+    int skip = choice == NC4_DIMSCALES_NONE ||
+               (choice == NC4_DIMSCALES_AUTO && nc4_most_users(s) >= NC4_DIMSCALE_USERS_MAX);
     *mode = 0;
     if (!skip)
         return IOK_OK;
@@ -218,7 +223,7 @@ nc4_create(void **handle, const char *path, const struct iok_schema *s,
     IOK_TRY(iok_backend_check_deflate(path, s, p, "NetCDF-4"));
 
     int dsmode;
-    IOK_TRY(nc4_dimscale_mode(path, s, o ? o->dimscales : "auto", &dsmode));
+    IOK_TRY(nc4_dimscale_mode(path, s, o ? o->dimscales : NC4_DIMSCALES_AUTO, &dsmode));
     struct nc4_file *f;
     IOK_TRY(nc4_alloc(&f, path, s, p));
     for (int v = 0; v < s->nvars; v++)
@@ -276,7 +281,7 @@ nc4_def_storage(struct nc4_file *f, int v)
     int deflate = f->opts.deflate > 0 ? f->opts.deflate : var->deflate;
     int fill = f->opts.fill || var->fill;
     if (var->ndims > 0) {
-        int asked = iok_var_is_record(f->s, v) || strcmp(f->opts.layout, "chunked") == 0;
+        int asked = iok_var_is_record(f->s, v) || f->opts.layout == NC4_CHUNKED;
         for (int k = 0; k < var->ndims; k++)
             asked |= var->chunk[k] > 0;
         size_t chunk[IOK_MAX_DIMS];

@@ -13,8 +13,10 @@
 #include "iokernels/backend.h"
 #include "iokernels/error.h"
 
+enum pnc_format { PNC_CDF5, PNC_CDF2, PNC_CDF1 }; /* --pnetcdf-format, in its choices' order */
+
 struct pnetcdf_opts {
-    char format[IOK_OPT_STRLEN];
+    enum pnc_format format;
 };
 
 static const struct iok_option pnetcdf_options[] = {
@@ -84,10 +86,10 @@ pnc_create(void **h, const char *path, const struct iok_schema *s,
            const struct iok_backend_params *p)
 {
     const struct pnetcdf_opts *o = p->opts;
-    const char *fmt = o ? o->format : "cdf5";
-    int cmode = NC_CLOBBER | (!strcmp(fmt, "cdf5")   ? NC_64BIT_DATA
-                              : !strcmp(fmt, "cdf2") ? NC_64BIT_OFFSET
-                                                     : 0);
+    enum pnc_format fmt = o ? o->format : PNC_CDF5;
+    int cmode = NC_CLOBBER | (fmt == PNC_CDF5   ? NC_64BIT_DATA
+                              : fmt == PNC_CDF2 ? NC_64BIT_OFFSET
+                                                : 0);
     struct pnc_file *f = new_file(path, s, p);
     int err = ncmpi_create(p->comm, path, cmode, iok_params_info(p), &f->ncid);
     if (err != NC_NOERR) {

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "iokernels/error.h"
+#include "iokernels/options.h"
 #include "kernels/abrgen/abrgen_grid.h"
 #include "kernels/amr_common/abr.h"
 #include "kernels/chombo/chombo_grid.h"
@@ -183,8 +184,8 @@ test_replicate_and_build(void)
     chombo_order(&r.boxes[0], CHOMBO_MORTON, 0, 0, o1);
     for (int i = 1; i < n; i++)
         CHECK(!amr_morton_less(&r.boxes[0].b[o1[i]], &r.boxes[0].b[o1[i - 1]]), "morton sorted");
-    CHECK(chombo_ordering_parse("lexicographic") == CHOMBO_LEX &&
-              chombo_ordering_parse("hilbert") < 0,
+    CHECK(iok_choice_index(CHOMBO_ORDERING_CHOICES, "lexicographic") == CHOMBO_LEX &&
+              iok_choice_index(CHOMBO_ORDERING_CHOICES, "hilbert") < 0,
           "ordering names");
 
     /* the hierarchy: file order by small end, 4 ranks, offsets of 3 values per cell */

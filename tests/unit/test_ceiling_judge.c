@@ -39,7 +39,9 @@ int
 main(void)
 {
     struct iok_run run;
+    struct iok_core_opts core = {0};
     memset(&run, 0, sizeof run);
+    run.core = &core;
 
     struct iok_pass_result p = pass(IOK_OP_WRITE, 900, 800, 1000, 950);
     iok_ceiling_judge(&run, &p);
@@ -54,7 +56,7 @@ main(void)
           p.ceiling.reason);
     CHECK(strstr(p.ceiling.reason, "800-1000 MiB/s"), "the spread named: %s", p.ceiling.reason);
 
-    run.core.fsync = 1;
+    core.fsync = 1;
     p = pass(IOK_OP_WRITE, 1100, 800, 1000, 950);
     iok_ceiling_judge(&run, &p);
     CHECK(p.ceiling.above && strstr(p.ceiling.reason, "within the probe's own spread"), "%s",

@@ -149,7 +149,8 @@ static const struct iok_kernel kern = {.name = "recording", .requests = kern_req
 static void
 file_plan(struct iok_plan *plan, int f, int nprocs)
 {
-    struct iok_file_plan *fp = &plan->files[f];
+    struct iok_file_plan *fp;
+    CHECK(iok_plan_add_file(plan, &fp) == IOK_OK && fp == &plan->files[f], "file %d planned", f);
     snprintf(fp->path, sizeof fp->path, "engine-test-file-%d", f);
     iok_schema_init(&fp->schema);
     int d = iok_schema_add_dim(&fp->schema, "n", (int64_t)NELEMS * nprocs, 0);
@@ -258,22 +259,23 @@ main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     iok_agree_init(iok_limits_note, iok_signals_job_failing);
     struct iok_run run;
+    struct iok_core_opts core = {0};
     memset(&run, 0, sizeof run);
+    run.core = &core;
     run.comm = MPI_COMM_WORLD;
     MPI_Comm_rank(run.comm, &run.rank);
     MPI_Comm_size(run.comm, &run.nprocs);
     run.backend = &rec;
     run.collective = 1;
     run.hints = MPI_INFO_NULL;
-    run.core.iterations = 1;
-    run.core.seed = 7;
-    run.core.fsync = 1;
-    snprintf(run.core.barriers, sizeof run.core.barriers, "phase");
-    snprintf(run.core.values, sizeof run.core.values, "fresh");
+    core.iterations = 1;
+    core.seed = 7;
+    core.fsync = 1;
+    core.barriers = IOK_BARRIERS_PHASE;
+    core.values = IOK_VALUES_FRESH;
     struct iok_plan *plan = calloc(1, sizeof *plan);
     file_plan(plan, 0, run.nprocs);
     file_plan(plan, 1, run.nprocs);
-    plan->nfiles = 2;
     iok_pass_hook = hook;
     char got[4096];
     struct iok_pass_result r;
@@ -306,8 +308,7 @@ main(int argc, char **argv)
           "group: %d %s", r.op, r.path);
     free_result(&r);
 
-    iok_schema_free(&plan->files[0].schema);
-    iok_schema_free(&plan->files[1].schema);
+    iok_plan_free(plan);
     free(plan);
     int failures = check_summary(argc > 1 ? argv[1] : "test_engine");
     MPI_Finalize();

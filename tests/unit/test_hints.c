@@ -59,21 +59,22 @@ test_file(void)
 static void
 test_build(void)
 {
-    struct iok_core_opts o = {0};
+    struct iok_core_opts o = {
+        .json = "", .export_replay = "", .hints = "", .mpiio_hints = "", .hints_file = ""};
     MPI_Info info;
     char v[MPI_MAX_INFO_VAL + 1];
     CHECK(iok_hints_build(&o, NULL, "mpiio", MPI_COMM_WORLD, &info) == IOK_OK &&
               info == MPI_INFO_NULL,
           "no hints: MPI_INFO_NULL");
-    strcpy(o.hints, "cb_nodes=2,romio_cb_read=disable");
-    strcpy(o.mpiio_hints, "cb_nodes=3");
+    o.hints = "cb_nodes=2,romio_cb_read=disable";
+    o.mpiio_hints = "cb_nodes=3";
     CHECK(iok_hints_build(&o, NULL, "mpiio", MPI_COMM_WORLD, &info) == IOK_OK, "%s", iok_errmsg());
     CHECK(get(info, "cb_nodes", v) && !strcmp(v, "3"), "--mpiio-hints after --hints");
     CHECK(get(info, "romio_cb_read", v) && !strcmp(v, "disable"), "both kept");
     MPI_Info_free(&info);
 
     iok_error_clear();
-    strcpy(o.hints, "cb_nodes=2,oops");
+    o.hints = "cb_nodes=2,oops";
     CHECK(iok_hints_build(&o, NULL, "mpiio", MPI_COMM_WORLD, &info) == IOK_EUSAGE, "not key=value");
     CHECK(strstr(iok_errmsg(), "--hints: 'oops' is not key=value"), "%s", iok_errmsg());
     CHECK(info == MPI_INFO_NULL, "nothing kept after an error");
@@ -85,14 +86,14 @@ test_build(void)
         {"pnetcdf", "nc_var_align_size", "1"},
         {NULL, NULL, NULL},
     };
-    strcpy(o.hints, "romio_cb_write=disable");
-    o.mpiio_hints[0] = '\0';
+    o.hints = "romio_cb_write=disable";
+    o.mpiio_hints = "";
     CHECK(iok_hints_build(&o, orig, "pnetcdf", MPI_COMM_WORLD, &info) == IOK_OK, "%s",
           iok_errmsg());
     CHECK(get(info, "romio_cb_write", v) && !strcmp(v, "disable"), "--hints over the original's");
     CHECK(get(info, "nc_var_align_size", v) && !strcmp(v, "1"), "pnetcdf's own");
     MPI_Info_free(&info);
-    o.hints[0] = '\0';
+    o.hints = "";
     CHECK(iok_hints_build(&o, orig, "hdf5", MPI_COMM_WORLD, &info) == IOK_OK, "%s", iok_errmsg());
     CHECK(get(info, "romio_cb_write", v) && !get(info, "nc_var_align_size", v),
           "another backend: the hints for every backend only");

@@ -15,7 +15,8 @@ struct t_opts {
     int flag, n;
     int64_t big;
     int g[3];
-    char mode[IOK_OPT_STRLEN], name[IOK_OPT_STRLEN];
+    int mode, pick; /* CHOICE: the index of the value among the choices */
+    char name[IOK_OPT_STRLEN], tag[8];
 };
 
 static const struct iok_option t_table[] = {
@@ -25,6 +26,9 @@ static const struct iok_option t_table[] = {
     {"grid", 'g', IOK_OPT_INT3, offsetof(struct t_opts, g), "1,2,3", "three ints"},
     {"mode", 0, IOK_OPT_CHOICE, offsetof(struct t_opts, mode), "write", "mode", "write|read|both"},
     {"name", 0, IOK_OPT_STRING, offsetof(struct t_opts, name), NULL, "text"},
+    {"pick", 0, IOK_OPT_CHOICE, offsetof(struct t_opts, pick), NULL, "no default", "a|b"},
+    {"tag", 0, IOK_OPT_STRING, offsetof(struct t_opts, tag), NULL, "short text",
+     .size = IOK_OPT_SIZEOF(struct t_opts, tag)},
     {NULL}};
 
 static int
@@ -39,18 +43,65 @@ split_apply(struct iok_optset *set, int argc, char **argv)
     return rc;
 }
 
+/* The core's enums in the order of their options' choices, and every
+ * kernel's default barriers one of them. */
+static void
+test_core_choices(void)
+{
+    CHECK(iok_choice_index(IOK_MODE_CHOICES, "write") == IOK_MODE_WRITE &&
+              iok_choice_index(IOK_MODE_CHOICES, "read") == IOK_MODE_READ &&
+              iok_choice_index(IOK_MODE_CHOICES, "both") == IOK_MODE_BOTH,
+          "--mode");
+    CHECK(iok_choice_index(IOK_API_CHOICES, "blocking") == IOK_API_BLOCKING &&
+              iok_choice_index(IOK_API_CHOICES, "nonblocking") == IOK_API_NONBLOCKING &&
+              iok_choice_index(IOK_API_CHOICES, "varn") == IOK_API_VARN,
+          "--api");
+    CHECK(iok_choice_index(IOK_VALUES_CHOICES, "fresh") == IOK_VALUES_FRESH &&
+              iok_choice_index(IOK_VALUES_CHOICES, "once") == IOK_VALUES_ONCE,
+          "--values");
+    CHECK(iok_choice_index(IOK_BARRIERS_CHOICES, "phase") == IOK_BARRIERS_PHASE &&
+              iok_choice_index(IOK_BARRIERS_CHOICES, "pass") == IOK_BARRIERS_PASS &&
+              iok_choice_index(IOK_BARRIERS_CHOICES, "none") == IOK_BARRIERS_NONE,
+          "--barriers");
+    for (int i = 0; i < iok_kernel_count(); i++) {
+        const struct iok_kernel *k = iok_kernel_at(i);
+        CHECK(!k->default_barriers ||
+                  iok_choice_index(IOK_BARRIERS_CHOICES, k->default_barriers) >= 0,
+              "%s: default barriers '%s'", k->name, k->default_barriers);
+    }
+}
+
 static void
 test_cmdline(void)
 {
     struct t_opts o;
     struct iok_optset set = {"t", t_table, &o};
     CHECK(iok_opts_defaults(&set) == IOK_OK, "defaults");
-    CHECK(o.n == 7 && o.big == 1024 && o.g[2] == 3 && !strcmp(o.mode, "write"), "defaults");
+    CHECK(o.n == 7 && o.big == 1024 && o.g[2] == 3 && o.mode == 0, "defaults");
+    CHECK(o.pick == IOK_CHOICE_UNSET, "a choice with no default: unset");
+    char text[64];
+    iok_opts_format(&set, iok_opts_find(&set, 1, "pick", NULL), text, sizeof text);
+    CHECK(!text[0], "unset formats as '': '%s'", text);
+    CHECK(!strcmp(iok_choice_name("write|read|both", 2).s, "both") &&
+              !iok_choice_name("write|read|both", 3).s[0] &&
+              !iok_choice_name("write|read|both", IOK_CHOICE_UNSET).s[0],
+          "choice names");
+    CHECK(iok_choice_index("write|read|both", "read") == 1 &&
+              iok_choice_index("write|read|both", "rea") < 0,
+          "choice indices");
 
     char *a1[] = {"--n=5", "--big", "2m", "--flag", "-g", "4 5 6", "--mode=read", "in.txt"};
     CHECK(split_apply(&set, 8, a1) == IOK_OK, "valid line: %s", iok_errmsg());
     CHECK(o.n == 5 && o.big == 2 << 20 && o.flag == 1, "values %d %lld", o.n, (long long)o.big);
-    CHECK(o.g[0] == 4 && o.g[1] == 5 && o.g[2] == 6 && !strcmp(o.mode, "read"), "int3/choice");
+    CHECK(o.g[0] == 4 && o.g[1] == 5 && o.g[2] == 6 && o.mode == 1, "int3/choice");
+    iok_opts_format(&set, iok_opts_find(&set, 1, "mode", NULL), text, sizeof text);
+    CHECK(!strcmp(text, "read"), "a choice formats as its name: %s", text);
+    char *a8[] = {"--tag", "1234567"};
+    CHECK(split_apply(&set, 2, a8) == IOK_OK && !strcmp(o.tag, "1234567"), "fits its field");
+    char *a9[] = {"--tag", "12345678"};
+    CHECK(split_apply(&set, 2, a9) == IOK_EUSAGE, "longer than its field");
+    CHECK(strstr(iok_errmsg(), "is 8 characters, more than the 7 an option holds"), "msg: %s",
+          iok_errmsg());
 
     char *a2[] = {"--nope=1"};
     CHECK(split_apply(&set, 1, a2) == IOK_EUSAGE, "unknown option");
@@ -84,7 +135,7 @@ test_cmdline(void)
 
 /* BTIO's inputbt.data reader, with a stand-in for the core's "mode". */
 struct core_stub {
-    char mode[IOK_OPT_STRLEN];
+    enum iok_mode mode;
 };
 static const struct iok_option stub_table[] = {
     {"mode", 0, IOK_OPT_CHOICE, offsetof(struct core_stub, mode), "write", "", "write|read|both"},
@@ -131,11 +182,11 @@ test_btio_input(void)
         check_value(&set, "dumps", "5");
         check_value(&set, "grid", "16,16,16");
         check_value(&set, "dir", "./output");
-        CHECK(!strcmp(core.mode, "write"), "mode %s", core.mode);
+        CHECK(core.mode == IOK_MODE_WRITE, "mode %d", core.mode);
         free(seed);
     }
     CHECK(read_bt("r\n0\n2\n8 9 10\n/tmp\n", kopts, &core) == IOK_OK, "minimal file");
-    CHECK(!strcmp(core.mode, "read"), "r -> read");
+    CHECK(core.mode == IOK_MODE_READ, "r -> read");
 
     static const struct {
         const char *text, *msg;
@@ -318,6 +369,7 @@ int
 main(void)
 {
     test_names_unique();
+    test_core_choices();
     test_cmdline();
     test_btio_input();
     test_tables();

@@ -469,8 +469,9 @@ pass_order_case(const char *ops, int n, const int *want, const char *what)
     struct iok_plan *plan = calloc(1, sizeof *plan); /* as the core checks it */
     plan->nfiles = p.nfiles;
     plan->npass_order = n;
-    memcpy(plan->pass_order, order, sizeof order);
+    memcpy(iok_plan_pass_order(plan, 4), order, sizeof order);
     CHECK(iok_plan_order_valid(plan), "%s: a valid pass order", what);
+    free(plan->pass_order);
     free(plan);
     for (int f = 0; f < p.nfiles; f++)
         iok_schema_free(&s[f]);
@@ -501,10 +502,12 @@ groups_case_on(int ranks, const char *ops, int ngroups, int nsteps,
               "%s: step %d is file %d op %d step %d", what, i, g.g[0].steps[i].file,
               (int)g.g[0].steps[i].op, g.g[0].steps[i].step);
     struct iok_plan *plan = calloc(1, sizeof *plan);
-    plan->nfiles = p.nfiles;
+    struct iok_file_plan *fp;
+    for (int f = 0; f < p.nfiles; f++)
+        CHECK(iok_plan_add_file(plan, &fp) == IOK_OK, "%s: file %d planned", what, f);
     plan->nfilegroups = g.n;
     plan->filegroups = g.g;
-    plan->npass_order = rp_pass_order(&t, &p, &g, plan->pass_order);
+    plan->npass_order = rp_pass_order(&t, &p, &g, iok_plan_pass_order(plan, 2 * p.nfiles + g.n));
     CHECK(iok_plan_order_valid(plan), "%s: a valid pass order", what);
     if (ngroups) { /* a step naming a file out of range: refused */
         struct iok_filegroup_step bad = {5, IOK_OP_WRITE, 0};
@@ -514,6 +517,8 @@ groups_case_on(int ranks, const char *ops, int ngroups, int nsteps,
         gb.nsteps = 0;
         CHECK(!iok_plan_order_valid(plan), "%s: a group of no steps taken", what);
     }
+    free(plan->files);
+    free(plan->pass_order);
     free(plan);
     rp_groups_free(&g);
     for (int f = 0; f < p.nfiles; f++)
@@ -575,12 +580,14 @@ test_pass_order(void)
     static const int bad[3][4] = {{0, 1, 2, 2}, {0, 1, 2, 4}, {0, 3, 2, 1}};
     plan->nfiles = 2;
     plan->npass_order = 4;
+    CHECK(iok_plan_pass_order(plan, 4) != NULL, "room for 4 passes");
     for (int i = 0; i < 3; i++) {
         memcpy(plan->pass_order, bad[i], sizeof bad[i]);
         CHECK(!iok_plan_order_valid(plan), "bad order %d taken", i);
     }
     memcpy(plan->pass_order, (int[]){2, 3, 0, 1}, 4 * sizeof(int));
     CHECK(iok_plan_order_valid(plan), "b's passes, then a's: taken");
+    free(plan->pass_order);
     free(plan);
     static const int by_file[4] = {0, 1, 2, 3}, by_kind[4] = {0, 2, 1, 3}, read_first[4] = {0, 1};
     static const int verify_last[4] = {0, 2, 3, 1};

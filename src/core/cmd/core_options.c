@@ -7,11 +7,12 @@
 
 const struct iok_option iok_core_options[] = {
     {"backend", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.backend), NULL,
-     "I/O backend (see iokernels --list) (default: chosen by the kernel)", .metavar = "NAME"},
+     "I/O backend (see iokernels --list) (default: chosen by the kernel)", .metavar = "NAME",
+     .size = IOK_OPT_SIZEOF(struct core_flags, o.backend)},
     {"mode", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.mode), NULL,
      "write the files, read them back, or both (default: write, unless the kernel's input "
      "file says otherwise)",
-     "write|read|both"},
+     IOK_MODE_CHOICES},
     {"collective", 0, IOK_OPT_BOOL, offsetof(struct core_flags, collective), NULL,
      "collective transfers (default: on, unless the kernel's original is independent)"},
     {"independent", 0, IOK_OPT_BOOL, offsetof(struct core_flags, independent), NULL,
@@ -19,7 +20,7 @@ const struct iok_option iok_core_options[] = {
     {"api", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.api), NULL,
      "library API flavour for backends that have several (pnetcdf) (default: blocking, unless "
      "the kernel's method picks another)",
-     "blocking|nonblocking|varn"},
+     IOK_API_CHOICES},
     {"verify", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.verify), NULL,
      "check every value: read back after writing, or check what is read"},
     {"seed", 0, IOK_OPT_INT64, offsetof(struct core_flags, o.seed), "1",
@@ -28,13 +29,14 @@ const struct iok_option iok_core_options[] = {
      "fresh: each record its own values, generated before its write; once: every record the "
      "first record's, generated for the first write and its buffer written again (NetCDF-Bench's "
      "and h5bench's way); reads must use the writer's",
-     "fresh|once"},
+     IOK_VALUES_CHOICES},
     {"json", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.json), NULL,
-     "append the run's JSON record to this file (JSON Lines)", .metavar = "FILE"},
+     "append the run's JSON record to this file (JSON Lines)", .metavar = "FILE",
+     .size = IOK_OPT_HEAP},
     {"export-replay", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.export_replay), NULL,
      "write the run's MPI-IO byte requests (per rank, in order, with their level and measured "
      "times) as a replay file (iokernels replay FILE; mpiio backend)",
-     .metavar = "FILE"},
+     .metavar = "FILE", .size = IOK_OPT_HEAP},
     {"overwrite", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.overwrite), NULL,
      "replace output files that already exist"},
     {"keep-partial", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.keep_partial), NULL,
@@ -61,20 +63,21 @@ const struct iok_option iok_core_options[] = {
     {"hints", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.hints), NULL,
      "MPI-IO and library hints as key=value,... (e.g. cb_nodes=2,romio_cb_write=enable), "
      "passed to every backend's open and create",
-     .metavar = "KEY=VALUE,..."},
+     .metavar = "KEY=VALUE,...", .size = IOK_OPT_HEAP},
     {"hints-file", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.hints_file), NULL,
      "hints from a file, one 'key value' a line, '#' comments (ROMIO_HINTS format); "
      "--hints wins over it",
-     .metavar = "FILE"},
+     .metavar = "FILE", .size = IOK_OPT_HEAP},
     {"mpiio-hints", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.mpiio_hints), NULL,
-     "alias of --hints (kept for older command lines)", .metavar = "KEY=VALUE,..."},
+     "alias of --hints (kept for older command lines)", .metavar = "KEY=VALUE,...",
+     .size = IOK_OPT_HEAP},
     {"no-original-hints", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.no_original_hints), NULL,
      "leave out the hints the kernel's original sets itself (listed at the end of --help): "
      "the libraries' defaults stand"},
     {"barriers", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.barriers), NULL,
      "phase: a barrier before every I/O phase (IOR -g); pass: one before each pass's open "
      "(BTIO); none (default: what the kernel's original does, see the end of --help)",
-     "phase|pass|none"},
+     IOK_BARRIERS_CHOICES},
     {"deadline", 0, IOK_OPT_DOUBLE, offsetof(struct core_flags, o.deadline), "0",
      "stonewalling (IOR -D): post no new step X seconds after the open; 0 = none", .min = "0",
      .unit = "seconds"},

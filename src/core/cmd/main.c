@@ -127,12 +127,12 @@ settle_core(struct core_flags *cf, struct iok_run *run)
         return iok_error(IOK_EUSAGE, "--collective and --independent exclude each other");
     if (!o->backend[0])
         strcpy(o->backend, iok_backend_known("pnetcdf") ? "pnetcdf" : "mpiio");
-    if (!o->mode[0])
-        strcpy(o->mode, "write");
-    if (!o->api[0])
-        strcpy(o->api, "blocking");
-    if (!o->io[0])
-        strcpy(o->io, cf->independent ? "indep" : "coll");
+    if (o->mode == IOK_MODE_UNSET)
+        o->mode = IOK_MODE_WRITE;
+    if (o->api == IOK_CHOICE_UNSET)
+        o->api = IOK_API_BLOCKING;
+    if (o->io == IOK_IO_UNSET)
+        o->io = cf->independent ? IOK_IO_INDEP : IOK_IO_COLL;
     run->backend = iok_backend_find(o->backend);
     for (int i = 0; !run->backend && i < iok_backend_count(); i++)
         if (!strcmp(iok_backend_name_at(i), o->backend)) /* its module did not load */
@@ -145,10 +145,8 @@ settle_core(struct core_flags *cf, struct iok_run *run)
         return iok_error(IOK_EUSAGE, "unknown backend '%s': this build has %s", o->backend, names);
     }
     unsigned caps = run->backend->caps;
-    run->collective = strcmp(o->io, "indep") != 0;
-    run->api = !strcmp(o->api, "nonblocking") ? IOK_API_NONBLOCKING
-               : !strcmp(o->api, "varn")      ? IOK_API_VARN
-                                              : IOK_API_BLOCKING;
+    run->collective = o->io != IOK_IO_INDEP;
+    run->api = (enum iok_api)o->api;
     if (run->api == IOK_API_NONBLOCKING && !(caps & IOK_CAP_NONBLOCKING))
         return iok_error(IOK_EUSAGE, "backend %s has no nonblocking API: use --api blocking",
                          o->backend);
@@ -160,9 +158,10 @@ settle_core(struct core_flags *cf, struct iok_run *run)
     if (!run->collective && !(caps & IOK_CAP_INDEPENDENT))
         return iok_error(IOK_EUSAGE, "backend %s has no independent transfers: use --collective",
                          o->backend);
-    if (!o->barriers[0])
-        snprintf(o->barriers, sizeof o->barriers, "%s",
-                 run->kernel_default_barriers ? run->kernel_default_barriers : "phase");
+    if (o->barriers == IOK_BARRIERS_KERNEL)
+        o->barriers = run->kernel_default_barriers
+                          ? iok_choice_index(IOK_BARRIERS_CHOICES, run->kernel_default_barriers)
+                          : IOK_BARRIERS_PHASE;
     /* the ranges of --deadline, --iterations, ... are the table's
      * (core_options.c), enforced as each value is parsed */
     if (cf->check_ranks[0] && !cf->check)
@@ -197,9 +196,9 @@ settle_core(struct core_flags *cf, struct iok_run *run)
         if (fd >= 0)
             close(fd);
     }
-    run->do_write = strcmp(o->mode, "read") != 0;
-    run->do_read = strcmp(o->mode, "write") != 0;
-    run->core = *o;
+    run->do_write = o->mode != IOK_MODE_READ;
+    run->do_read = o->mode != IOK_MODE_WRITE;
+    run->core = o;
     return IOK_OK;
 }
 
@@ -225,7 +224,7 @@ next_pass(struct iok_result *res)
 static int
 probe_ceilings(const struct iok_run *run, struct iok_result *res)
 {
-    for (int i = 0; run->core.ceiling && i < res->npasses; i++) {
+    for (int i = 0; run->core->ceiling && i < res->npasses; i++) {
         struct iok_pass_result *p = &res->pass[i];
         if (p->iteration != 0) { /* same file and op, first iteration */
             for (int j = 0; j < res->npasses; j++)
@@ -239,8 +238,8 @@ probe_ceilings(const struct iok_run *run, struct iok_result *res)
         enum iok_ceiling_read kind = p->op == IOK_OP_WRITE ? IOK_CEIL_READ_NONE
                                      : p->cache[0]         ? IOK_CEIL_READ_STORAGE
                                                            : IOK_CEIL_READ_CACHED;
-        int rc = iok_ceiling_probe(run->comm, p->path, p->own_bytes, run->core.fsync, kind,
-                                   run->core.ceiling_samples, &p->ceiling);
+        int rc = iok_ceiling_probe(run->comm, p->path, p->own_bytes, run->core->fsync, kind,
+                                   run->core->ceiling_samples, &p->ceiling);
         if (rc)
             return rc;
     }
@@ -292,19 +291,19 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
         return iok_agree(run->comm, iok_error(IOK_EIO, "the kernel's pass order lists a pass "
                                                        "twice, out of range, or a file's read "
                                                        "before its write (a kernel bug)"));
-    for (int it = 0; it < run->core.iterations; it++) {
+    for (int it = 0; it < run->core->iterations; it++) {
         iok_pace_reset(); /* a paced replay keeps its gaps in every iteration */
         for (int i = 0; i < n; i++) {
             int e = plan->npass_order ? plan->pass_order[i] : 2 * (i % nf) + i / nf;
-            if (e >= IOK_PASS_FILEGROUP(0)) { /* files open together, interleaved */
-                if ((rc = run_filegroup(k, kopts, run, plan, e - IOK_PASS_FILEGROUP(0), it, res,
+            if (e < 0) { /* IOK_PASS_FILEGROUP: files open together, interleaved */
+                if ((rc = run_filegroup(k, kopts, run, plan, IOK_PASS_GROUP_OF(e), it, res,
                                         verify_rc)))
                     return rc;
                 continue;
             }
             int round = e % 2, f = e / 2;
             enum iok_op op = round == 0 ? IOK_OP_WRITE : run->do_read ? IOK_OP_READ : IOK_OP_VERIFY;
-            if (round == 0 ? !run->do_write : !run->do_read && !run->core.verify)
+            if (round == 0 ? !run->do_write : !run->do_read && !run->core->verify)
                 continue;
             const struct iok_file_plan *fp = &plan->files[f];
             if (fp->op_steps && !(op == IOK_OP_WRITE ? fp->nsteps_write : fp->nsteps_read))
@@ -486,7 +485,7 @@ kr_configure(struct kernel_run *kr)
     if (rc == IOK_OK)
         rc = iok_fault_init(kr->wrank, kr->wsize);
     if (rc == IOK_OK) /* outside every timed region: once per run */
-        rc = iok_hints_build(&run->core, run->original_hints, run->backend->name, run->comm,
+        rc = iok_hints_build(run->core, run->original_hints, run->backend->name, run->comm,
                              &run->hints);
     IOK_TRY(iok_agree(run->comm, rc));
     for (int i = 0; i < nsets; i++)
@@ -546,8 +545,8 @@ kr_plan(struct kernel_run *kr)
     run->original_hints = plan->original_hints;
     if (run->hints != MPI_INFO_NULL)
         MPI_Info_free(&run->hints);
-    rc = iok_hints_build(&run->core, run->original_hints, run->backend->name, run->comm,
-                         &run->hints);
+    rc =
+        iok_hints_build(run->core, run->original_hints, run->backend->name, run->comm, &run->hints);
     return iok_agree(run->comm, rc);
 }
 
@@ -569,17 +568,17 @@ kr_execute(struct kernel_run *kr, int *verify_rc)
      * partial output (signals.c); the record's prefix is built now, as
      * the handler can build nothing */
     char *prefix = NULL;
-    if (run->core.json[0] && !kr->m) {
+    if (run->core->json[0] && !kr->m) {
         struct iok_json_input in = {k,    kr->kopts, run,    kr->plan, &kr->res,
                                     sets, nsets,     IOK_OK, kr->argc, kr->argv};
         prefix = iok_json_terminated_prefix(&in);
     }
-    iok_signals_record(run->core.json, prefix);
-    iok_signals_install(run->rank, run->core.keep_partial);
+    iok_signals_record(run->core->json, prefix);
+    iok_signals_install(run->rank, run->core->keep_partial);
     iok_clock_sync(run->comm); /* one clock for the job's timestamps, untimed */
     /* the request log, for --export-replay or the kernel (untimed) */
-    if (run->core.export_replay[0] || (k->flags & IOK_KERNEL_REQLOG)) {
-        int rc = run->core.export_replay[0] ? iok_reqlog_export_check(run, kr->plan) : IOK_OK;
+    if (run->core->export_replay[0] || (k->flags & IOK_KERNEL_REQLOG)) {
+        int rc = run->core->export_replay[0] ? iok_reqlog_export_check(run, kr->plan) : IOK_OK;
         IOK_TRY(iok_agree(run->comm, rc));
         iok_reqlog_start(&kr->mylog, run->comm);
         iok_log = &kr->mylog;
@@ -593,9 +592,9 @@ kr_execute(struct kernel_run *kr, int *verify_rc)
         int grc = iok_reqlog_gather(&kr->mylog, run->comm, &kr->alllog);
         if (grc == IOK_OK && run->rank == 0) {
             kr->res.log = &kr->alllog;
-            if (run->core.export_replay[0])
-                grc =
-                    iok_reqlog_export(run->core.export_replay, &kr->alllog, run, kr->plan, k->name);
+            if (run->core->export_replay[0])
+                grc = iok_reqlog_export(run->core->export_replay, &kr->alllog, run, kr->plan,
+                                        k->name);
         }
         if ((grc = iok_agree(run->comm, grc)))
             rc = grc;
@@ -614,9 +613,9 @@ kr_finish(struct kernel_run *kr, int rc, int verify_rc)
     if (rc != IOK_OK && rc != IOK_EVERIFY)
         iok_signals_quiet();
     if (rc == IOK_OK) {
-        if (run->rank == 0 && !run->core.quiet) {
+        if (run->rank == 0 && !run->core->quiet) {
             k->report(kr->kopts, run, kr->plan, &kr->res, kr->rout);
-            if (!run->core.machine_report && !(k->flags & IOK_KERNEL_TOOL))
+            if (!run->core->machine_report && !(k->flags & IOK_KERNEL_TOOL))
                 iok_report_core(run, kr->plan, &kr->res, kr->rout);
         }
         rc = verify_rc;
@@ -628,8 +627,8 @@ kr_finish(struct kernel_run *kr, int rc, int verify_rc)
     int jrc = IOK_OK;
     if (kr->m)
         jrc = iok_member_collect(kr->m, run, kr->plan, &kr->res, kr->m->want_record ? &in : NULL);
-    else if (run->core.json[0])
-        jrc = iok_json_append(run->core.json, &in); /* collective */
+    else if (run->core->json[0])
+        jrc = iok_json_append(run->core->json, &in); /* collective */
     else
         return rc;
     jrc = iok_agree(run->comm, jrc);
@@ -656,6 +655,7 @@ kr_free(struct kernel_run *kr)
     free(kr->plan);
     free(kr->text);
     iok_cmdline_free(&cmdline);
+    iok_opts_release(&(struct iok_optset){"core", iok_core_options, &kr->cf});
     for (int i = 0; i < MAX_SETS; i++)
         free(kr->bopts[i]);
     free(kr->kopts);
@@ -699,7 +699,8 @@ run_kernel(const struct iok_kernel *k, int argc, char **argv, int *printed_help,
         return iok_agree(m ? m->comm : MPI_COMM_WORLD,
                          iok_error(IOK_EIO, "out of memory for the run of %s", k->name));
     *kr = (struct kernel_run){.k = k, .m = m, .argc = argc, .argv = argv};
-    kr->run = (struct iok_run){.comm = m ? m->comm : MPI_COMM_WORLD, .hints = MPI_INFO_NULL};
+    kr->run = (struct iok_run){
+        .comm = m ? m->comm : MPI_COMM_WORLD, .core = &kr->cf.o, .hints = MPI_INFO_NULL};
     kr->rout = m && m->report ? m->report : stdout;
     MPI_Comm_rank(MPI_COMM_WORLD, &kr->wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &kr->wsize);

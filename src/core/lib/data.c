@@ -221,12 +221,6 @@ struct fill_ctx {
     uint64_t key;
 };
 
-enum iok_values
-iok_values_named(const char *name)
-{
-    return name && !strcmp(name, "once") ? IOK_VALUES_ONCE : IOK_VALUES_FRESH;
-}
-
 static uint64_t
 key_of(struct fill_ctx *c, int64_t record)
 {

@@ -60,18 +60,64 @@ iok_parse_int64(const char *s, int64_t *out, int allow_suffix)
     return 0;
 }
 
-static int
-choice_ok(const char *choices, const char *v)
+int
+iok_choice_index(const char *choices, const char *v)
 {
     size_t n = strlen(v);
-    for (const char *p = choices; p && *p;) {
+    int i = 0;
+    for (const char *p = choices; p && *p; i++) {
         const char *bar = strchr(p, '|');
         size_t len = bar ? (size_t)(bar - p) : strlen(p);
         if (len == n && strncmp(p, v, n) == 0)
-            return 1;
+            return i;
         p = bar ? bar + 1 : NULL;
     }
-    return 0;
+    return -1;
+}
+
+struct iok_choice_text
+iok_choice_name(const char *choices, int v)
+{
+    struct iok_choice_text t = {""};
+    const char *p = v >= 0 ? choices : NULL;
+    for (int i = 0; p && *p && i < v; i++) {
+        p = strchr(p, '|');
+        p = p ? p + 1 : NULL;
+    }
+    if (p && *p) {
+        size_t len = strcspn(p, "|");
+        snprintf(t.s, sizeof t.s, "%.*s", (int)len, p);
+    }
+    return t;
+}
+
+/* The longest value a STRING option's field holds. */
+static size_t
+string_max(const struct iok_option *o)
+{
+    return o->size == IOK_OPT_HEAP ? SIZE_MAX - 1 : (o->size ? o->size : IOK_OPT_STRLEN) - 1;
+}
+
+/* A STRING option's value: its array, or the heap string its field points to. */
+static const char *
+string_of(const struct iok_option *o, const void *f)
+{
+    return o->size == IOK_OPT_HEAP ? *(char *const *)f : (const char *)f;
+}
+
+static int
+set_string(const struct iok_option *o, void *f, const char *value)
+{
+    if (o->size != IOK_OPT_HEAP) {
+        strcpy((char *)f, value);
+        return IOK_OK;
+    }
+    char *copy = strdup(value);
+    if (!copy)
+        return iok_error(IOK_EIO, "out of memory for the value of --%s", o->name);
+    free(*(char **)f);
+    *(char **)f = copy;
+    return IOK_OK;
 }
 
 void
@@ -169,19 +215,24 @@ iok_opts_set(const struct iok_optset *set, const struct iok_option *o, const cha
         *(double *)f = d;
         return IOK_OK;
     }
-    case IOK_OPT_CHOICE:
-        if (!choice_ok(o->choices, value))
+    case IOK_OPT_CHOICE: {
+        int i = iok_choice_index(o->choices, value);
+        if (i < 0)
             return iok_error(IOK_EUSAGE, "%s: --%s takes one of %s, not '%s'", where, o->name,
                              o->choices, iok_quote(value));
-        /* fall through */
-    case IOK_OPT_STRING:
-        if (strlen(value) >= IOK_OPT_STRLEN)
-            return iok_error(IOK_EUSAGE,
-                             "%s: value of --%s is %zu characters, more than the %d an option "
-                             "holds: shorten it (a path relative to the working directory)",
-                             where, o->name, strlen(value), IOK_OPT_STRLEN - 1);
-        strcpy((char *)f, value);
+        *(int *)f = i;
         return IOK_OK;
+    }
+    case IOK_OPT_STRING:
+        if (strlen(value) > string_max(o))
+            return iok_error(IOK_EUSAGE,
+                             "%s: value of --%s is %zu characters, more than the %zu an option "
+                             "holds: shorten it%s",
+                             where, o->name, strlen(value), string_max(o),
+                             string_max(o) + 1 >= IOK_OPT_STRLEN
+                                 ? " (a path relative to the working directory)"
+                                 : "");
+        return set_string(o, f, value);
     case IOK_OPT_INT3: {
         int *out = f;
         int vals[3], n = 0;
@@ -233,8 +284,11 @@ iok_opts_defaults(const struct iok_optset *set)
             *(double *)f = 0;
             break;
         case IOK_OPT_STRING:
+            if (set_string(o, f, "") != IOK_OK)
+                return IOK_EIO;
+            break;
         case IOK_OPT_CHOICE:
-            ((char *)f)[0] = '\0';
+            *(int *)f = IOK_CHOICE_UNSET;
             break;
         case IOK_OPT_INT3:
             memset(f, 0, 3 * sizeof(int));
@@ -244,6 +298,16 @@ iok_opts_defaults(const struct iok_optset *set)
             return IOK_EUSAGE; /* a bug in a table, caught by the unit tests */
     }
     return IOK_OK;
+}
+
+void
+iok_opts_release(const struct iok_optset *set)
+{
+    for (const struct iok_option *o = set->opts; o && o->name; o++)
+        if (o->type == IOK_OPT_STRING && o->size == IOK_OPT_HEAP) {
+            free(*(char **)field(set, o));
+            *(char **)field(set, o) = NULL;
+        }
 }
 
 static const struct iok_option *
@@ -286,8 +350,10 @@ iok_opts_format(const struct iok_optset *set, const struct iok_option *o, char *
         snprintf(out, outlen, "%g", *(const double *)f);
         break;
     case IOK_OPT_STRING:
+        snprintf(out, outlen, "%s", string_of(o, f));
+        break;
     case IOK_OPT_CHOICE:
-        snprintf(out, outlen, "%s", (const char *)f);
+        snprintf(out, outlen, "%s", iok_choice_name(o->choices, *(const int *)f).s);
         break;
     case IOK_OPT_INT3: {
         const int *v = f;

@@ -1,14 +1,43 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Releasing a kernel's plan; checking its pass order. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "iokernels/error.h"
+#include "iokernels/grow.h"
 #include "iokernels/kernel.h"
+
+int
+iok_plan_add_file(struct iok_plan *plan, struct iok_file_plan **fp)
+{
+    int64_t cap = plan->files_cap;
+    if (iok_grow((void **)&plan->files, &cap, (int64_t)plan->nfiles + 1, sizeof *plan->files) ||
+        cap > INT32_MAX)
+        return iok_error(IOK_EIO, "out of memory for the plan's %d files", plan->nfiles + 1);
+    plan->files_cap = (int)cap;
+    *fp = &plan->files[plan->nfiles++];
+    memset(*fp, 0, sizeof **fp);
+    return IOK_OK;
+}
+
+int *
+iok_plan_pass_order(struct iok_plan *plan, int n)
+{
+    int *p = realloc(plan->pass_order, (size_t)(n > 0 ? n : 1) * sizeof *p);
+    if (!p) {
+        iok_error(IOK_EIO, "out of memory for the plan's order of %d passes", n);
+        return NULL;
+    }
+    return plan->pass_order = p;
+}
 
 void
 iok_plan_free(struct iok_plan *plan)
 {
     for (int f = 0; f < plan->nfiles; f++)
         iok_schema_free(&plan->files[f].schema);
+    free(plan->files);
+    free(plan->pass_order);
     if (plan->free_priv && plan->priv)
         plan->free_priv(plan->priv);
     memset(plan, 0, sizeof *plan);
@@ -37,12 +66,10 @@ iok_plan_order_valid(const struct iok_plan *plan)
         return 0;
     for (int i = 0; i < plan->npass_order; i++) {
         int e = plan->pass_order[i];
-        if (e >= IOK_PASS_FILEGROUP(0) ? !group_valid(plan, e - IOK_PASS_FILEGROUP(0))
-                                       : e < 0 || e >= 2 * plan->nfiles)
+        if (e < 0 ? !group_valid(plan, IOK_PASS_GROUP_OF(e)) : e >= 2 * plan->nfiles)
             return 0;
         for (int j = i + 1; j < plan->npass_order; j++)
-            if (plan->pass_order[j] == e ||
-                (e < IOK_PASS_FILEGROUP(0) && e % 2 && plan->pass_order[j] == e - 1))
+            if (plan->pass_order[j] == e || (e >= 0 && e % 2 && plan->pass_order[j] == e - 1))
                 return 0;
     }
     return 1;

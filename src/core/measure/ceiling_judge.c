@@ -56,7 +56,7 @@ iok_ceiling_judge(const struct iok_run *run, struct iok_pass_result *p)
                  "(%s)",
                  (long long)p->os.read_bytes, (long long)p->bytes,
                  p->cache[0] ? "the cache drop did not reach these pages" : "try --drop-caches");
-    } else if (writing && !run->core.fsync) {
+    } else if (writing && !run->core->fsync) {
         snprintf(c->reason, sizeof c->reason,
                  "buffered: without --fsync the pass and the probe both wrote into the page "
                  "cache, at memory speed, which varies from run to run (%s); --fsync measures "

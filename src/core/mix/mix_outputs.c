@@ -82,7 +82,7 @@ iok_member_planned(struct iok_member_run *m, const struct iok_run *run, const st
         if (one < 0 ||
             __builtin_mul_overflow(one, (int64_t)(fp->per_rank ? run->nprocs : 1), &need))
             need = 0;
-        describe(f, fp->path, need, run->core.overwrite);
+        describe(f, fp->path, need, run->core->overwrite);
     }
     if (fclose(f) != 0 || !m->planned)
         return iok_error(IOK_EIO, "out of memory for the mix's file list");

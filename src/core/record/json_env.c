@@ -171,12 +171,12 @@ iok_hints_json(const struct iok_run *run)
     }
     json_t *orig = json_object();
     for (const struct iok_kernel_hint *h = run->original_hints; h && h->key; h++)
-        if (!run->core.no_original_hints &&
+        if (!run->core->no_original_hints &&
             (!h->backend || !strcmp(h->backend, run->backend->name)))
             json_object_set_new(orig, h->key, iok_json_text(h->value));
     return json_pack(
         "{s:o, s:o, s:o, s:b, s:o}", "original", orig, "requested", info_json(run->hints), "file",
-        run->core.hints_file[0] ? iok_json_text(run->core.hints_file) : json_null(),
+        run->core->hints_file[0] ? iok_json_text(run->core->hints_file) : json_null(),
         "passed_to_library", (run->backend->caps & IOK_CAP_HINTS) != 0, "environment", env);
 }
 
@@ -209,8 +209,11 @@ iok_option_json(const struct iok_optset *set, const struct iok_option *o)
         const int *v = (const int *)f;
         return json_pack("[i, i, i]", v[0], v[1], v[2]);
     }
-    case IOK_OPT_STRING:
     case IOK_OPT_CHOICE:
+        return iok_json_text(iok_choice_name(o->choices, *(const int *)f).s);
+    case IOK_OPT_STRING:
+        if (o->size == IOK_OPT_HEAP)
+            return iok_json_text(*(char *const *)f);
         break;
     }
     return iok_json_text(f);

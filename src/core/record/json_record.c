@@ -262,7 +262,7 @@ build(const struct iok_json_input *in, const char *hosts)
         json_array_append_new(files, iok_json_text(in->plan->files[f].path));
     for (int i = 0; i < in->argc; i++)
         json_array_append_new(argv, iok_json_text(in->argv[i]));
-    int any_check = run->core.verify;
+    int any_check = run->core->verify;
 
     json_t *j = json_object();
     json_object_set_new(j, "schema_version", json_integer(IOK_JSON_SCHEMA));
@@ -270,10 +270,13 @@ build(const struct iok_json_input *in, const char *hosts)
     json_object_set_new(
         j, "backend",
         iok_json_text(in->kernel->flags & IOK_KERNEL_TOOL ? "none" : run->backend->name));
-    json_object_set_new(j, "mode", iok_json_text(run->core.mode));
+    json_object_set_new(j, "mode",
+                        iok_json_text(iok_choice_name(IOK_MODE_CHOICES, run->core->mode).s));
     json_object_set_new(j, "io", iok_json_text(run->collective ? "coll" : "indep"));
-    json_object_set_new(j, "api", iok_json_text(run->core.api));
-    json_object_set_new(j, "barriers", iok_json_text(run->core.barriers));
+    json_object_set_new(j, "api",
+                        iok_json_text(iok_choice_name(IOK_API_CHOICES, run->core->api).s));
+    json_object_set_new(
+        j, "barriers", iok_json_text(iok_choice_name(IOK_BARRIERS_CHOICES, run->core->barriers).s));
     json_object_set_new(j, "time_convention",
                         iok_json_text("adjusted open-close span: earliest open start to latest "
                                       "close end on the job's clock, less the suite's own work "
@@ -281,8 +284,8 @@ build(const struct iok_json_input *in, const char *hosts)
                                       "raw span)"));
     if (iok_clock.rounds > 0) /* a run a signal ends before the estimate has none */
         json_object_set_new(j, "clock", clock_json());
-    if (run->core.deadline > 0)
-        json_object_set_new(j, "deadline_seconds", json_real(run->core.deadline));
+    if (run->core->deadline > 0)
+        json_object_set_new(j, "deadline_seconds", json_real(run->core->deadline));
     json_object_set_new(j, "nprocs", json_integer(run->nprocs));
     json_object_set_new(j, "argv", argv);
     json_object_set_new(j, "options", options_json(in));
@@ -303,7 +306,7 @@ build(const struct iok_json_input *in, const char *hosts)
     json_object_set_new(j, "thresholds",
                         json_pack("{s:f, s:f}", "ceiling_margin", IOK_CEILING_MARGIN,
                                   "from_storage_fraction", IOK_FROM_STORAGE_FRACTION));
-    json_object_set_new(j, "iterations", iterations_json(res, run->core.iterations));
+    json_object_set_new(j, "iterations", iterations_json(res, run->core->iterations));
     json_object_set_new(j, "passes", passes);
     /* the whole process (every pass; /usr/bin/time sees only the last), per rank */
     if (res->npasses)

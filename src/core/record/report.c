@@ -97,14 +97,15 @@ span_lines(const struct iok_run *run, const struct iok_pass_result *p, FILE *out
             "       clocks: one for the job, ranks' offsets against rank 0 spread %.3g s "
             "(estimated within %.2g s), corrected; the ranks' own clocks would give %.4f s\n",
             iok_clock.offset_max - iok_clock.offset_min, iok_clock.error_max, p->span_unsynced);
-    fprintf(out, "       I/O phases, job s (barriers: %s):", run->core.barriers);
+    fprintf(out, "       I/O phases, job s (barriers: %s):",
+            iok_choice_name(IOK_BARRIERS_CHOICES, run->core->barriers).s);
     for (size_t i = 0; i < sizeof io / sizeof io[0]; i++)
         if (p->ph[io[i]].count)
             fprintf(out, " %s %.4f", iok_phase_names[io[i]], p->ph[io[i]].job);
     fprintf(out, "; sum %.4f\n", p->phase_sum);
     if (p->stonewalled)
         fprintf(out, "       stonewalled: --deadline %g s stopped the pass after %d of %d steps\n",
-                run->core.deadline, p->steps_done, p->steps_planned);
+                run->core->deadline, p->steps_done, p->steps_planned);
 }
 
 void
@@ -115,7 +116,8 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
     int64_t free_bytes;
     fprintf(out, "-- iokernels --\n");
     fprintf(out, "backend                  : %s (%s), %s, %s API\n", run->backend->name,
-            run->backend->version(), run->collective ? "collective" : "independent", run->core.api);
+            run->backend->version(), run->collective ? "collective" : "independent",
+            iok_choice_name(IOK_API_CHOICES, run->core->api).s);
     if (run->backend->caps & IOK_CAP_HINTS) /* the backends that write through MPI-IO */
         iok_mpiio_layer_report(out);
     if (plan->nfiles) {
@@ -143,11 +145,11 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
                 crowd[0] ? "OVERSUBSCRIBED, times include CPU contention" : "");
     }
     fprintf(out, "input parsing + planning : %12.4f s\n", res->parse_time);
-    if (run->core.fsync)
+    if (run->core->fsync)
         fprintf(out, "fsync                    : inside the timed write (flush phase)\n");
     for (int i = 0; i < res->npasses; i++) {
         const struct iok_pass_result *p = &res->pass[i];
-        if (run->core.iterations > 1)
+        if (run->core->iterations > 1)
             fprintf(out, "[iteration %d] ", p->iteration);
         fprintf(out,
                 "%-6s %s: %.2f MiB in %.4f s (adjusted span), %.2f MiB/s, %lld requests as "
@@ -162,7 +164,7 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
         span_lines(run, p, out);
         fprintf(out, "       not I/O: requests %.4f s, data generation %.4f s%s, check %.4f s",
                 p->ph[IOK_PH_REQUESTS].rank.max, p->ph[IOK_PH_DATAGEN].rank.max,
-                p->op == IOK_OP_WRITE && iok_values_named(run->core.values) == IOK_VALUES_ONCE
+                p->op == IOK_OP_WRITE && run->core->values == IOK_VALUES_ONCE
                     ? " (--values once: every record the first's)"
                     : "",
                 p->ph[IOK_PH_CHECK].rank.max);
@@ -172,13 +174,13 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
         fprintf(out, "       peak memory per rank (MiB): min %.1f avg %.1f max %.1f%s\n",
                 p->peak_rss.min / MiB, p->peak_rss.avg / MiB, p->peak_rss.max / MiB,
                 p->peak_rss_process ? " (since the process started: could not reset VmHWM)" : "");
-        os_bytes(p, fstype, run->core.fsync, out);
+        os_bytes(p, fstype, run->core->fsync, out);
         if (p->cache[0])
             fprintf(out, "       page cache dropped before the read: %s\n", p->cache);
         if (p->source[0])
             fprintf(out, "       read %s %s\n", p->source_known ? "from" : "source", p->source);
         iok_hints_report(run, p, out);
-        if (p->op != IOK_OP_WRITE && (run->core.verify || p->op == IOK_OP_VERIFY))
+        if (p->op != IOK_OP_WRITE && (run->core->verify || p->op == IOK_OP_VERIFY))
             fprintf(out, "       verify: %lld values checked, %lld mismatches%s%s\n",
                     (long long)p->checked, (long long)p->mismatches,
                     p->first_bad[0] ? "; first: " : "", p->first_bad);
@@ -193,6 +195,6 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
                 "resets the high-water mark)\n",
                 m->min / MiB, m->avg / MiB, m->max / MiB);
     }
-    if (run->core.iterations > 1)
+    if (run->core->iterations > 1)
         iok_report_iterations(run, res, out);
 }

@@ -5,6 +5,7 @@
  * in the file (type, records, identity), so that `iokernels replay` writes
  * the same bytes as the kernel did: the values are a function of (seed,
  * variable, record, element), not of the byte offset. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,18 +28,18 @@ iok_reqlog_export_check(const struct iok_run *run, const struct iok_plan *plan)
                          "--export-replay writes the byte requests of the mpiio backend, not %s: "
                          "add --backend mpiio",
                          run->backend->name);
-    char dir[IOK_OPT_STRLEN];
-    iok_dirname(run->core.export_replay, dir, sizeof dir);
+    char dir[PATH_MAX];
+    iok_dirname(run->core->export_replay, dir, sizeof dir);
     if (run->rank == 0 && access(dir, W_OK) != 0) /* before the passes, not after them */
         return iok_error(IOK_EUSAGE,
                          "--export-replay: cannot write %s: its directory %s is missing or not "
                          "writable",
-                         run->core.export_replay, dir);
-    if (run->rank == 0 && !run->core.overwrite && access(run->core.export_replay, F_OK) == 0)
+                         run->core->export_replay, dir);
+    if (run->rank == 0 && !run->core->overwrite && access(run->core->export_replay, F_OK) == 0)
         return iok_error(IOK_EUSAGE,
                          "--export-replay: %s exists: pass --overwrite to replace it, or remove it",
-                         run->core.export_replay);
-    if (iok_values_named(run->core.values) == IOK_VALUES_ONCE)
+                         run->core->export_replay);
+    if (run->core->values == IOK_VALUES_ONCE)
         return iok_error(IOK_EUSAGE, "--export-replay describes each record's own values: drop "
                                      "--values once");
     for (int f = 0; f < plan->nfiles; f++)
@@ -123,7 +124,7 @@ iok_reqlog_export(const char *path, const struct iok_reqlog *log, const struct i
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
     fprintf(out, "iokernels-replay 2\n");
     fprintf(out, "source iokernels %s --export-replay (mpiio, seed %lld, %s)\n", kernel,
-            (long long)run->core.seed, date);
+            (long long)run->core->seed, date);
     fprintf(out, "ranks %d\n", run->nprocs);
     write_files(out, plan);
     for (int64_t i = 0; i < log->nops; i++) {

@@ -133,7 +133,7 @@ static int
 flush_files(struct iok_pass *p)
 {
     const struct iok_backend *be = p->run->backend;
-    for (int i = 0; i < p->nfiles && p->run->core.fsync; i++) {
+    for (int i = 0; i < p->nfiles && p->run->core->fsync; i++) {
         if (!(p->f[i].mode & IOK_PF_WRITE))
             continue;
         iok_pass_start(p, IOK_PH_FLUSH);
@@ -233,7 +233,7 @@ run_pass(struct iok_pass *p, struct iok_pass_result *out, int rc)
     MPI_Allreduce(&reset, &all_reset, 1, MPI_INT, MPI_MIN, run->comm);
     out->peak_rss_process = !all_reset;
     /* all ranks start the pass together, unless --barriers none */
-    if (strcmp(run->core.barriers, "none") != 0)
+    if (run->core->barriers != IOK_BARRIERS_NONE)
         iok_barrier(run->comm);
     struct iok_osbytes os0, os1;
     iok_osbytes_now(&os0);
@@ -279,13 +279,13 @@ begin(struct iok_pass *p, const struct iok_kernel *k, const void *kopts, const s
                            .nsteps = nsteps,
                            .every = 1,
                            .kept_file = -1,
-                           .seed = (uint64_t)run->core.seed,
-                           .how = iok_values_named(run->core.values),
-                           .phase_barriers = !strcmp(run->core.barriers, "phase")};
-    if (run->core.shift_ranks && (p->shifted = malloc(sizeof *p->shifted))) {
+                           .seed = (uint64_t)run->core->seed,
+                           .how = run->core->values,
+                           .phase_barriers = run->core->barriers == IOK_BARRIERS_PHASE};
+    if (run->core->shift_ranks && (p->shifted = malloc(sizeof *p->shifted))) {
         *p->shifted = *run;
         p->shifted->rank =
-            (run->rank + run->core.shift_ranks % run->nprocs + run->nprocs) % run->nprocs;
+            (run->rank + run->core->shift_ranks % run->nprocs + run->nprocs) % run->nprocs;
     }
     iok_timeline_init(&p->tl);
     iok_reqlist_init(&p->rl);
@@ -297,7 +297,7 @@ begin(struct iok_pass *p, const struct iok_kernel *k, const void *kopts, const s
     p->slot = malloc((size_t)(plan->nfiles ? plan->nfiles : 1) * sizeof *p->slot);
     for (int f = 0; p->slot && f < plan->nfiles; f++)
         p->slot[f] = -1;
-    return p->seg && p->f && p->slot && (p->shifted || !run->core.shift_ranks)
+    return p->seg && p->f && p->slot && (p->shifted || !run->core->shift_ranks)
                ? IOK_OK
                : iok_error(IOK_EIO, "out of memory for the pass of %s", plan->files[0].path);
 }
@@ -334,8 +334,8 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     /* --agree-every K: the ranks meet every K steps, unless every rank must
      * enter the same library calls each step (collective transfers on a
      * shared file): there a failure must be known before the next step */
-    if (run->core.agree_every > 1 && !(run->collective && !fp->per_rank))
-        p.every = run->core.agree_every;
+    if (run->core->agree_every > 1 && !(run->collective && !fp->per_rank))
+        p.every = run->core->agree_every;
     out->agree_every = p.every;
     return run_pass(&p, out, rc);
 }
@@ -345,31 +345,36 @@ static int
 group_files(struct iok_pass *p, const struct iok_filegroup *gr, struct iok_pass_result *out)
 {
     const struct iok_backend *be = p->run->backend;
-    int mode[IOK_MAX_FILES] = {0}, shared = 0;
+    int *mode = calloc((size_t)p->plan->nfiles + 1, sizeof *mode), shared = 0, rc = IOK_OK;
     p->nfiles = 0;
+    if (!mode)
+        return iok_error(IOK_EIO, "out of memory opening a group of %d files", p->plan->nfiles);
     for (int i = 0; i < gr->nsteps; i++)
         mode[gr->steps[i].file] |= gr->steps[i].op == IOK_OP_WRITE ? IOK_PF_WRITE : IOK_PF_READ;
-    for (int file = 0; file < p->plan->nfiles; file++) {
+    for (int file = 0; file < p->plan->nfiles && rc == IOK_OK; file++) {
         if (!mode[file])
             continue;
         const struct iok_file_plan *fp = &p->plan->files[file];
         size_t len = strlen(out->path);
         snprintf(out->path + len, sizeof out->path - len, "%s%s", len ? " + " : "", fp->path);
-        if (mode[file] == (IOK_PF_WRITE | IOK_PF_READ) && !(be->caps & IOK_CAP_READWRITE))
-            return iok_error(IOK_EIO,
-                             "%s cannot open %s for reading and writing at once (a kernel "
-                             "bug: it grouped the file's reads with its writes)",
-                             be->name, fp->path);
+        if (mode[file] == (IOK_PF_WRITE | IOK_PF_READ) && !(be->caps & IOK_CAP_READWRITE)) {
+            rc = iok_error(IOK_EIO,
+                           "%s cannot open %s for reading and writing at once (a kernel "
+                           "bug: it grouped the file's reads with its writes)",
+                           be->name, fp->path);
+            break;
+        }
         struct iok_pass_file *f = &p->f[p->nfiles];
         p->slot[file] = p->nfiles++;
         *f = (struct iok_pass_file){.file = file, .mode = mode[file]};
         p->writes |= mode[file] & IOK_PF_WRITE;
         shared |= !fp->per_rank;
-        IOK_TRY(iok_pass_file_init(p, f, -1));
+        rc = iok_pass_file_init(p, f, -1);
     }
-    if (p->run->core.agree_every > 1 && !(p->run->collective && shared))
-        p->every = p->run->core.agree_every;
-    return IOK_OK;
+    free(mode);
+    if (rc == IOK_OK && p->run->core->agree_every > 1 && !(p->run->collective && shared))
+        p->every = p->run->core->agree_every;
+    return rc;
 }
 
 int

@@ -102,7 +102,7 @@ iok_pass_file_init(struct iok_pass *p, struct iok_pass_file *f, int records)
     /* the output a signal or a failure removes: one this run creates
      * (without --overwrite a later iteration's file is the first one's) */
     f->partial = writing && !noio && f->mine &&
-                 (access(f->path, F_OK) != 0 || (p->iteration > 0 && !run->core.overwrite));
+                 (access(f->path, F_OK) != 0 || (p->iteration > 0 && !run->core->overwrite));
     return IOK_OK;
 }
 
@@ -116,7 +116,7 @@ check_file(struct iok_pass *p, struct iok_pass_file *f)
     if (!f->mine || (be->caps & IOK_CAP_NOIO))
         return IOK_OK;
     /* a later iteration's file is the run's (removed before it: iteration_reset.c) */
-    int over = run->core.overwrite || p->iteration > 0;
+    int over = run->core->overwrite || p->iteration > 0;
     if (!(f->mode & IOK_PF_WRITE))
         return iok_check_input_kind(f->path, be->name, f->s);
     IOK_TRY(iok_check_output_path(f->path, over, !strcmp(be->name, "adios2"), &f->claimed));
@@ -178,7 +178,7 @@ iok_pass_files(struct iok_pass *p, struct iok_pass_result *out, int rc)
     for (int i = 0; i < p->nfiles && !noio; i++)
         iok_sync_node(run->comm, p->f[i].path);
     out->synced_before = !noio;
-    for (int i = 0; i < p->nfiles && !noio && run->core.drop_caches; i++)
+    for (int i = 0; i < p->nfiles && !noio && run->core->drop_caches; i++)
         if (p->f[i].mode == IOK_PF_READ) /* files the pass creates are in no cache yet */
             iok_drop_caches(run->comm, p->f[i].path, p->f[i].per_rank, out->cache,
                             sizeof out->cache);
@@ -206,7 +206,7 @@ iok_pass_remove_failed(struct iok_pass *p, int rc)
      * --keep-partial asks for it; partial: the ranks agreed that the file
      * is the run's own (new, or a later iteration's). Its line is printed
      * already. */
-    if (rc == IOK_OK || p->run->core.keep_partial)
+    if (rc == IOK_OK || p->run->core->keep_partial)
         return;
     for (int i = 0; p->f && i < p->nfiles; i++)
         if (p->f[i].partial && p->f[i].mine)

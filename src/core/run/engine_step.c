@@ -217,7 +217,7 @@ iok_pass_step(struct iok_pass *p, int i, int *outcome)
     const struct iok_schema *s = pf->s;
     const int writing = st->op == IOK_OP_WRITE;
     const int checking = !(be->caps & IOK_CAP_NOIO) &&
-                         (st->op == IOK_OP_VERIFY || (st->op == IOK_OP_READ && run->core.verify));
+                         (st->op == IOK_OP_VERIFY || (st->op == IOK_OP_READ && run->core->verify));
     const int meet = i % p->every == 0;
     /* after the step's I/O, before the suite's CPU work (see below) */
     const int meet_io = run->nprocs > 1 && i % p->every == p->every - 1 &&
@@ -231,8 +231,8 @@ iok_pass_step(struct iok_pass *p, int i, int *outcome)
     if (agreed)
         return rc;
     /* one agreement per step, untimed: the lists, the call counts, the deadline */
-    int stop_now =
-        meet && run->core.deadline > 0 && i > 0 && iok_now() - p->open_start >= run->core.deadline;
+    int stop_now = meet && run->core->deadline > 0 && i > 0 &&
+                   iok_now() - p->open_start >= run->core->deadline;
     double t = iok_now();
     if (rc && writing)
         iok_note_full(pf->path, p->err);

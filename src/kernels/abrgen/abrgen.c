@@ -45,7 +45,7 @@ abrgen_configure(void *kopts, struct iok_core_opts *core, int (*given)(const cha
     if (!o->output[0])
         snprintf(o->output, sizeof o->output, "s%dx%dx%dL%dr%db%d-%d.abr", o->p.domain, o->p.domain,
                  o->p.domain, o->p.levels, o->p.ratio, o->p.min_box, o->p.max_box);
-    if (strcmp(core->mode, "") && strcmp(core->mode, "write"))
+    if (core->mode != IOK_MODE_UNSET && core->mode != IOK_MODE_WRITE)
         return iok_error(IOK_EUSAGE, "abrgen only writes a grid file: drop --mode");
     return IOK_OK;
 }
@@ -91,7 +91,7 @@ abrgen_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     plan->free_priv = free_grid;
     plan->nfiles = 0;
     IOK_TRY(abrgen_make(&o->p, g));
-    return run->rank == 0 ? write_grid(o, g, run->core.overwrite) : IOK_OK;
+    return run->rank == 0 ? write_grid(o, g, run->core->overwrite) : IOK_OK;
 }
 
 static int

@@ -118,8 +118,8 @@ amrex_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     st->hdf5 = (run->backend->caps & need) == need;
     if (amrex_build(&st->h, o->ncells, o->max_grid_size, o->nlevs, o->ncomp, run->nprocs))
         return iok_error(IOK_EIO, "out of memory building the AMReX boxes");
-    struct iok_file_plan *fp = &plan->files[0];
-    plan->nfiles = 1;
+    struct iok_file_plan *fp;
+    IOK_TRY(iok_plan_add_file(plan, &fp));
     if (snprintf(fp->path, sizeof fp->path, "%s/plt00000%s", o->dir, run->backend->ext) >=
         (int)sizeof fp->path)
         return iok_error(IOK_EUSAGE, "--dir %s is too long", o->dir);
@@ -127,7 +127,7 @@ amrex_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     if (amr_schema(&fp->schema, &st->h, AMR_AMREX, st->hdf5, &st->ids))
         return iok_error(IOK_EIO, "cannot build the AMReX plotfile schema");
     if (o->particles) {
-        fp = &plan->files[plan->nfiles++];
+        IOK_TRY(iok_plan_add_file(plan, &fp));
         if (snprintf(fp->path, sizeof fp->path, "%s/plt00000_particles%s", o->dir,
                      run->backend->ext) >= (int)sizeof fp->path)
             return iok_error(IOK_EUSAGE, "--dir %s is too long", o->dir);

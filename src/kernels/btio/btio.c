@@ -139,17 +139,17 @@ static int
 btio_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *name))
 {
     struct btio_opts *o = kopts; /* --method, --dumps, --grid: ranges of the table */
-    if (!strcmp(core->mode, "both"))
+    if (core->mode == IOK_MODE_BOTH)
         return iok_error(IOK_EUSAGE, "BTIO writes or reads in one run: --mode write or read");
     if (!given("backend"))
         strcpy(core->backend, o->method <= 1 ? "mpiio" : "pnetcdf");
     int pnetcdf = !strcmp(core->backend, "pnetcdf");
     if (!given("api"))
-        strcpy(core->api, pnetcdf && o->method == 3 ? "nonblocking" : "blocking");
+        core->api = pnetcdf && o->method == 3 ? IOK_API_NONBLOCKING : IOK_API_BLOCKING;
     if (!given("collective") && !given("independent"))
-        strcpy(core->io, o->method == 1 ? "indep" : "coll");
+        core->io = o->method == 1 ? IOK_IO_INDEP : IOK_IO_COLL;
     else
-        strcpy(core->io, given("independent") ? "indep" : "coll");
+        core->io = given("independent") ? IOK_IO_INDEP : IOK_IO_COLL;
     return IOK_OK;
 }
 
@@ -173,8 +173,8 @@ static int
 btio_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
 {
     const struct btio_opts *o = kopts; /* the rank rules held (btio_check_ranks) */
-    struct iok_file_plan *fp = &plan->files[0];
-    plan->nfiles = 1;
+    struct iok_file_plan *fp;
+    IOK_TRY(iok_plan_add_file(plan, &fp));
     if (snprintf(fp->path, sizeof fp->path, "%s/btio%s", o->dir, run->backend->ext) >=
         (int)sizeof fp->path)
         return iok_error(IOK_EUSAGE, "--dir %s is too long for its file btio%s (%d characters)",

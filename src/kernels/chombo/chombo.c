@@ -30,14 +30,18 @@
 
 #define DEFAULT_GRIDS "grids/s64x64x64L2r4b8-32.abr"
 
+/* --transfer: the enum in the order of its choices */
+#define CHOMBO_TRANSFER_CHOICES "independent|collective"
+enum chombo_transfer { CHOMBO_INDEPENDENT, CHOMBO_COLLECTIVE };
+
 struct chombo_opts {
     char grids[IOK_OPT_STRLEN];
     int ncomp; /* at most CHOMBO_MAX_NCOMP */
     int replicate[3];
-    char ordering[IOK_OPT_STRLEN];
+    enum chombo_ordering ordering;
     char output[IOK_OPT_STRLEN];
     int aggregate;
-    char transfer[IOK_OPT_STRLEN];
+    enum chombo_transfer transfer;
 };
 
 static const struct iok_option chombo_options[] = {
@@ -52,7 +56,7 @@ static const struct iok_option chombo_options[] = {
      "copies of the grid along x,y,z (input file: replication)", .min = "1", .unit = "copies"},
     {"ordering", 0, IOK_OPT_CHOICE, offsetof(struct chombo_opts, ordering), "morton",
      "order of each level's boxes before load balancing (random uses --seed)",
-     "morton|lexicographic|file|random"},
+     CHOMBO_ORDERING_CHOICES},
     {"output", 0, IOK_OPT_STRING, offsetof(struct chombo_opts, output), NULL,
      "output file (default phi.hdf5, or phi.<ext> for backends other than hdf5)",
      .metavar = "FILE"},
@@ -60,7 +64,7 @@ static const struct iok_option chombo_options[] = {
      "write a rank's boxes of a level in one call (input file: aggregate_boxes = 1)"},
     {"transfer", 0, IOK_OPT_CHOICE, offsetof(struct chombo_opts, transfer), "independent",
      "transfers unless --collective or --independent is given (input file: collective = 0|1)",
-     "independent|collective"},
+     CHOMBO_TRANSFER_CHOICES},
     {NULL}};
 
 struct chombo_state {
@@ -162,9 +166,9 @@ chombo_configure(void *kopts, struct iok_core_opts *core, int (*given)(const cha
     if (!given("backend") && iok_backend_known("hdf5"))
         strcpy(core->backend, "hdf5"); /* the original's library */
     if (!given("collective") && !given("independent"))
-        strcpy(core->io, strcmp(o->transfer, "collective") ? "indep" : "coll");
+        core->io = o->transfer == CHOMBO_COLLECTIVE ? IOK_IO_COLL : IOK_IO_INDEP;
     else
-        strcpy(core->io, given("independent") ? "indep" : "coll");
+        core->io = given("independent") ? IOK_IO_INDEP : IOK_IO_COLL;
     return IOK_OK;
 }
 
@@ -197,7 +201,7 @@ check_timmy(struct chombo_state *st, const char *output, const struct iok_run *r
     const char *slash = strrchr(output, '/');
     int dirlen = slash ? (int)(slash - output) : 1;
     snprintf(st->timmy, sizeof st->timmy, "%.*s/timmy.txt", dirlen, slash ? output : ".");
-    if (run->rank != 0 || run->core.quiet || run->core.overwrite || access(st->timmy, F_OK))
+    if (run->rank != 0 || run->core->quiet || run->core->overwrite || access(st->timmy, F_OK))
         return IOK_OK;
     return iok_error(IOK_EUSAGE, "%s exists: pass --overwrite to replace it, or remove it",
                      st->timmy);
@@ -226,15 +230,15 @@ chombo_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     rc = chombo_replicate(&g, o->replicate, &rep);
     double dx0 = 1.0 / amr_box_len(&g.domain0, 0);
     abr_free(&g);
-    if (rc == IOK_OK && chombo_build(&rep, o->ncomp, dx0, chombo_ordering_parse(o->ordering),
-                                     (uint64_t)run->core.seed, run->nprocs, &st->h))
+    if (rc == IOK_OK && chombo_build(&rep, o->ncomp, dx0, o->ordering, (uint64_t)run->core->seed,
+                                     run->nprocs, &st->h))
         rc = iok_error(IOK_EIO, "out of memory balancing the Chombo boxes");
     abr_free(&rep);
     IOK_TRY(rc);
     st->replicas = o->replicate[0] * o->replicate[1] * o->replicate[2];
 
-    struct iok_file_plan *fp = &plan->files[0];
-    plan->nfiles = 1;
+    struct iok_file_plan *fp;
+    IOK_TRY(iok_plan_add_file(plan, &fp));
     fp->nsteps = 1;
     int n = o->output[0] ? snprintf(fp->path, sizeof fp->path, "%s", o->output)
             : st->hdf5   ? snprintf(fp->path, sizeof fp->path, "phi.hdf5")
@@ -290,7 +294,7 @@ chombo_report(const void *kopts, const struct iok_run *run, const struct iok_pla
     fprintf(out, "grids file     : %s, replication %d %d %d (%d copies)\n", st->grids_path,
             o->replicate[0], o->replicate[1], o->replicate[2], st->replicas);
     fprintf(out, "boxes          : %s order, Chombo LoadBalance on %d ranks, %d components\n",
-            o->ordering, run->nprocs, o->ncomp);
+            iok_choice_name(CHOMBO_ORDERING_CHOICES, o->ordering).s, run->nprocs, o->ncomp);
     fprintf(out, "writes         : %s, %s\n", run->collective ? "collective" : "independent",
             o->aggregate ? "a rank's boxes in one call per level" : "one call per box");
     amr_report_levels(&st->h, run->nprocs, out);

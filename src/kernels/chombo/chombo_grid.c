@@ -9,16 +9,6 @@
 #include "iokernels/error.h"
 
 int
-chombo_ordering_parse(const char *name)
-{
-    static const char *const names[] = {"morton", "lexicographic", "file", "random"};
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(name, names[i]))
-            return i;
-    return -1;
-}
-
-int
 chombo_replicate(const struct abr_grid *in, const int rep[3], struct abr_grid *out)
 {
     abr_init(out);

@@ -11,10 +11,9 @@
 #include "kernels/amr_common/abr.h"
 #include "kernels/amr_common/amr_layout.h"
 
+/* --ordering: the enum in the order of its choices */
+#define CHOMBO_ORDERING_CHOICES "morton|lexicographic|file|random"
 enum chombo_ordering { CHOMBO_MORTON, CHOMBO_LEX, CHOMBO_FILE, CHOMBO_RANDOM };
-
-/* "morton", "lexicographic", "file", "random"; -1 if none of them. */
-int chombo_ordering_parse(const char *name);
 
 /* out = in with every box of level l copied rx*ry*rz times, copy (i,j,k)
  * shifted by (i*Dx_l, j*Dy_l, k*Dz_l) (D_l: level l's domain extent), copies

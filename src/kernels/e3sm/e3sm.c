@@ -35,12 +35,12 @@ static const struct iok_option e3sm_options[] = {
     {"strategy", 'x', IOK_OPT_CHOICE, offsetof(struct e3sm_opts, strategy), "canonical",
      "I/O strategy: canonical (one file per history file, canonical order) or blob (each "
      "rank's data one block per variable, -g subfiles with an index)",
-     "canonical|blob"},
+     E3SM_STRATEGY_CHOICES},
     {"library", 'a', IOK_OPT_CHOICE, offsetof(struct e3sm_opts, api), NULL,
      "I/O library, as the original's -a (sets --backend; netcdf4 transfers independently, as "
      "the original's, unless --collective; the original's adios layout is refused: use "
      "--backend adios2)",
-     "pnetcdf|hdf5|netcdf4|adios|adios2|mpiio"},
+     E3SM_LIBRARY_CHOICES},
     {"hx", 'f', IOK_OPT_INT, offsetof(struct e3sm_opts, hx), "-1",
      "history files: 0 h0 only, 1 h1 only, -1 both (F and I cases)", .min = "-1", .max = "1"},
     {"subfiles", 'g', IOK_OPT_INT, offsetof(struct e3sm_opts, subfiles), "1",
@@ -63,19 +63,19 @@ static const struct iok_option e3sm_options[] = {
     {"xtype", 0, IOK_OPT_CHOICE, offsetof(struct e3sm_opts, xtype), "float",
      "external type of the header's float variables: float (the original's -j) or double (the "
      "original's default); the G case's are double either way",
-     "float|double"},
+     E3SM_XTYPE_CHOICES},
     {"fill-missing", 'u', IOK_OPT_BOOL, offsetof(struct e3sm_opts, fill_u), NULL,
      "the original's -u: write the maps' gap fillers (pairs after Dn.fill_starts) too, as "
      "--missing fill (this suite's behaviour without it too)"},
     {"missing", 0, IOK_OPT_CHOICE, offsetof(struct e3sm_opts, missing), "fill",
      "the maps' gap fillers (pairs after Dn.fill_starts): fill (written, the original's -u) or "
      "skip (the original's default)",
-     "fill|skip"},
+     E3SM_MISSING_CHOICES},
     {"no-sort", 'q', IOK_OPT_BOOL, offsetof(struct e3sm_opts, nosort_q), NULL,
      "keep each rank's requests in the map's order, unsorted and unmerged (the original's -q)"},
     {"rearrange", 0, IOK_OPT_CHOICE, offsetof(struct e3sm_opts, rearrange), "none",
      "box: move data to I/O ranks holding contiguous canonical ranges (PIO's box rearranger)",
-     "none|box"},
+     E3SM_REARRANGE_CHOICES},
     {"io-ranks", 0, IOK_OPT_INT, offsetof(struct e3sm_opts, io_ranks), "0",
      "I/O ranks of the rearranger (0: one per node)", .min = "0", .unit = "ranks"},
     {"replay", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, replay), NULL,
@@ -86,7 +86,7 @@ static const struct iok_option e3sm_options[] = {
      "generate the decomposition instead of reading a file: f:ne=N,procs=P (also np, nlev, "
      "pcols), g:cells=N,procs=P (edges, vertices, nlev), i:nlat=N,nlon=M,procs=P (land, "
      "levels=A/B/C/D); every parameter defaults to the shipped 16-rank case",
-     .metavar = "CASE:KEY=VALUE,..."},
+     .metavar = "CASE:KEY=VALUE,...", .size = IOK_OPT_SIZEOF(struct e3sm_opts, generate)},
     {"schema-dir", 0, IOK_OPT_STRING, offsetof(struct e3sm_opts, schema_dir), NULL,
      "directory of the history files' CDL headers and variables.tsv (default: data/e3sm of the "
      "suite's data: PREFIX/share/iokernels, or the source tree)",
@@ -122,20 +122,20 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
     if (o->noncontig)
         return iok_error(IOK_EUSAGE, "-m (noncontiguous user buffer) is not supported: each "
                                      "variable's data is one contiguous buffer");
-    if (o->float_j && !strcmp(o->xtype, "double"))
+    if (o->float_j && o->xtype == E3SM_XTYPE_DOUBLE)
         return iok_error(IOK_EUSAGE, "-j (float) contradicts --xtype double: give one");
-    if (o->fill_u && !strcmp(o->missing, "skip"))
+    if (o->fill_u && o->missing == E3SM_MISSING_SKIP)
         return iok_error(IOK_EUSAGE, "-u (fill the gaps) contradicts --missing skip: give one");
-    if (o->nosort_q && !strcmp(o->rearrange, "box"))
+    if (o->nosort_q && o->rearrange == E3SM_REARRANGE_BOX)
         return iok_error(IOK_EUSAGE, "-q (unsorted requests) and --rearrange box exclude each "
                                      "other: the rearranger orders every rank's data by offset");
-    int blob = !strcmp(o->strategy, "blob");
-    if (blob && !strcmp(o->rearrange, "box"))
+    int blob = o->strategy == E3SM_BLOB;
+    if (blob && o->rearrange == E3SM_REARRANGE_BOX)
         return iok_error(IOK_EUSAGE, "-x blob and --rearrange box exclude each other: blob "
                                      "writes each rank's data as one block already");
     if (o->io_ranks && o->stride > 1)
         return iok_error(IOK_EUSAGE, "-s and --io-ranks both choose the I/O ranks: give one");
-    if ((o->io_ranks || o->stride > 1) && strcmp(o->rearrange, "box"))
+    if ((o->io_ranks || o->stride > 1) && o->rearrange != E3SM_REARRANGE_BOX)
         return iok_error(IOK_EUSAGE, "%s moves the data to I/O ranks: add --rearrange box",
                          o->io_ranks ? "--io-ranks" : "-s");
     if (o->replay[0] && (blob || o->in[0] || !o->out[0]))
@@ -145,25 +145,26 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
                          o->replay);
     if (o->subfiles > 1 && !blob && !o->replay[0])
         return iok_error(IOK_EUSAGE, "-g (subfiles) applies to -x blob only");
-    if (o->api[0]) {
+    if (o->api != IOK_CHOICE_UNSET) {
+        const char *lib = iok_choice_name(E3SM_LIBRARY_CHOICES, o->api).s;
         if (given("backend"))
             return iok_error(IOK_EUSAGE, "-a and --backend both choose the library: give one");
-        if (!strncmp(o->api, "adios", 5) && iok_backend_known("adios2"))
+        if (!strncmp(lib, "adios", 5) && iok_backend_known("adios2"))
             return iok_error(IOK_EUSAGE,
                              "-a %s: the original's ADIOS2 output (-a adios) is its own BP "
                              "layout, not reproduced here; --backend adios2 writes the "
                              "canonical history files through ADIOS2 (with -x blob: the blob "
                              "subfiles as one dataset, the counterpart of -a adios -x blob)",
-                             o->api);
-        if (!iok_backend_known(o->api)) {
+                             lib);
+        if (!iok_backend_known(lib)) {
             char names[256] = "";
             for (int i = 0; i < iok_backend_count(); i++)
                 if (strcmp(iok_backend_name_at(i), "null"))
                     strcat(strcat(names, names[0] ? ", " : ""), iok_backend_name_at(i));
-            return iok_error(IOK_EUSAGE, "-a %s: this build has no %s backend (it has %s)", o->api,
-                             o->api, names);
+            return iok_error(IOK_EUSAGE, "-a %s: this build has no %s backend (it has %s)", lib,
+                             lib, names);
         }
-        strcpy(core->backend, o->api);
+        strcpy(core->backend, lib);
     }
     if (!core->backend[0])
         strcpy(core->backend, iok_backend_known("pnetcdf") ? "pnetcdf" : "mpiio");
@@ -173,14 +174,14 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
      * and the two do not match across ranks (a hang). Nonblocking iput_varn
      * + one wait_all per record, the original's, is safe. */
     if (!strcmp(core->backend, "pnetcdf") && !given("api"))
-        strcpy(core->api, "nonblocking"); /* iput_varn + one wait_all per record: the original */
+        core->api = IOK_API_NONBLOCKING; /* iput_varn + one wait_all per record: the original */
     /* The original's NetCDF-4 driver moves every variable's data with
      * nc_var_par_access NC_INDEPENDENT (one nc_put_vara / nc_get_vara per
      * subarray); so does -a netcdf4 here unless --collective is given.
      * Collective, every subarray is a collective HDF5 call on every rank:
      * F h0 on 4 ranks took 141 s against the original's 15 s. */
     if (!strcmp(core->backend, "netcdf4") && !given("collective") && !given("independent"))
-        strcpy(core->io, "indep");
+        core->io = IOK_IO_INDEP;
     /* -o writes and -i reads, as the original; --mode (sweeps pass it to
      * every kernel) may name the pass instead: the one name of -o or -i is
      * then the files written or read */
@@ -191,8 +192,9 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
             return iok_error(IOK_EUSAGE, "--mode with -i %s and -o %s: give one name", o->in,
                              o->out);
         if (!name[0])
-            return iok_error(IOK_EUSAGE, "--mode %s needs the files' name: -o NAME", core->mode);
-        int w = strcmp(core->mode, "read") != 0, r = strcmp(core->mode, "write") != 0;
+            return iok_error(IOK_EUSAGE, "--mode %s needs the files' name: -o NAME",
+                             iok_choice_name(IOK_MODE_CHOICES, core->mode).s);
+        int w = core->mode != IOK_MODE_READ, r = core->mode != IOK_MODE_WRITE;
         snprintf(o->out, sizeof o->out, "%s", w ? name : "");
         snprintf(o->in, sizeof o->in, "%s", r ? name : "");
     }
@@ -205,7 +207,7 @@ e3sm_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char 
                          "-i %s and -o %s: reading one set of files and writing another is not "
                          "supported; give the same name to both, or one of them",
                          o->in, o->out);
-    strcpy(core->mode, o->in[0] && o->out[0] ? "both" : o->out[0] ? "write" : "read");
+    core->mode = o->in[0] && o->out[0] ? IOK_MODE_BOTH : o->out[0] ? IOK_MODE_WRITE : IOK_MODE_READ;
     return IOK_OK;
 }
 
@@ -243,10 +245,10 @@ static void
 state_free(void *p)
 {
     struct e3sm_state *st = p;
-    for (int f = 0; f < IOK_MAX_FILES; f++)
+    for (int f = 0; f < E3SM_MAX_FILES; f++)
         if (st->rank == 0 && !st->keep && st->wrote[f])
             iok_remove_output(st->path[f]);
-    for (int f = 0; f < IOK_MAX_FILES; f++) {
+    for (int f = 0; f < E3SM_MAX_FILES; f++) {
         free(st->var_decomp[f]);
         free(st->order[f]);
     }
@@ -256,7 +258,7 @@ state_free(void *p)
         e3sm_box_free(&st->box[i]);
     }
     e3sm_blob_free(&st->bl);
-    for (int f = 0; f < IOK_MAX_FILES; f++) {
+    for (int f = 0; f < E3SM_MAX_FILES; f++) {
         for (int v = 0; st->replay_vals[f] && v < st->ncanon[f]; v++)
             free(st->replay_vals[f][v]);
         free(st->replay_vals[f]);
@@ -399,7 +401,7 @@ static int
 e3sm_check_ranks(const void *kopts, int nprocs)
 {
     const struct e3sm_opts *o = kopts;
-    if (!strcmp(o->strategy, "blob") && !o->replay[0] && o->subfiles > nprocs)
+    if (o->strategy == E3SM_BLOB && !o->replay[0] && o->subfiles > nprocs)
         return iok_error(IOK_EUSAGE, "-g %d: more subfiles than the %d ranks", o->subfiles, nprocs);
     return IOK_OK;
 }
@@ -417,13 +419,14 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     struct e3sm_state *st = calloc(1, sizeof *st);
     plan->priv = st;
     /* without the rearranger, exchange() only hands the lists over: not I/O */
-    plan->exchange_is_handover = strcmp(o->rearrange, "box") != 0;
+    plan->exchange_is_handover = o->rearrange != E3SM_REARRANGE_BOX;
     plan->free_priv = state_free;
     st->rank = run->rank;
     st->keep = o->keep;
     snprintf(st->decomp_path, sizeof st->decomp_path, "%s", run->input_path ? run->input_path : "");
 
-    struct e3sm_read_opts ro = {.skip_fill = !strcmp(o->missing, "skip"), .unsorted = o->nosort_q};
+    struct e3sm_read_opts ro = {.skip_fill = o->missing == E3SM_MISSING_SKIP,
+                                .unsorted = o->nosort_q};
     int rc = o->generate[0] /* the decomposition: generated, or read */
                  ? e3sm_gen_load(o->generate, run->comm, &st->dec, st->decomp_path,
                                  sizeof st->decomp_path)
@@ -442,13 +445,13 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     const struct e3sm_hist *hist;
     if (e3sm_case_detect(&st->dec, &st->cid, &hist, &nhist, why, sizeof why))
         return iok_error(IOK_EUSAGE, "%s: %s", st->decomp_path, why);
-    if ((st->cid == E3SM_CASE_G || !strcmp(o->xtype, "double")) && !o->nosort_q)
+    if ((st->cid == E3SM_CASE_G || o->xtype == E3SM_XTYPE_DOUBLE) && !o->nosort_q)
         plan->original_hints = e3sm_hints_double;
     if (st->cid == E3SM_CASE_G && o->hx == 1)
         return iok_error(IOK_EUSAGE, "-f 1: the G case has one history file (use -f 0 or -1)");
     IOK_TRY(make_templates(st));
     st->nio = run->nprocs;
-    if (!strcmp(o->rearrange, "box")) {
+    if (o->rearrange == E3SM_REARRANGE_BOX) {
         st->rearrange = 1;
         st->io = malloc((size_t)run->nprocs * sizeof *st->io);
         st->nio = e3sm_box_io_ranks(run->comm, o->stride, o->io_ranks, st->io);
@@ -463,14 +466,14 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     IOK_TRY(agree_msg(run->comm, tsv ? IOK_OK : IOK_EUSAGE));
     const char *base = o->out[0] ? o->out : o->in;
     int ngroups = 1;
-    st->blob = !strcmp(o->strategy, "blob");
+    st->blob = o->strategy == E3SM_BLOB;
     st->replay = o->replay[0] != 0;
     if (st->blob || st->replay) {
         ngroups = st->blob ? o->subfiles : 1;
         int nh = nhist == 2 && o->hx != -1 ? 1 : nhist;
-        if (nh * ngroups > IOK_MAX_FILES)
+        if (nh * ngroups > E3SM_MAX_FILES)
             rc = iok_error(IOK_EUSAGE, "-g %d: at most %d subfiles per history file here", ngroups,
-                           IOK_MAX_FILES / nh);
+                           E3SM_MAX_FILES / nh);
         else
             rc = agree_msg(run->comm, e3sm_blob_setup(&st->dec, run->comm, o->subfiles, &st->bl));
         if (rc == IOK_OK && st->blob && !(run->backend->caps & IOK_CAP_EMPTY_DIMS))
@@ -494,8 +497,10 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
         char *cdl = shared_text(o->schema_dir, hist[h].cdl, run->comm);
         rc = agree_msg(run->comm, cdl ? IOK_OK : IOK_EUSAGE);
         for (int g = 0; g < ngroups && rc == IOK_OK; g++) {
-            int f = plan->nfiles++;
-            struct iok_file_plan *fp = &plan->files[f];
+            struct iok_file_plan *fp;
+            if ((rc = iok_plan_add_file(plan, &fp)))
+                break;
+            int f = plan->nfiles - 1;
             st->hist[f] = &hist[h];
             st->group_of[f] = g;
             history_path(base, hist[h].tag, fp->path, sizeof fp->path);
@@ -510,7 +515,7 @@ e3sm_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
             if (e3sm_schema_build(cdl, tsv, &hist[h], &st->dec, nrecs, &canon, &st->var_decomp[f],
                                   why, sizeof why))
                 rc = iok_error(IOK_EUSAGE, "%s: %s", st->decomp_path, why);
-            else if (!strcmp(o->xtype, "double") && e3sm_schema_float_to_double(&canon))
+            else if (o->xtype == E3SM_XTYPE_DOUBLE && e3sm_schema_float_to_double(&canon))
                 rc = iok_error(IOK_EIO, "out of memory making %s's float variables double",
                                hist[h].cdl);
             st->ncanon[f] = canon.nvars;
@@ -653,8 +658,7 @@ e3sm_requests(const void *kopts, const struct iok_run *run, const struct iok_pla
     if (op == IOK_OP_WRITE)
         st->wrote[file] = 1;
     if (st->blob)
-        return blob_requests(st, s, file, step, (uint64_t)run->core.seed,
-                             iok_values_named(run->core.values), out);
+        return blob_requests(st, s, file, step, (uint64_t)run->core->seed, run->core->values, out);
     for (int i = 0; i < s->nvars; i++) {
         int v = st->order[file][i], rec = iok_var_is_record(s, v);
         if (!rec && step > 0)

@@ -10,21 +10,37 @@
 #include "e3sm_box.h"
 #include "iokernels/kernel.h"
 #include "kernels/e3sm_common/e3sm_decomp.h"
+#include "kernels/e3sm_common/e3sm_gen.h"
 #include "kernels/e3sm_common/e3sm_schema.h"
+
+/* The CHOICE options' values, each enum in the order of its choices. */
+#define E3SM_XTYPE_CHOICES "float|double"
+enum e3sm_xtype { E3SM_XTYPE_FLOAT, E3SM_XTYPE_DOUBLE };
+#define E3SM_MISSING_CHOICES "fill|skip"
+enum e3sm_missing { E3SM_MISSING_FILL, E3SM_MISSING_SKIP };
+#define E3SM_STRATEGY_CHOICES "canonical|blob"
+enum e3sm_strategy { E3SM_CANONICAL, E3SM_BLOB };
+/* -a: a backend's name (adios: the original's own layout, refused) */
+#define E3SM_LIBRARY_CHOICES "pnetcdf|hdf5|netcdf4|adios|adios2|mpiio"
+#define E3SM_REARRANGE_CHOICES "none|box"
+enum e3sm_rearrange { E3SM_REARRANGE_NONE, E3SM_REARRANGE_BOX };
+
+/* History files times subfiles one run plans: the state's per-file arrays */
+#define E3SM_MAX_FILES 256
 
 struct e3sm_opts {
     int keep, records, stride, hx, subfiles, two_d_first, noncontig, verbose, io_ranks;
-    int float_j, fill_u, nosort_q;  /* the original's -j, -u, -q */
-    char xtype[IOK_OPT_STRLEN];     /* float | double: of the header's float variables */
-    char missing[IOK_OPT_STRLEN];   /* fill | skip: the maps' gap fillers */
-    char strategy[IOK_OPT_STRLEN];  /* canonical | blob */
-    char api[IOK_OPT_STRLEN];       /* -a: pnetcdf | hdf5 | netcdf4 | adios2 | mpiio */
-    char in[IOK_OPT_STRLEN];        /* -i: read these files */
-    char out[IOK_OPT_STRLEN];       /* -o: write these files */
-    char rearrange[IOK_OPT_STRLEN]; /* none | box */
+    int float_j, fill_u, nosort_q; /* the original's -j, -u, -q */
+    enum e3sm_xtype xtype;         /* of the header's float variables */
+    enum e3sm_missing missing;     /* the maps' gap fillers */
+    enum e3sm_strategy strategy;
+    int api;                  /* -a: an index of E3SM_LIBRARY_CHOICES, or IOK_CHOICE_UNSET */
+    char in[IOK_OPT_STRLEN];  /* -i: read these files */
+    char out[IOK_OPT_STRLEN]; /* -o: write these files */
+    enum e3sm_rearrange rearrange;
     char schema_dir[IOK_OPT_STRLEN];
-    char replay[IOK_OPT_STRLEN];   /* blob subfiles to turn into canonical files */
-    char generate[IOK_OPT_STRLEN]; /* --generate: the decomposition's parameters */
+    char replay[IOK_OPT_STRLEN];     /* blob subfiles to turn into canonical files */
+    char generate[E3SM_GEN_SPECLEN]; /* --generate: the decomposition's parameters */
 };
 
 /* One decomposition's runs as subarray templates of its own array: per run
@@ -39,27 +55,27 @@ struct e3sm_state {
     struct e3sm_decomps dec;
     struct e3sm_tmpl tmpl[E3SM_MAX_DECOMP];
     enum e3sm_case_id cid;
-    const struct e3sm_hist *hist[IOK_MAX_FILES];
-    int *var_decomp[IOK_MAX_FILES]; /* per variable: 0 or 1..6 */
-    int *order[IOK_MAX_FILES];      /* variables in write order */
-    int nvars_d[IOK_MAX_FILES][E3SM_MAX_DECOMP + 1];
+    const struct e3sm_hist *hist[E3SM_MAX_FILES];
+    int *var_decomp[E3SM_MAX_FILES]; /* per variable: 0 or 1..6 */
+    int *order[E3SM_MAX_FILES];      /* variables in write order */
+    int nvars_d[E3SM_MAX_FILES][E3SM_MAX_DECOMP + 1];
     /* canonical requests (subarrays) over all records: this rank's, and
      * the sum, max and min over ranks */
-    int64_t my_reqs[IOK_MAX_FILES], sum_reqs[IOK_MAX_FILES], max_reqs[IOK_MAX_FILES],
-        min_reqs[IOK_MAX_FILES];
-    int wrote[IOK_MAX_FILES]; /* this run created the file (deleted without -k) */
-    char path[IOK_MAX_FILES][IOK_OPT_STRLEN];
+    int64_t my_reqs[E3SM_MAX_FILES], sum_reqs[E3SM_MAX_FILES], max_reqs[E3SM_MAX_FILES],
+        min_reqs[E3SM_MAX_FILES];
+    int wrote[E3SM_MAX_FILES]; /* this run created the file (deleted without -k) */
+    char path[E3SM_MAX_FILES][IOK_OPT_STRLEN];
     int rank, keep;
     int rearrange, nio, *io;              /* box rearranger: its I/O ranks */
     struct e3sm_box box[E3SM_MAX_DECOMP]; /* per decomposition */
     int blob;                             /* -x blob: its groups and layout */
     struct e3sm_blob bl;
-    int group_of[IOK_MAX_FILES];            /* blob: the subfile's group */
-    int ncanon[IOK_MAX_FILES];              /* blob: variables before the index */
-    struct iok_schema canon[IOK_MAX_FILES]; /* blob: the canonical schema of its values */
-    int replay;                             /* --replay: values read from blob subfiles */
-    char replay_path[IOK_MAX_FILES][IOK_OPT_STRLEN];
-    void **replay_vals[IOK_MAX_FILES]; /* per variable: its records, as read */
+    int group_of[E3SM_MAX_FILES];            /* blob: the subfile's group */
+    int ncanon[E3SM_MAX_FILES];              /* blob: variables before the index */
+    struct iok_schema canon[E3SM_MAX_FILES]; /* blob: the canonical schema of its values */
+    int replay;                              /* --replay: values read from blob subfiles */
+    char replay_path[E3SM_MAX_FILES][IOK_OPT_STRLEN];
+    void **replay_vals[E3SM_MAX_FILES]; /* per variable: its records, as read */
     char decomp_path[IOK_OPT_STRLEN];
 };
 

@@ -50,7 +50,7 @@ pass_block(const struct e3sm_opts *o, const struct iok_run *run, const struct io
                        : o->out);
     if (w) /* the original's -u; it prints the line for writes only */
         fprintf(out, "Fill mode                          = %s\n",
-                strcmp(o->missing, "skip") ? "enabled" : "disabled");
+                o->missing != E3SM_MISSING_SKIP ? "enabled" : "disabled");
     fprintf(out, "Using noncontiguous %s buffer   = no\n", w ? "write" : "read ");
     fprintf(out, "Variable %s order: %s\n", rw,
             o->two_d_first ? "2D variables then 3D variables" : "same as variables are defined");

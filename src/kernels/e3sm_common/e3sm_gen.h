@@ -22,6 +22,9 @@
 #include "e3sm_decomp.h"
 #include "e3sm_gen_case.h"
 
+/* The text of a --generate (CASE:KEY=VALUE,...) at most, with its NUL */
+#define E3SM_GEN_SPECLEN 256
+
 /* Parses "f:ne=30,procs=512" (g:..., i:...); unknown keys and bad values
  * are refused with a reason. Then sets the dimensions and builds the case's
  * tables (e3sm_gen_free releases them, also after a failure). */

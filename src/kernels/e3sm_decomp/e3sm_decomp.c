@@ -27,13 +27,17 @@
 
 #define NDAT E3SM_MAX_DECOMP
 
+/* -a: the output format, the enum in the order of its choices */
+#define DC_FORMAT_CHOICES "cdf5|netcdf4|hdf5"
+enum dc_format { DC_UNSET = IOK_CHOICE_UNSET, DC_CDF5, DC_NETCDF4, DC_HDF5 };
+
 struct dc_opts {
     char out[IOK_OPT_STRLEN];
     char dat[NDAT][IOK_OPT_STRLEN];
-    char api[IOK_OPT_STRLEN];
+    enum dc_format api;
     int raw;
-    char generate[IOK_OPT_STRLEN]; /* --generate: a generated decomposition instead of .dat */
-    int stats, records;            /* --stats: print its figures over all ranks, write nothing */
+    char generate[E3SM_GEN_SPECLEN]; /* --generate: a generated decomposition instead of .dat */
+    int stats, records;              /* --stats: print its figures over all ranks, write nothing */
 };
 
 #define DAT_OPT(i)                                                                                 \
@@ -53,13 +57,13 @@ static const struct iok_option dc_options[] = {
     DAT_OPT(6),
     {"format", 'a', IOK_OPT_CHOICE, offsetof(struct dc_opts, api), NULL,
      "output format as the original's -a (sets --backend): cdf5 pnetcdf, netcdf4, hdf5",
-     "cdf5|netcdf4|hdf5"},
+     DC_FORMAT_CHOICES},
     {"raw", 'r', IOK_OPT_BOOL, offsetof(struct dc_opts, raw), "1",
      "also store the maps before merging (Dn.raw_nreqs, Dn.raw_offsets)"},
     {"generate", 0, IOK_OPT_STRING, offsetof(struct dc_opts, generate), NULL,
      "a generated decomposition instead of .dat files: f:ne=N,procs=P, g:cells=N,procs=P, "
      "i:nlat=N,nlon=M,procs=P (as iokernels e3sm --generate)",
-     .metavar = "CASE:KEY=VALUE,..."},
+     .metavar = "CASE:KEY=VALUE,...", .size = IOK_OPT_SIZEOF(struct dc_opts, generate)},
     {"stats", 0, IOK_OPT_BOOL, offsetof(struct dc_opts, stats), NULL,
      "with --generate: print requests and bytes per rank (min, median, max) and the history "
      "files' sizes over all its ranks, computed in one process; writes no file"},
@@ -143,13 +147,14 @@ dc_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *n
     if (nd == 0 && !o->generate[0])
         return iok_error(IOK_EUSAGE, "e3sm-decomp needs .dat files: --d1 FILE --d2 FILE ... or "
                                      "a list file");
-    if (core->mode[0] && strcmp(core->mode, "write"))
+    if (core->mode != IOK_MODE_UNSET && core->mode != IOK_MODE_WRITE)
         return iok_error(IOK_EUSAGE, "e3sm-decomp writes a file: --mode write (read it back with "
                                      "--verify)");
-    if (o->api[0]) {
+    if (o->api != DC_UNSET) {
         if (given("backend"))
             return iok_error(IOK_EUSAGE, "-a and --backend both choose the format: give one");
-        strcpy(core->backend, !strcmp(o->api, "cdf5") ? "pnetcdf" : o->api);
+        strcpy(core->backend,
+               o->api == DC_CDF5 ? "pnetcdf" : iok_choice_name(DC_FORMAT_CHOICES, o->api).s);
     }
     /* Rank 0 lists one subarray per variable, the others none: PnetCDF's
      * blocking flavour would pair put_vara_all with put_varn_all. */
@@ -160,7 +165,7 @@ dc_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *n
                 strcpy(core->backend, pick[i]);
     }
     if (!given("api") && !strcmp(core->backend, "pnetcdf"))
-        strcpy(core->api, "varn");
+        core->api = IOK_API_VARN;
     return IOK_OK;
 }
 
@@ -322,8 +327,8 @@ dc_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     MPI_Bcast(&p->nd, 1, MPI_INT, 0, run->comm);
     MPI_Bcast(&p->nprocs, 1, MPI_INT64_T, 0, run->comm);
     MPI_Bcast(p->sum, (int)(sizeof p->sum / sizeof(int64_t)), MPI_INT64_T, 0, run->comm);
-    struct iok_file_plan *fp = &plan->files[0];
-    plan->nfiles = 1;
+    struct iok_file_plan *fp;
+    IOK_TRY(iok_plan_add_file(plan, &fp));
     snprintf(fp->path, sizeof fp->path, "%s", o->out);
     fp->nsteps = 1;
     iok_schema_init(&fp->schema);

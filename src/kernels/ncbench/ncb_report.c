@@ -85,7 +85,7 @@ pass_ranks(const struct iok_pass_result *p, int nprocs)
 static int
 pass_checked(const struct iok_run *run, const struct iok_pass_result *p)
 {
-    return p->op == IOK_OP_VERIFY || (p->op == IOK_OP_READ && run->core.verify);
+    return p->op == IOK_OP_VERIFY || (p->op == IOK_OP_READ && run->core->verify);
 }
 
 static const char *
@@ -329,7 +329,7 @@ ncb_report(const void *kopts, const struct iok_run *run, const struct iok_plan *
 {
     const struct ncb_opts *o = kopts;
     const struct ncb_state *st = plan->priv;
-    if (!strcmp(o->format, "parser"))
+    if (o->format == NCB_FORMAT_PARSER)
         csv(o, &st->g, run, res, out);
     else
         human(o, &st->g, run, res, out);

@@ -23,7 +23,8 @@
 /* with the argument's name in help (a string option's FILE, T:X:Y:Z) */
 #define OPT_META(name, c, type, field, def, help, meta)                                            \
     {                                                                                              \
-        name, c, type, offsetof(struct ncb_opts, field), def, help, NULL, .metavar = meta          \
+        name, c, type, offsetof(struct ncb_opts, field), def, help, NULL,                          \
+            .metavar = meta, .size = IOK_OPT_SIZEOF(struct ncb_opts, field)                        \
     }
 
 static const struct iok_option ncb_options[] = {
@@ -54,7 +55,7 @@ static const struct iok_option ncb_options[] = {
              "FILE"),
     {"output-format", 'x', IOK_OPT_CHOICE, offsetof(struct ncb_opts, format), "human",
      "report: the original's table (human) or CSV, one row per pass and rank (parser)",
-     "human|parser"},
+     NCB_FORMAT_CHOICES},
     {"compression_level", 'z', IOK_OPT_INT, offsetof(struct ncb_opts, level), "0",
      "deflate level 1-9 without shuffle, as the original (0: none); needs collective I/O",
      .min = "0", .max = "9"},
@@ -96,7 +97,7 @@ settle_io(struct ncb_opts *o, struct iok_core_opts *core, int (*given)(const cha
     } else if (given("collective") || given("independent")) {
         coll = !given("independent");
     }
-    strcpy(core->io, coll ? "coll" : "indep"); /* the original's default: independent */
+    core->io = coll ? IOK_IO_COLL : IOK_IO_INDEP; /* the original's default: independent */
     return IOK_OK;
 }
 
@@ -104,14 +105,17 @@ static int
 settle_mode(struct ncb_opts *o, struct iok_core_opts *core, int (*given)(const char *name))
 {
     if (o->read || o->write) {
-        const char *m = o->read && o->write ? "both" : o->read ? "read" : "write";
-        if (given("mode") && strcmp(core->mode, m))
-            return iok_error(IOK_EUSAGE, "-r/-w ask for '%s' but --mode says '%s': give one", m,
-                             core->mode);
-        strcpy(core->mode, m);
+        enum iok_mode m = o->read && o->write ? IOK_MODE_BOTH
+                          : o->read           ? IOK_MODE_READ
+                                              : IOK_MODE_WRITE;
+        if (given("mode") && core->mode != m)
+            return iok_error(IOK_EUSAGE, "-r/-w ask for '%s' but --mode says '%s': give one",
+                             iok_choice_name(IOK_MODE_CHOICES, m).s,
+                             iok_choice_name(IOK_MODE_CHOICES, core->mode).s);
+        core->mode = m;
     } else if (!given("mode")) {
         /* the original: nothing asked writes; --verify alone checks the existing file */
-        strcpy(core->mode, core->verify ? "read" : "write");
+        core->mode = core->verify ? IOK_MODE_READ : IOK_MODE_WRITE;
         o->verify_only = core->verify;
     }
     return IOK_OK;
@@ -125,8 +129,8 @@ ncb_configure(void *kopts, struct iok_core_opts *core, int (*given)(const char *
     IOK_TRY(settle_mode(o, core, given));
     if (!given("backend"))
         strcpy(core->backend, "netcdf4");
-    core->machine_report = !strcmp(o->format, "parser"); /* CSV only on stdout */
-    if (o->level > 0 && !strcmp(core->io, "indep") && strcmp(core->mode, "read"))
+    core->machine_report = o->format == NCB_FORMAT_PARSER; /* CSV only on stdout */
+    if (o->level > 0 && core->io == IOK_IO_INDEP && core->mode != IOK_MODE_READ)
         return iok_error(IOK_EUSAGE,
                          "-z %d: compressed data are written in parallel only with "
                          "collective I/O: add -t coll",
@@ -205,8 +209,8 @@ ncb_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
         }
     }
 
-    struct iok_file_plan *fp = &plan->files[0];
-    plan->nfiles = 1;
+    struct iok_file_plan *fp;
+    IOK_TRY(iok_plan_add_file(plan, &fp));
     if (o->testfile[0])
         snprintf(fp->path, sizeof fp->path, "%s", o->testfile);
     else /* the original's name; other backends keep their own extension */

@@ -9,16 +9,20 @@
 #include "iokernels/kernel.h"
 #include "ncb_geom.h"
 
+#define NCB_GEOMLEN 128 /* a geometry's text: four numbers */
+#define NCB_FORMAT_CHOICES "human|parser"
+enum ncb_format { NCB_FORMAT_HUMAN, NCB_FORMAT_PARSER };
+
 /* The original's options (benchtool), plus -z. */
 struct ncb_opts {
     int read, write, unlimited, fill;
     int nn, ppn;
-    char data[IOK_OPT_STRLEN], block[IOK_OPT_STRLEN], chunk[IOK_OPT_STRLEN];
-    char iotype[IOK_OPT_STRLEN];
+    char data[NCB_GEOMLEN], block[NCB_GEOMLEN], chunk[NCB_GEOMLEN]; /* t:x:y:z, auto */
+    char iotype[32];                                                /* ind|coll|... */
     char testfile[IOK_OPT_STRLEN];
-    char format[IOK_OPT_STRLEN]; /* human | parser */
-    int level;                   /* deflate level, 0 = none */
-    int fpp;                     /* file per process */
+    enum ncb_format format; /* -x: NCB_FORMAT_CHOICES */
+    int level;              /* deflate level, 0 = none */
+    int fpp;                /* file per process */
     /* settled by configure(), not options */
     int verify_only; /* --verify alone: check the existing file, no benchmark table */
 };

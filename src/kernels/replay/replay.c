@@ -20,12 +20,17 @@
 #include "replay_file.h"
 #include "replay_plan.h"
 
+/* The CHOICE options' values, in the order of their choices. */
+enum replay_pace { REPLAY_PACE_FAST, REPLAY_PACE_TRACED };
+enum replay_fold { REPLAY_FOLD_EXACT, REPLAY_FOLD_FOLD };
+enum replay_order { REPLAY_ORDER_TRACED, REPLAY_ORDER_BY_FILE };
+
 struct replay_opts {
     char dir[IOK_OPT_STRLEN];
-    char pace[IOK_OPT_STRLEN];
+    enum replay_pace pace;
     double max_gap;
-    char fold[IOK_OPT_STRLEN];
-    char order[IOK_OPT_STRLEN];
+    enum replay_fold fold;
+    enum replay_order order;
     struct rp_trace *trace; /* not an option: what read_input parsed */
     char input[IOK_OPT_STRLEN];
 };
@@ -60,9 +65,9 @@ struct replay_state {
     double max_gap; /* --max-gap */
     int cuts;       /* traced gaps this rank cut to it */
     int rank;
-    double tmin; /* --pace traced: the earliest traced start over every rank's operations */
-    double cut;  /* the seconds --max-gap took out of this rank's traced gaps so far */
-    int file_traced[IOK_MAX_FILES];
+    double tmin;      /* --pace traced: the earliest traced start over every rank's operations */
+    double cut;       /* the seconds --max-gap took out of this rank's traced gaps so far */
+    int *file_traced; /* per plan file: its traced file */
     int have_fid;
     struct rp_fidelity fid;
     struct rp_groups groups; /* files open together (replay_interleave.c) */
@@ -77,6 +82,7 @@ free_state(void *priv)
     rp_plan_free(&st->rp);
     rp_groups_free(&st->groups);
     rp_fidelity_free(&st->fid);
+    free(st->file_traced);
     free(st);
 }
 
@@ -122,7 +128,7 @@ replay_configure(void *kopts, struct iok_core_opts *core, int (*given)(const cha
     if (!given("backend"))
         strcpy(core->backend, "mpiio");
     if (!given("mode"))
-        strcpy(core->mode, has_reads(o->trace) ? "both" : "write");
+        core->mode = has_reads(o->trace) ? IOK_MODE_BOTH : IOK_MODE_WRITE;
     return IOK_OK;
 }
 
@@ -163,7 +169,7 @@ plan_groups(const struct replay_opts *o, const struct iok_run *run, struct repla
     if (!st->groups.n)
         return IOK_OK;
     char why[160] = "";
-    if (strcmp(o->order, "traced"))
+    if (o->order != REPLAY_ORDER_TRACED)
         snprintf(why, sizeof why, "--order by-file");
     else if (st->groups.needs_rw && !(run->backend->caps & IOK_CAP_READWRITE))
         snprintf(why, sizeof why,
@@ -196,17 +202,19 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
 {
     struct replay_opts *o = (struct replay_opts *)kopts;
     const struct rp_trace *t = o->trace;
-    int fold = !strcmp(o->fold, "fold");
+    int fold = o->fold == REPLAY_FOLD_FOLD;
     if (!fold && t->ranks != run->nprocs)
         return iok_error(IOK_EUSAGE,
                          "%s traces %d ranks and this job has %d: run it with mpiexec -n %d, or "
                          "add --ranks-from-trace fold (trace rank r on job rank r %% %d)",
                          o->input, t->ranks, run->nprocs, t->ranks, run->nprocs);
     struct replay_state *st = calloc(1, sizeof *st);
-    struct iok_schema *schemas = calloc(IOK_MAX_FILES, sizeof *schemas);
-    if (!st || !schemas) {
+    struct iok_schema *schemas = calloc((size_t)t->nfiles + 1, sizeof *schemas);
+    int *file_traced = calloc((size_t)t->nfiles + 1, sizeof *file_traced);
+    if (!st || !schemas || !file_traced) {
         free(st);
         free(schemas);
+        free(file_traced);
         return iok_error(IOK_EIO, "out of memory planning %s", o->input);
     }
     st->trace = *t; /* the plan owns the trace from here on */
@@ -214,8 +222,9 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     o->trace = NULL;
     plan->priv = st;
     plan->free_priv = free_state;
-    st->verify = run->core.verify;
-    st->pace = !strcmp(o->pace, "traced");
+    st->file_traced = file_traced;
+    st->verify = run->core->verify;
+    st->pace = o->pace == REPLAY_PACE_TRACED;
     st->max_gap = o->max_gap;
     st->rank = run->rank;
     st->tmin = -1;
@@ -223,10 +232,14 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
         if (st->trace.ops[i].start >= 0 && (st->tmin < 0 || st->trace.ops[i].start < st->tmin))
             st->tmin = st->trace.ops[i].start;
     int rc =
-        rp_plan_build(&st->trace, run->nprocs, fold, o->input, &st->rp, schemas, IOK_MAX_FILES);
-    plan->nfiles = rc == IOK_OK ? st->rp.nfiles : 0;
-    for (int f = 0; f < st->rp.nfiles; f++) {
-        struct iok_file_plan *fp = &plan->files[f];
+        rp_plan_build(&st->trace, run->nprocs, fold, o->input, &st->rp, schemas, st->trace.nfiles);
+    int nplan = rc == IOK_OK ? st->rp.nfiles : 0; /* each schema the plan's, even after an error */
+    for (int f = 0; f < nplan; f++) {
+        struct iok_file_plan *fp;
+        if (iok_plan_add_file(plan, &fp)) {
+            rc = IOK_EIO;
+            break;
+        }
         const struct rp_fileplan *rf = &st->rp.files[f];
         fp->schema = schemas[f];
         st->file_traced[f] = rf->traced;
@@ -250,6 +263,8 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     free(schemas);
     if (rc == IOK_OK)
         rc = plan_groups(o, run, st, plan);
+    if (rc == IOK_OK && !iok_plan_pass_order(plan, 2 * plan->nfiles + st->groups.n))
+        rc = IOK_EIO;
     if (rc == IOK_OK &&
         (plan->npass_order = rp_pass_order(&st->trace, &st->rp, st->groups.n ? &st->groups : NULL,
                                            plan->pass_order)) < 0)
@@ -487,7 +502,8 @@ replay_report(const void *kopts, const struct iok_run *run, const struct iok_pla
     struct rp_fidelity *fid = fidelity(run, plan, res);
     if (fid && !(run->do_write && run->do_read))
         fprintf(out, "Fidelity against the trace's %s only (--mode %s)\n",
-                run->do_write ? "writes" : "reads", run->core.mode);
+                run->do_write ? "writes" : "reads",
+                iok_choice_name(IOK_MODE_CHOICES, run->core->mode).s);
     if (fid)
         rp_fidelity_report(fid, out);
     else

@@ -287,12 +287,19 @@ struct pass_key {
     int entry;
 };
 
+/* Ties: files' passes by entry, then groups' (IOK_PASS_FILEGROUP, negative) by group. */
+static int64_t
+tie_rank(int entry)
+{
+    return entry >= 0 ? entry : (int64_t)INT32_MAX + IOK_PASS_GROUP_OF(entry);
+}
+
 static int
 cmp_pass_key(const void *a, const void *b)
 {
     const struct pass_key *x = a, *y = b;
-    return x->key != y->key ? (x->key < y->key ? -1 : 1)
-                            : (x->entry > y->entry) - (x->entry < y->entry);
+    int64_t tx = tie_rank(x->entry), ty = tie_rank(y->entry);
+    return x->key != y->key ? (x->key < y->key ? -1 : 1) : (tx > ty) - (tx < ty);
 }
 
 int
