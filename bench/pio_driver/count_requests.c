@@ -6,10 +6,10 @@
  * (MPI_File_write* calls and their bytes); and the all-to-all exchanges
  * (MPI_Alltoallv and MPI_Alltoallw calls, setup included) and the
  * point-to-point messages (MPI_Send, MPI_Isend) that move the data to the
- * I/O tasks. At MPI_Finalize each rank appends one line to the file
- * $IOK_COUNT_FILE:
- *   varn_calls varn_subarrays vara_calls bput_calls wait_all mpi_writes mpi_bytes
- *   alltoallv_w sends */
+ * I/O tasks; and the small collectives (MPI_Bcast, MPI_Allreduce: PIO
+ * broadcasts every netCDF call's result and agrees on each flush). At MPI_Finalize each rank
+ * appends one line to the file $IOK_COUNT_FILE: varn_calls varn_subarrays vara_calls bput_calls
+ * wait_all mpi_writes mpi_bytes alltoallv_w sends bcasts allreduces */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static long long varn, varn_sub, vara, bput, waits, mpiw, mpib, a2a, sends;
+static long long varn, varn_sub, vara, bput, waits, mpiw, mpib, a2a, sends, bcasts, allreds;
 
 #define NEXT(name)                                                                                 \
     static __typeof__(name) *real;                                                                 \
@@ -137,13 +137,27 @@ MPI_Isend(const void *b, int n, MPI_Datatype t, int to, int tag, MPI_Comm comm, 
 }
 
 int
+MPI_Bcast(void *b, int n, MPI_Datatype t, int root, MPI_Comm comm)
+{
+    bcasts++;
+    return PMPI_Bcast(b, n, t, root, comm);
+}
+
+int
+MPI_Allreduce(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
+{
+    allreds++;
+    return PMPI_Allreduce(sb, rb, n, t, op, comm);
+}
+
+int
 MPI_Finalize(void)
 {
     const char *path = getenv("IOK_COUNT_FILE");
     FILE *f = path ? fopen(path, "a") : NULL;
     if (f) {
-        fprintf(f, "%lld %lld %lld %lld %lld %lld %lld %lld %lld\n", varn, varn_sub, vara, bput,
-                waits, mpiw, mpib, a2a, sends);
+        fprintf(f, "%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n", varn, varn_sub, vara,
+                bput, waits, mpiw, mpib, a2a, sends, bcasts, allreds);
         fclose(f);
     }
     return PMPI_Finalize();

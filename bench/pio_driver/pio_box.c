@@ -272,6 +272,7 @@ write_file(int iosysid, struct decomp *dec, int nd, const char *tmpl, const char
         copy_atts(tnc, v, ncid, vid[v]);
     }
     CHECK(PIOc_enddef(ncid));
+    double t_def = MPI_Wtime();
     for (MPI_Offset r = 0; r < (nrec ? nrec : 1); r++)
         for (int v = 0; v < nvars; v++) {
             int vd, dimids[NC_MAX_VAR_DIMS];
@@ -298,11 +299,17 @@ write_file(int iosysid, struct decomp *dec, int nd, const char *tmpl, const char
             CHECK(PIOc_put_vara(ncid, vid[v], st, ct,
                                 vtype[v] == NC_CHAR ? (void *)cbuf : (void *)buf));
         }
+    double t_wr = MPI_Wtime();
     CHECK(PIOc_closefile(ncid));
-    double t = MPI_Wtime() - t0;
-    MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("Max Time of TOTAL = %.4f sec\n", tmax);
+    double t_end = MPI_Wtime();
+    double ph[4] = {t_def - t0, t_wr - t_def, t_end - t_wr, t_end - t0}, phmax[4];
+    MPI_Reduce(ph, phmax, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("PIO phases, max over ranks: create+define %.4f write_darray/put_vara %.4f "
+               "close (flush) %.4f sec\n",
+               phmax[0], phmax[1], phmax[2]);
+        printf("Max Time of TOTAL = %.4f sec\n", phmax[3]);
+    }
     CHECK(ncmpi_close(tnc));
     free(buf);
     free(cbuf);

@@ -35,7 +35,8 @@ def test_table_rows_per_file_and_whole_case():
     assert rows[2]["ours_runs"][4] is None and abs(rows[2]["ours"] - 2.4) < 1e-9
     assert rows[0]["requests"][0] == (
         "varn 1 [1], vara 1, bput 1, wait_all 1",
-        "1 (2.00 MiB); exchanges: 1 MPI_Alltoallv/w, 1 sends",
+        "1 (2.00 MiB); exchanges: 1 MPI_Alltoallv/w, 1 sends; "
+        "small collectives: 1 MPI_Bcast, 1 MPI_Allreduce",
     )
     assert rows[2]["pio_best"] == 1.0 and abs(rows[2]["ours_best"] - 2.0) < 1e-9
     assert rows[0]["requests"][1] == ("-", "-") and rows[0]["rss"] == (11.0, 30.0)
@@ -47,3 +48,17 @@ def test_one_file_case_has_no_whole_row():
     b = load()
     rows = b.table_rows(["G"], [[1.0]], [[0.5]], [[0.6]], None, None, [None], [None])
     assert [r["name"] for r in rows] == ["G"] and rows[0]["ours_raw"] == 0.6
+
+
+def test_phases_summed_over_files_then_medians():
+    b = load()
+    out = (
+        "PIO phases, max over ranks: create+define 0.1 write_darray/put_vara 0.2 "
+        "close (flush) 0.3 sec\nPIO phases, max over ranks: create+define 0.1 "
+        "write_darray/put_vara 0.0 close (flush) 0.1 sec\n"
+    )
+    ph = b.pio_phases(out)
+    assert [round(x, 6) for x in ph] == [0.2, 0.2, 0.4] and b.pio_phases("") is None
+    text = b.phases_text([ph, None], [{"exchange": 0.5, "wait": 0.1}, {}])
+    assert text.startswith("PIO create+define 0.200, write_darray/put_vara 0.200, close")
+    assert "ours open -, define -, exchange 0.500, post -, wait 0.100, close -" in text
