@@ -19,7 +19,10 @@
  * them; for each it prints "Max Time of TOTAL = X sec" (create to close,
  * max over ranks, as iokernels prints it) after the PIO box rearranger's
  * setup time (PIOc_InitDecomp of every decomposition and type the file
- * uses, untimed in TOTAL: E3SM sets its decompositions up once). */
+ * uses, untimed in TOTAL: E3SM sets its decompositions up once).
+ * With IOK_PIO_WRITEMAP=DIR it also writes each decomposition, as this run's
+ * ranks hold it, in PIO's text format (DIR/D1.dat, ...: PIOc_writemap, the
+ * dimensions fastest first as E3SM's Fortran writes them). */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <pio.h>
@@ -326,7 +329,7 @@ main(int argc, char **argv)
     int rank, nprocs;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    if (argc < 8 || (argc - 5) % 3) {
+    if (argc < 5 || (argc - 5) % 3) {
         if (rank == 0)
             fprintf(stderr, "usage: pio_box MAP VARIABLES_TSV IOTASKS STRIDE TEMPLATE CASE OUT "
                             "[TEMPLATE CASE OUT]...\n");
@@ -351,6 +354,18 @@ main(int argc, char **argv)
         nd = id;
     }
     CHECK(ncmpi_close(mnc));
+    /* $IOK_PIO_WRITEMAP=DIR: each decomposition as PIO's own text file,
+     * DIR/Dn.dat (PIOc_writemap: the compmap of every rank, 1-based) */
+    const char *dump = getenv("IOK_PIO_WRITEMAP");
+    for (int id = 1; dump && id <= nd; id++) {
+        char path[4096];
+        int fdims[4]; /* E3SM's files come from Fortran: fastest dimension first */
+        for (int k = 0; k < dec[id].ndims; k++)
+            fdims[k] = dec[id].gdims[dec[id].ndims - 1 - k];
+        snprintf(path, sizeof path, "%s/D%d.dat", dump, id);
+        CHECK(
+            PIOc_writemap(path, dec[id].ndims, fdims, dec[id].maplen, dec[id].map, MPI_COMM_WORLD));
+    }
 
     for (int f = 5; f + 2 < argc; f += 3)
         write_file(iosysid, dec, nd, argv[f], tsv, argv[f + 1], argv[f + 2]);
