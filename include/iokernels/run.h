@@ -63,7 +63,7 @@ struct iok_core_opts {
     int no_original_hints;      /* --no-original-hints */
     enum iok_barriers barriers; /* phase | pass | none; IOK_BARRIERS_KERNEL: the kernel's */
     double deadline;            /* --deadline S: stop posting steps after S s; 0 = none */
-    int agree_every;            /* --agree-every K: ranks meet every K steps (pass.c) */
+    int agree_every;            /* --agree-every K: ranks meet every K steps (run/engine_step.c) */
     int machine_report;         /* set by a kernel whose report is machine-readable (CSV):
                                    the core then adds no text block after it */
 };
