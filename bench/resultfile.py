@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import _ranks  # bench/_ranks.py: the usable cores
+
 REPO = Path(__file__).resolve().parents[1]
 BIN = REPO / "build" / "iokernels"
 MPIEXEC = REPO / "scripts" / "mpiexec.sh"
@@ -92,7 +94,11 @@ def _machine():
         for line in Path("/proc/meminfo").read_text().splitlines():
             if line.startswith("MemTotal:"):
                 mem = f", {int(line.split()[1]) / 1048576:.1f} GiB memory"
-    return f"{cpu}, {os.cpu_count()} cores{mem}, {platform.system()} {platform.release()}"
+    cores = f"{os.cpu_count()} cores"
+    usable = _ranks.usable_cores()
+    if usable != os.cpu_count():  # an affinity mask or a cgroup quota: what the ranks get
+        cores += f" ({usable} usable)"
+    return f"{cpu}, {cores}{mem}, {platform.system()} {platform.release()}"
 
 
 def mpi_layer(binary=BIN):
