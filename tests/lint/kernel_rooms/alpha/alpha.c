@@ -6,14 +6,14 @@
  * #include "kernels/beta/beta.h" */
 #include <stdio.h>
 
-#include "../shared_common/shared.h"
+#include "../grid_common/grid.h"
 #include "alpha.h"
 #include "iokernels/error.h"
 #include "kernels/beta/beta.h"
-#include "kernels/shared_common/shared.h"
+#include "kernels/grid_common/grid.h"
 
 int
 alpha(int x)
 {
-    return beta(shared(x));
+    return beta(grid(x));
 }

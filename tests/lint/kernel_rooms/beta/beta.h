@@ -3,7 +3,7 @@
 #ifndef PLANTED_BETA_H
 #define PLANTED_BETA_H
 
-#include "kernels/shared_common/shared.h"
+#include "kernels/grid_common/grid.h"
 
 int beta(int x);
 
