@@ -71,10 +71,11 @@ struct iok_core_opts {
     char *compute;              /* --compute S[,S...]: seconds computed after each write step
                                    (step i the i-th, the last repeats); "" = none */
     enum iok_compute_kind compute_kind; /* --compute-kind sleep | spin */
-    int async;                          /* --async: a write step completes after the compute that
-                                           follows it (run/compute.c) */
-    int machine_report;                 /* set by a kernel whose report is machine-readable (CSV):
-                                           the core then adds no text block after it */
+    double compute_spread; /* --compute-spread F: rank r computes x (1 - F + 2F r/(P-1)) */
+    int async;             /* --async: a write step completes after the compute that
+                              follows it (run/compute.c) */
+    int machine_report;    /* set by a kernel whose report is machine-readable (CSV):
+                              the core then adds no text block after it */
 };
 
 enum iok_phase {

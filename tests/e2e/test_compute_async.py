@@ -52,6 +52,19 @@ def test_compute_list_last_value_repeats(tmp_path):
     assert 0.35 <= c["rank_seconds"]["min"] < 0.35 + 0.3, c
 
 
+def test_compute_spread_ranks_unequal_mean_kept(tmp_path):
+    """--compute-spread 0.5 on 4 ranks: rank 0 computes 0.5x, rank 3 1.5x,
+    the mean the given seconds."""
+    args = ["btio", "--backend", "null", "--grid", "16,16,16", "--dumps", "2"]
+    extra = ["--compute", "0.2", "--compute-spread", "0.5", "--dir", str(tmp_path)]
+    r = run(4, [*args, *extra], tmp_path)
+    assert r.rc == 0, r.err[-2000:]
+    c = write_pass(r.record)["compute_seconds"]
+    assert 0.2 <= c["min"] < 0.2 + 0.15, c  # 2 steps x 0.1 s
+    assert 0.6 <= c["max"] < 0.6 + 0.3, c  # 2 steps x 0.3 s
+    assert 0.4 <= c["avg"] < 0.4 + 0.2, c
+
+
 def test_compute_malformed_is_one_line(tmp_path):
     args = ["btio", "--backend", "null", "--grid", "16,16,16", "--compute", "0.1,x"]
     r = run(1, [*args, "--dir", str(tmp_path)], tmp_path)

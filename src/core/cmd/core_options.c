@@ -95,6 +95,10 @@ const struct iok_option iok_core_options[] = {
      "sleep: the computation leaves the core free (nanosleep); spin: a busy loop on the clock "
      "keeps it, as a solver does",
      IOK_COMPUTE_KIND_CHOICES},
+    {"compute-spread", 0, IOK_OPT_DOUBLE, offsetof(struct core_flags, o.compute_spread), "0",
+     "ranks compute unequally: rank r of P computes SECONDS x (1 - F + 2F r/(P-1)), from "
+     "(1-F) at rank 0 to (1+F) at the last, the mean SECONDS; 0 = every rank alike",
+     .min = "0", .max = "1", .unit = "fraction"},
     {"async", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.async), NULL,
      "post each write step, compute (--compute), complete it before the next step or the "
      "close: how much of the write the library hides behind the computation (backends with a "

@@ -112,12 +112,15 @@ iok_compute_settle(const struct iok_run *run, const struct iok_core_opts *o)
 void
 iok_pass_compute(struct iok_pass *p, int step)
 {
-    double s = iok_compute_at(p->run->core->compute, step);
+    const struct iok_run *run = p->run;
+    double s = iok_compute_at(run->core->compute, step), f = run->core->compute_spread;
+    if (f > 0 && run->nprocs > 1) /* unequal ranks, the mean kept */
+        s *= 1 - f + 2 * f * run->rank / (run->nprocs - 1);
     if (s <= 0)
         return;
     iok_pass_start(p, IOK_PH_COMPUTE);
     double t0 = p->t0;
-    if (p->run->core->compute_kind == IOK_COMPUTE_SPIN)
+    if (run->core->compute_kind == IOK_COMPUTE_SPIN)
         iok_spin_seconds(s);
     else
         iok_sleep_seconds(s);
