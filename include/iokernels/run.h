@@ -23,6 +23,10 @@ enum iok_mode { IOK_MODE_UNSET = IOK_CHOICE_UNSET, IOK_MODE_WRITE, IOK_MODE_READ
 #define IOK_API_CHOICES "blocking|nonblocking|varn" /* enum iok_api (backend.h) */
 #define IOK_VALUES_CHOICES "fresh|once"             /* enum iok_values (data.h) */
 #define IOK_BARRIERS_CHOICES "phase|pass|none"
+#define IOK_COMPUTE_KIND_CHOICES "sleep|spin"
+/* --compute-kind: sleep leaves the core free (nanosleep), spin keeps it
+ * busy on the clock, as a solver does */
+enum iok_compute_kind { IOK_COMPUTE_SLEEP, IOK_COMPUTE_SPIN };
 enum iok_barriers {
     IOK_BARRIERS_KERNEL = IOK_CHOICE_UNSET, /* not given: the kernel's default_barriers */
     IOK_BARRIERS_PHASE,
@@ -64,8 +68,14 @@ struct iok_core_opts {
     enum iok_barriers barriers; /* phase | pass | none; IOK_BARRIERS_KERNEL: the kernel's */
     double deadline;            /* --deadline S: stop posting steps after S s; 0 = none */
     int agree_every;            /* --agree-every K: ranks meet every K steps (run/engine_step.c) */
-    int machine_report;         /* set by a kernel whose report is machine-readable (CSV):
-                                   the core then adds no text block after it */
+    char *compute;              /* --compute S[,S...]: seconds computed after each write step
+                                   (step i the i-th, the last repeats); "" = none */
+    enum iok_compute_kind compute_kind; /* --compute-kind sleep | spin */
+    double compute_spread; /* --compute-spread F: rank r computes x (1 - F + 2F r/(P-1)) */
+    int async;             /* --async: a write step completes after the compute that
+                              follows it (run/compute.c) */
+    int machine_report;    /* set by a kernel whose report is machine-readable (CSV):
+                              the core then adds no text block after it */
 };
 
 enum iok_phase {
@@ -78,7 +88,8 @@ enum iok_phase {
     IOK_PH_WAIT,     /* completing posted requests */
     IOK_PH_FLUSH,    /* --fsync */
     IOK_PH_CLOSE,
-    IOK_PH_CHECK, /* comparing read values with expected ones (not I/O) */
+    IOK_PH_CHECK,   /* comparing read values with expected ones (not I/O) */
+    IOK_PH_COMPUTE, /* --compute: the application's computation between steps (not I/O) */
     IOK_NPHASES
 };
 extern const char *const iok_phase_names[IOK_NPHASES];
@@ -194,7 +205,13 @@ struct iok_pass_result {
     double write_check_seconds;    /* write passes: the check of what the file holds, untimed
                                     * (slowest rank); -1 when none ran */
     int agree_every;               /* the ranks met every this many steps (--agree-every) */
-    int cache_suspect;             /* read faster than the device ceiling */
+    /* write passes with --async: the most bytes of a posted step not yet
+     * completed on one rank (max over ranks and steps) */
+    int64_t pending_bytes_max;
+    /* each rank's I/O phases plus the computation while a step was pending:
+     * the window from post to completion (= io_rank without --async) */
+    struct iok_stat io_window;
+    int cache_suspect; /* read faster than the device ceiling */
     /* Rank 0 only (NULL elsewhere): each rank's own total per phase, in
      * seconds, at [rank * IOK_NPHASES + phase], for reports that show
      * per-rank figures (open/I/O/close time per rank and their min/avg/max,

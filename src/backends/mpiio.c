@@ -8,7 +8,13 @@
  * offset only when not already monotone (a file type must be) and merged
  * where contiguous. The view's type is kept while the pattern repeats at a
  * new displacement (a record variable's next record), as the original BTIO
- * sets its view once. */
+ * sets its view once.
+ *
+ * --api nonblocking: MPI_File_iwrite_at_all / iread_at_all (collective) or
+ * MPI_File_iwrite_at / iread_at (independent) at offset 0 of the step's view,
+ * completed by MPI_Wait in wait (the core keeps the buffers alive until
+ * then). ROMIO 3.2.1 (OpenMPI 4.1) crashes in MPI_File_iwrite_at_all: the
+ * core refuses that combination (run/compute.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +45,10 @@ struct mpiio_file {
     MPI_Aint *offs, *view_offs, *maddrs;
     size_t view_pieces, mcap;
     MPI_Datatype ftype;
+    int nonblocking;     /* --api nonblocking */
+    MPI_Request req;     /* the posted call, MPI_REQUEST_NULL when none */
+    MPI_Offset expect;   /* its bytes, checked against its status in wait */
+    const char *pending; /* its name */
 };
 
 static const char *
@@ -67,6 +77,8 @@ new_file(const char *path, const struct iok_schema *s, const struct iok_backend_
     f->collective = p->collective;
     f->s = s;
     f->ftype = MPI_DATATYPE_NULL;
+    f->nonblocking = p->api == IOK_API_NONBLOCKING;
+    f->req = MPI_REQUEST_NULL;
     snprintf(f->path, sizeof f->path, "%s", path);
     f->var_off = calloc((size_t)s->nvars + 1, sizeof *f->var_off);
     for (int v = 0; v < s->nvars; v++) {
@@ -359,6 +371,48 @@ mem_type(struct mpiio_file *f, size_t n, MPI_Datatype *mtype, void **base, int *
     return IOK_OK;
 }
 
+/* --api nonblocking: the step's call posted at offset 0 of its view (the
+ * view's start, as the blocking call's file pointer after set_view); the
+ * memory type is freed at once (MPI keeps it for the request). */
+static int
+post(struct mpiio_file *f, int writing, int coll, void *base, int count, MPI_Datatype mtype, int rc)
+{
+    int size = 0;
+    MPI_Type_size(mtype, &size);
+    f->expect = (MPI_Offset)size * count;
+    f->pending = writing ? (coll ? "MPI_File_iwrite_at_all" : "MPI_File_iwrite_at")
+                         : (coll ? "MPI_File_iread_at_all" : "MPI_File_iread_at");
+    int err = writing ? (coll ? MPI_File_iwrite_at_all(f->fh, 0, base, count, mtype, &f->req)
+                              : MPI_File_iwrite_at(f->fh, 0, base, count, mtype, &f->req))
+                      : (coll ? MPI_File_iread_at_all(f->fh, 0, base, count, mtype, &f->req)
+                              : MPI_File_iread_at(f->fh, 0, base, count, mtype, &f->req));
+    if (mtype != MPI_BYTE)
+        MPI_Type_free(&mtype);
+    if (rc)
+        return rc;
+    return err == MPI_SUCCESS ? IOK_OK : mpi_fail(f, f->pending, err);
+}
+
+/* Completes the posted call; a short transfer (OMPIO's full disk) named. */
+static int
+mpiio_wait(void *h)
+{
+    struct mpiio_file *f = h;
+    if (f->req == MPI_REQUEST_NULL)
+        return IOK_OK;
+    MPI_Status st;
+    int err = MPI_Wait(&f->req, &st), moved = 0;
+    if (err != MPI_SUCCESS)
+        return mpi_fail(f, "MPI_Wait", err);
+    if (f->expect > 0 && MPI_Get_count(&st, MPI_BYTE, &moved) == MPI_SUCCESS &&
+        moved != MPI_UNDEFINED && moved < f->expect)
+        return iok_error(IOK_EIO,
+                         "%s on %s moved %d of %lld bytes: a short transfer (no space left on "
+                         "the device, or a file shorter than its layout)",
+                         f->pending, f->path, moved, (long long)f->expect);
+    return IOK_OK;
+}
+
 static int
 mpiio_xfer(void *h, enum iok_dir dir, struct iok_reqlist *r)
 {
@@ -386,6 +440,8 @@ mpiio_xfer(void *h, enum iok_dir dir, struct iok_reqlist *r)
     const char *call = "MPI_File_set_view";
     /* an independent call with nothing to move is not made (a replayed
      * trace has no such call); the view above is collective, so it is set */
+    if (err == MPI_SUCCESS && (coll || count > 0) && f->nonblocking)
+        return post(f, writing, coll, base, count, mtype, rc);
     if (err == MPI_SUCCESS && (coll || count > 0)) {
         MPI_Status st;
         if (writing) {
@@ -456,12 +512,13 @@ const struct iok_backend iok_backend_mpiio = {
     .summary = "raw MPI-IO, canonical row-major layout, no header",
     .ext = ".mpi",
     .caps = IOK_CAP_COLLECTIVE | IOK_CAP_INDEPENDENT | IOK_CAP_HINTS | IOK_CAP_EMPTY_DIMS |
-            IOK_CAP_READWRITE | IOK_CAP_CALL_LEVEL,
+            IOK_CAP_READWRITE | IOK_CAP_CALL_LEVEL | IOK_CAP_NONBLOCKING,
     .version = mpiio_version,
     .create = mpiio_create,
     .define = mpiio_define,
     .open = mpiio_open,
-    .xfer = mpiio_xfer, /* blocking calls: no wait */
+    .xfer = mpiio_xfer,
+    .wait = mpiio_wait, /* --api nonblocking's MPI_Wait; nothing after a blocking call */
     .flush = mpiio_flush,
     .close = mpiio_close,
     .info = mpiio_info,

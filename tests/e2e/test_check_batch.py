@@ -27,9 +27,9 @@ CASES = [
     ["1", "btio", *GRID, "--dumps", "2"],
     ["2", "btio", *GRID],  # not a square
     ["1,4", "btio", *GRID],
-    ["1", "btio", *GRID, "--backend", "pnetcdf", "--api", "nonblocking"],
+    ["1", "btio", *GRID, "--backend", "pnetcdf", "--api", "varn"],
     ["1", "btio", *GRID, "--backend", "mpiio"],  # a leftover --api would be refused here
-    ["1", "btio", *GRID, "--backend", "mpiio", "--api", "nonblocking"],  # refused
+    ["1", "btio", *GRID, "--backend", "mpiio", "--api", "varn"],  # refused
     ["1", "btio", *GRID, "--collective", "--independent"],
     ["1", "btio", *GRID, "--independent"],
     ["1", "btio", *GRID, "--bogus"],
@@ -103,7 +103,7 @@ def test_each_answer_is_the_single_checks(tmp_path, singles):
     bad = [a for a in answers if a != "ok"]
     assert len(bad) >= 12 and all(a.startswith("iokernels: error: ") for a in bad)
     assert "--dumps" in answers[1] and answers[2] == "ok"  # a good case after a bad one
-    assert answers[6] == "ok" and "nonblocking" in answers[7]  # --api not carried over
+    assert answers[6] == "ok" and "varn" in answers[7]  # --api not carried over
     assert list(tmp_path.iterdir()) == []  # no I/O, no file
 
 

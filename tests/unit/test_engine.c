@@ -32,6 +32,8 @@ note(const char *what, int file)
 static void
 hook(int begin, enum iok_phase ph)
 {
+    if (ph == IOK_PH_COMPUTE && begin) /* --compute: an event of its own, outside every region */
+        note("compute", -1);
     if (!iok_phase_is_io(ph))
         return;
     char w[24];
@@ -195,8 +197,8 @@ check_regions(const char *shape)
             CHECK(call_of_phase(phase, w), "%s: the %s region holds '%s' (event %d)", shape, phase,
                   w, i);
         } else {
-            CHECK(!strcmp(w, "requests"), "%s: backend call '%s' outside any timed region", shape,
-                  w);
+            CHECK(!strcmp(w, "requests") || !strcmp(w, "compute"),
+                  "%s: backend call '%s' outside any timed region", shape, w);
         }
     }
 }
@@ -307,6 +309,32 @@ main(int argc, char **argv)
     CHECK(r.op == IOK_OP_WRITE && !strcmp(r.path, "engine-test-file-0 + engine-test-file-1"),
           "group: %d %s", r.op, r.path);
     free_result(&r);
+
+    /* --compute after each write step, outside the timed regions; with
+     * --async the step's wait comes after the compute, before the next
+     * step's list; reads are neither computed after nor deferred */
+    core.compute = "0.001";
+    one_pass(&run, plan, 0, IOK_OP_WRITE, "write pass, --compute",
+             "create:0 define:0 requests:0 xfer write:0 wait:0 compute:-1 requests:0 xfer write:0 "
+             "wait:0 compute:-1 requests:0 xfer write:0 wait:0 compute:-1 flush:0 close:0");
+    core.async = 1;
+    one_pass(&run, plan, 0, IOK_OP_WRITE, "write pass, --async",
+             "create:0 define:0 requests:0 xfer write:0 compute:-1 wait:0 requests:0 xfer write:0 "
+             "compute:-1 wait:0 requests:0 xfer write:0 compute:-1 wait:0 flush:0 close:0");
+    nlog = 0;
+    CHECK(iok_run_pass(&kern, NULL, &run, plan, 0, IOK_OP_WRITE, 0, -1, &r) == IOK_OK, "async");
+    CHECK(r.ph[IOK_PH_COMPUTE].count == NSTEPS && r.ph[IOK_PH_WAIT].count == NSTEPS &&
+              r.pending_bytes_max == NELEMS * (int64_t)sizeof(double),
+          "async: %d computes, %d waits, %lld bytes pending", r.ph[IOK_PH_COMPUTE].count,
+          r.ph[IOK_PH_WAIT].count, (long long)r.pending_bytes_max);
+    CHECK(r.io_window.min >= r.io_rank.min + NSTEPS * 0.001 - 1e-6,
+          "async: the window %g holds the I/O %g and the computes", r.io_window.min, r.io_rank.min);
+    free_result(&r);
+    one_pass(&run, plan, 1, IOK_OP_READ, "read pass, --async",
+             "open:1 requests:1 xfer read:1 wait:1 requests:1 xfer read:1 wait:1 requests:1 "
+             "xfer read:1 wait:1 close:1");
+    core.compute = NULL;
+    core.async = 0;
 
     iok_plan_free(plan);
     free(plan);

@@ -233,8 +233,9 @@ def kernels(summaries):
     return list(dict.fromkeys(s.label for s in summaries))
 
 
-# docs/measurement.md: building requests, generating data and checking are not I/O.
-NOT_IO = {"requests", "datagen", "check"}
+# docs/measurement.md: building requests, generating data, checking and the
+# emulated computation (--compute) are not I/O.
+NOT_IO = {"requests", "datagen", "check", "compute"}
 
 
 def mislabelled_phases(summaries):

@@ -86,6 +86,23 @@ const struct iok_option iok_core_options[] = {
      "meet after each step's I/O (independent transfers or a file per process; collective "
      "transfers on a shared file agree every step: every rank must enter the same calls)",
      .min = "1", .unit = "steps"},
+    {"compute", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.compute), NULL,
+     "emulated computation after each step of a write pass (and after the last, before close), "
+     "outside the timed I/O, recorded as the compute phase: seconds, one number for every step "
+     "or a comma list (step i the i-th, the last repeats)",
+     .metavar = "SECONDS[,SECONDS...]", .size = IOK_OPT_HEAP},
+    {"compute-kind", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.compute_kind), "sleep",
+     "sleep: the computation leaves the core free (nanosleep); spin: a busy loop on the clock "
+     "keeps it, as a solver does",
+     IOK_COMPUTE_KIND_CHOICES},
+    {"compute-spread", 0, IOK_OPT_DOUBLE, offsetof(struct core_flags, o.compute_spread), "0",
+     "ranks compute unequally: rank r of P computes SECONDS x (1 - F + 2F r/(P-1)), from "
+     "(1-F) at rank 0 to (1+F) at the last, the mean SECONDS; 0 = every rank alike",
+     .min = "0", .max = "1", .unit = "fraction"},
+    {"async", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.async), NULL,
+     "post each write step, compute (--compute), complete it before the next step or the "
+     "close: how much of the write the library hides behind the computation (backends with a "
+     "nonblocking API; implies --api nonblocking)"},
     {"check", 0, IOK_OPT_BOOL, offsetof(struct core_flags, check), NULL,
      "check the options: configure and plan the run, do no I/O and create no file; exit 0, or "
      "2 with the line the run would print (many command lines in one process: iokernels "

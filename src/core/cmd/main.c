@@ -147,6 +147,7 @@ settle_core(struct core_flags *cf, struct iok_run *run)
     unsigned caps = run->backend->caps;
     run->collective = o->io != IOK_IO_INDEP;
     run->api = (enum iok_api)o->api;
+    IOK_TRY(iok_compute_settle(run, o)); /* --compute, --async: before the API's checks */
     if (run->api == IOK_API_NONBLOCKING && !(caps & IOK_CAP_NONBLOCKING))
         return iok_error(IOK_EUSAGE, "backend %s has no nonblocking API: use --api blocking",
                          o->backend);
@@ -480,6 +481,8 @@ kr_configure(struct kernel_run *kr)
     int rc = iok_cmdline_apply(&cmdline, sets, nsets);
     if (rc == IOK_OK && k->configure)
         rc = k->configure(kr->kopts, &kr->cf.o, given);
+    if (rc == IOK_OK && kr->cf.o.async && !given("api")) /* posts now, completes later */
+        kr->cf.o.api = IOK_API_NONBLOCKING;
     if (rc == IOK_OK)
         rc = settle_core(&kr->cf, run);
     if (rc == IOK_OK)

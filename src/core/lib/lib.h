@@ -35,6 +35,8 @@ double iok_now(void);
 /* Sleeps s seconds (nothing if s <= 0), through signals that interrupt it
  * (pace.c). */
 void iok_sleep_seconds(double s);
+/* A busy loop on the clock for s seconds (--compute-kind spin). */
+void iok_spin_seconds(double s);
 
 /* The suite's IOK_* variables (env.c): iok_env_check validates them once,
  * before anything else (a usage error naming the variable); then

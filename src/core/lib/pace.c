@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Sleeps the suite takes on purpose, outside every timed region: a paced
  * replay's traced gaps (iok_reqlist.paced, posted by the pass engine,
- * engine_step.c, after the step's agreement) and a mix member's start offset. */
+ * engine_step.c, after the step's agreement), a mix member's start offset,
+ * and --compute's emulated computation (run/compute.c): a sleep, or a spin
+ * that keeps the core busy. */
 #include <errno.h>
 #include <mpi.h>
 #include <time.h>
@@ -21,6 +23,19 @@ iok_sleep_seconds(double s)
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
+}
+
+/* Busy on the clock for s seconds: the core stays taken, as by a solver. */
+void
+iok_spin_seconds(double s)
+{
+    if (s <= 0)
+        return;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) < s);
 }
 
 double

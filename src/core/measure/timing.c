@@ -5,8 +5,8 @@
 
 #include "core/measure/measure.h"
 
-const char *const iok_phase_names[] = {"requests", "datagen", "exchange", "open",  "define",
-                                       "post",     "wait",    "flush",    "close", "check"};
+const char *const iok_phase_names[] = {"requests", "datagen", "exchange", "open",  "define", "post",
+                                       "wait",     "flush",   "close",    "check", "compute"};
 _Static_assert(sizeof iok_phase_names / sizeof iok_phase_names[0] == IOK_NPHASES,
                "one name per enum iok_phase");
 const char *const iok_op_names[3] = {"write", "read", "verify"};
@@ -14,7 +14,7 @@ const char *const iok_op_names[3] = {"write", "read", "verify"};
 int
 iok_phase_is_io(enum iok_phase p)
 {
-    return p != IOK_PH_REQUESTS && p != IOK_PH_DATAGEN && p != IOK_PH_CHECK;
+    return p != IOK_PH_REQUESTS && p != IOK_PH_DATAGEN && p != IOK_PH_CHECK && p != IOK_PH_COMPUTE;
 }
 
 void

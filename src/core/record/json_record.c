@@ -130,6 +130,13 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
     if (p->op == IOK_OP_WRITE && p->write_check_seconds >= 0)
         json_object_set_new(j, "write_check_seconds", json_real(p->write_check_seconds));
     json_object_set_new(j, "agree_every_steps", json_integer(p->agree_every));
+    if (p->op == IOK_OP_WRITE && (run->core->compute[0] || run->core->async)) {
+        /* --compute, --async: the computation, and the I/O it did not hide */
+        json_object_set_new(j, "compute_seconds", stat_json(p->ph[IOK_PH_COMPUTE].rank));
+        json_object_set_new(j, "exposed_io_seconds", stat_json(p->io_rank));
+        json_object_set_new(j, "pending_bytes_max", json_integer((json_int_t)p->pending_bytes_max));
+        json_object_set_new(j, "io_window_seconds", stat_json(p->io_window));
+    }
     if (p->start_state[0])
         json_object_set_new(j, "start_state", iok_json_text(p->start_state));
     if (p->op != IOK_OP_WRITE) {

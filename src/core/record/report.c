@@ -108,6 +108,30 @@ span_lines(const struct iok_run *run, const struct iok_pass_result *p, FILE *out
                 run->core->deadline, p->steps_done, p->steps_planned);
 }
 
+/* --compute, --async: the computation after each step, and with --async the
+ * I/O it left exposed (the rank's time blocked in I/O calls) of the I/O's
+ * window (posted to completed, the computation in between included). */
+static void
+compute_line(const struct iok_run *run, const struct iok_pass_result *p, FILE *out)
+{
+    if (p->op != IOK_OP_WRITE || (!run->core->compute[0] && !run->core->async))
+        return;
+    fprintf(out,
+            "       compute (not I/O, %s): %s s after each step%s, %.4f s per rank (min %.4f "
+            "max %.4f)",
+            iok_choice_name(IOK_COMPUTE_KIND_CHOICES, run->core->compute_kind).s,
+            run->core->compute[0] ? run->core->compute : "0",
+            run->core->compute_spread > 0 ? " (the mean over ranks: --compute-spread)" : "",
+            p->ph[IOK_PH_COMPUTE].rank.avg, p->ph[IOK_PH_COMPUTE].rank.min,
+            p->ph[IOK_PH_COMPUTE].rank.max);
+    if (run->core->async)
+        fprintf(out,
+                "; --async: exposed I/O %.4f s of %.4f s I/O (blocked in I/O calls, of the "
+                "window from post to completion), %.2f MiB pending at most",
+                p->io_rank.max, p->io_window.max, p->pending_bytes_max / MiB);
+    fputc('\n', out);
+}
+
 void
 iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
                 const struct iok_result *res, FILE *out)
@@ -171,6 +195,7 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
         if (p->ph[IOK_PH_EXCHANGE].count)
             fprintf(out, "; exchange (I/O) %.4f s", p->ph[IOK_PH_EXCHANGE].job);
         fputc('\n', out);
+        compute_line(run, p, out);
         fprintf(out, "       peak memory per rank (MiB): min %.1f avg %.1f max %.1f%s\n",
                 p->peak_rss.min / MiB, p->peak_rss.avg / MiB, p->peak_rss.max / MiB,
                 p->peak_rss_process ? " (since the process started: could not reset VmHWM)" : "");

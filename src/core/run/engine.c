@@ -197,6 +197,7 @@ run_steps(struct iok_pass *p, struct iok_pass_result *out)
         }
         out->steps_done += outcome == IOK_STEP_DONE;
     }
+    iok_pass_complete(p); /* --async: the last step's wait, before flush and close */
     iok_pass_progress_end(p);
     p->cur = p->nseg - 1;
     return IOK_OK;
@@ -216,6 +217,8 @@ free_pass(struct iok_pass *p)
     iok_reqlist_free(&p->rl);
     iok_reqlist_free(&p->io);
     iok_reqlist_free(&p->kept);
+    if (!p->pending_file) /* else a failed pass left a request that may still use it */
+        iok_reqlist_free(&p->pending);
     iok_timeline_free(&p->tl);
     free(p->seg);
 }
@@ -291,6 +294,7 @@ begin(struct iok_pass *p, const struct iok_kernel *k, const void *kopts, const s
     iok_reqlist_init(&p->rl);
     iok_reqlist_init(&p->io);
     iok_reqlist_init(&p->kept);
+    iok_reqlist_init(&p->pending);
     p->nseg = nsteps + 2;
     p->seg = calloc((size_t)p->nseg, sizeof *p->seg);
     p->f = calloc((size_t)(nfiles ? nfiles : 1), sizeof *p->f);

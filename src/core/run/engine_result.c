@@ -119,6 +119,7 @@ iok_pass_reduce(struct iok_pass *p, const struct iok_osbytes *os0, const struct 
             own_io += p->tl.t[ph][2 * i + 1] - p->tl.t[ph][2 * i];
     }
     out->io_rank = iok_stat_reduce(own_io, comm);
+    out->io_window = iok_stat_reduce(own_io + p->hidden, comm);
     double own_span, steps_common;
     spans(p, out, &own_span, &steps_common);
     int64_t in[4] = {p->bytes, p->nreq, p->checked, p->bad}, sum[4];
@@ -132,6 +133,7 @@ iok_pass_reduce(struct iok_pass *p, const struct iok_osbytes *os0, const struct 
     out->bandwidth = out->io_time > 0 ? (double)out->bytes / out->io_time : 0;
     out->peak_rss = iok_stat_reduce((double)iok_mem_peak_bytes(), comm);
     out->peak_rss_proc = iok_stat_reduce((double)iok_mem_process_peak_bytes(), comm);
+    MPI_Allreduce(&p->pending_max, &out->pending_bytes_max, 1, MPI_INT64_T, MPI_MAX, comm);
     per_rank(p, out, own_span, steps_common);
 }
 

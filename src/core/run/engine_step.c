@@ -125,7 +125,7 @@ exchange_back(struct iok_pass *p, const struct iok_filegroup_step *st)
  * reaches the others at the agreement after them. */
 static void
 transfer(struct iok_pass *p, struct iok_pass_file *pf, int writing, struct iok_reqlist *target,
-         double *posted, double *waited)
+         int defer, double *posted, double *waited)
 {
     const struct iok_backend *be = p->run->backend;
     const int untimed = target->untimed;
@@ -148,6 +148,10 @@ transfer(struct iok_pass *p, struct iok_pass_file *pf, int writing, struct iok_r
             : iok_pass_called(p, be->xfer(pf->h, writing ? IOK_DIR_WRITE : IOK_DIR_READ, target));
     if (!untimed) {
         iok_pass_stop(p, IOK_PH_POST);
+        if (defer) { /* --async: waited for after the compute (compute.c) */
+            *waited = iok_now();
+            return;
+        }
         iok_pass_start(p, IOK_PH_WAIT);
     }
     int wrc = IOK_FAULTED(IOK_PH_WAIT, pf->path) ? IOK_EIO
@@ -223,6 +227,7 @@ iok_pass_step(struct iok_pass *p, int i, int *outcome)
     const int meet_io = run->nprocs > 1 && i % p->every == p->every - 1 &&
                         (checking || (writing && i + 1 < p->nsteps));
     p->cur = 1 + i;
+    iok_pass_complete(p); /* --async: the previous step's wait, before this step's list */
     p->wpath = writing && !(be->caps & IOK_CAP_NOIO) ? pf->path : NULL;
     *outcome = IOK_STEP_SKIPPED;
     struct iok_reqlist *target = &p->rl;
@@ -253,8 +258,14 @@ iok_pass_step(struct iok_pass *p, int i, int *outcome)
         return IOK_OK;
     }
     double posted, waited;
-    transfer(p, pf, writing, target, &posted, &waited);
-    if (pf->sample) { /* what the backend was handed, for the check after the pass */
+    const int defer = iok_pass_defers(p, target);
+    transfer(p, pf, writing, target, defer, &posted, &waited);
+    if (defer) /* its buffers stay alive until its wait */
+        iok_pass_hold(p, pf, &target, s);
+    /* what the backend was handed, for the check after the pass; a deferred
+     * step's after its wait (compute.c): PnetCDF byte-swaps a pending
+     * iput's buffer in place until then */
+    if (pf->sample && !defer) {
         t = iok_now();
         iok_wsample_take(pf->sample, s, target);
         iok_pass_suite(p, t, 0);
@@ -277,6 +288,8 @@ iok_pass_step(struct iok_pass *p, int i, int *outcome)
         iok_pass_stop(p, IOK_PH_CHECK);
     }
     count(p, pf, st, s, target);
+    if (writing && !p->group) /* --compute: after the step, outside the timed I/O */
+        iok_pass_compute(p, st->step);
     *outcome = IOK_STEP_DONE;
     progress(p, st->op, &p->plan->files[st->file], st->step);
     return IOK_OK;

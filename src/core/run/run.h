@@ -178,6 +178,12 @@ struct iok_pass {
     char first_bad[512];
     struct iok_reqlist rl, io, kept;
     int kept_file; /* the file whose list `kept` is (--values once) */
+    /* --async: the posted step's list, held (its buffers alive) until its
+     * wait; pending_file NULL when none; the most bytes held */
+    struct iok_reqlist pending;
+    struct iok_pass_file *pending_file;
+    int64_t pending_max;
+    double hidden; /* the computation while a step was pending */
 };
 
 /* engine.c. A test's view of the timed regions (tests/unit/test_engine.c):
@@ -211,5 +217,19 @@ void iok_pass_reduce(struct iok_pass *p, const struct iok_osbytes *os0,
                      const struct iok_osbytes *os1, struct iok_pass_result *out);
 int iok_pass_check_written(struct iok_pass *p, struct iok_pass_result *out);
 int iok_pass_mismatches(struct iok_pass *p, struct iok_pass_result *out);
+
+/* compute.c: --compute and --async. The seconds of step `step` of the list
+ * (0 when none; -1 malformed); the settled run's checks of --compute and
+ * --async (usage errors, before any file); the computation after a write
+ * step (timed as IOK_PH_COMPUTE, not I/O); whether the pass defers the wait
+ * of a step posting `target`; holding the posted list (*target becomes the
+ * held one); the held step's wait, timed (nothing when none). */
+double iok_compute_at(const char *text, int step);
+int iok_compute_settle(const struct iok_run *run, const struct iok_core_opts *o);
+void iok_pass_compute(struct iok_pass *p, int step);
+int iok_pass_defers(const struct iok_pass *p, const struct iok_reqlist *target);
+void iok_pass_hold(struct iok_pass *p, struct iok_pass_file *pf, struct iok_reqlist **target,
+                   const struct iok_schema *s);
+int iok_pass_complete(struct iok_pass *p);
 
 #endif
