@@ -58,7 +58,7 @@ def test_ncbench_option(tmp_path):
     r = run_plain(1, ["ncbench", "-d", short], tmp_path, timeout=30)
     check_one_line(r, "-d/--data-geometry '\\x01\\x1B[31m\\x07\\xC3\\xBE\\x0DAAAA")
     r = run_plain(1, ["ncbench", "-d", JUNK.decode("latin-1")], tmp_path, timeout=30)
-    check_one_line(r, "value of --data-geometry is 210 characters, more than the 127 an option holds")
+    check_one_line(r, "--data-geometry is 210 characters, more than the 127 an option holds")
 
 
 def test_unknown_option_with_escape_bytes(tmp_path):
