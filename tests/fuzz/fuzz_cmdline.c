@@ -54,7 +54,9 @@ fuzz_one(const char *text, size_t size)
         for (const struct iok_option *o = sets[i].opts; o && o->name; o++)
             iok_opts_format(&sets[i], o, out, sizeof out);
     iok_cmdline_free(&cl);
-    for (int i = 0; i < nsets; i++)
+    for (int i = 0; i < nsets; i++) {
+        iok_opts_release(&sets[i]);
         free(mem[i]);
+    }
     free(copy);
 }
