@@ -12,8 +12,14 @@ TEST_FUZZ_SECONDS ?= 10
 # suppressed by name), UBSan stops at its first report.
 # keep_modules: OpenMPI's unloaded plugins stay mapped so that their leaks
 # can be named (tests/sanitize/keep_modules.c).
+# use_tls=0: LeakSanitizer's tracer (GCC 12) now and then dies scanning a
+# thread's dynamic TLS ("Tracer caught signal 11" at a small address in
+# ScanRangeForPointers; 2 of 90 two-rank HDF5 read-backs here): a
+# fault of the tool, not a leak. Thread-local storage then is not a root; our
+# code keeps no heap pointer in it, and the MPI and I/O libraries' objects
+# that only TLS reaches are suppressed by library name (lsan.supp).
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 \
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp:print_suppressions=0 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp:print_suppressions=0:use_tls=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	LD_PRELOAD=$(CURDIR)/$(SAN_BUILD)/tests/libiok_keep_modules.so
 # The end-to-end tests run under the sanitizers: every parser's bad inputs,
