@@ -74,6 +74,8 @@ struct iok_core_opts {
     double compute_spread; /* --compute-spread F: rank r computes x (1 - F + 2F r/(P-1)) */
     int async;             /* --async: a write step completes after the compute that
                               follows it (run/compute.c) */
+    int async_reference;   /* --async-reference: iterations alternate --async and
+                              synchronous in ABBA order (run/compute.c) */
     int machine_report;    /* set by a kernel whose report is machine-readable (CSV):
                               the core then adds no text block after it */
 };
@@ -211,6 +213,14 @@ struct iok_pass_result {
     /* each rank's I/O phases plus the computation while a step was pending:
      * the window from post to completion (= io_rank without --async) */
     struct iok_stat io_window;
+    /* write passes: the steps' waits were deferred past the computation
+     * (--async; 0 in a synchronous iteration of --async-reference) */
+    int async;
+    /* write passes with --async-reference: per step posted, the time
+     * blocked in its post and its wait, max over ranks, at [step]
+     * (nstep_exposed of them; NULL when not measured). Freed by the core. */
+    double *step_exposed;
+    int nstep_exposed;
     int cache_suspect; /* read faster than the device ceiling */
     /* Rank 0 only (NULL elsewhere): each rank's own total per phase, in
      * seconds, at [rank * IOK_NPHASES + phase], for reports that show

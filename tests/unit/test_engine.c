@@ -333,6 +333,32 @@ main(int argc, char **argv)
     one_pass(&run, plan, 1, IOK_OP_READ, "read pass, --async",
              "open:1 requests:1 xfer read:1 wait:1 requests:1 xfer read:1 wait:1 requests:1 "
              "xfer read:1 wait:1 close:1");
+    /* --async-reference: ABBA, iteration 0 async, 1 and 2 synchronous, 3
+     * and 4 async, ...; a synchronous iteration's write waits right after
+     * its post, the result says which it ran */
+    core.async_reference = 1;
+    static const int abba[8] = {1, 0, 0, 1, 1, 0, 0, 1};
+    for (int it = 0; it < 8; it++)
+        CHECK(iok_iteration_async(&core, it) == abba[it], "ABBA: iteration %d", it);
+    nlog = 0;
+    CHECK(iok_run_pass(&kern, NULL, &run, plan, 0, IOK_OP_WRITE, 1, -1, &r) == IOK_OK, "sync");
+    check_regions("write pass, synchronous reference");
+    calls(got, sizeof got);
+    CHECK(!strcmp(got, "create:0 define:0 requests:0 xfer write:0 wait:0 compute:-1 requests:0 "
+                       "xfer write:0 wait:0 compute:-1 requests:0 xfer write:0 wait:0 compute:-1 "
+                       "flush:0 close:0"),
+          "synchronous reference calls: %s", got);
+    CHECK(!r.async && r.pending_bytes_max == 0 && r.nstep_exposed == NSTEPS && r.step_exposed,
+          "synchronous reference: async %d, %lld pending, %d steps timed", r.async,
+          (long long)r.pending_bytes_max, r.nstep_exposed);
+    free_result(&r);
+    free(r.step_exposed);
+    nlog = 0;
+    CHECK(iok_run_pass(&kern, NULL, &run, plan, 0, IOK_OP_WRITE, 3, -1, &r) == IOK_OK, "async 3");
+    CHECK(r.async && r.pending_bytes_max > 0, "iteration 3: async %d", r.async);
+    free_result(&r);
+    free(r.step_exposed);
+    core.async_reference = 0;
     core.compute = NULL;
     core.async = 0;
 

@@ -103,6 +103,10 @@ const struct iok_option iok_core_options[] = {
      "post each write step, compute (--compute), complete it before the next step or the "
      "close: how much of the write the library hides behind the computation (backends with a "
      "nonblocking API; implies --api nonblocking)"},
+    {"async-reference", 0, IOK_OPT_BOOL, offsetof(struct core_flags, o.async_reference), NULL,
+     "with --async: alternate --async iterations with synchronous ones (each wait right after "
+     "its post) in ABBA order, and record the overlap, 1 - exposed async / exposed sync, with "
+     "its exact 95 percent interval (--iterations 4 or more, even)"},
     {"check", 0, IOK_OPT_BOOL, offsetof(struct core_flags, check), NULL,
      "check the options: configure and plan the run, do no I/O and create no file; exit 0, or "
      "2 with the line the run would print (many command lines in one process: iokernels "

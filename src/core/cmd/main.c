@@ -646,6 +646,7 @@ kr_free(struct kernel_run *kr)
         free(kr->res.pass[i].hints);
         free(kr->res.pass[i].rank_span);
         free(kr->res.pass[i].rank_marks);
+        free(kr->res.pass[i].step_exposed);
     }
     if (kr->run.hints != MPI_INFO_NULL)
         MPI_Info_free(&kr->run.hints);

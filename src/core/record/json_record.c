@@ -136,6 +136,12 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
         json_object_set_new(j, "exposed_io_seconds", stat_json(p->io_rank));
         json_object_set_new(j, "pending_bytes_max", json_integer((json_int_t)p->pending_bytes_max));
         json_object_set_new(j, "io_window_seconds", stat_json(p->io_window));
+        json_object_set_new(j, "async", json_boolean(p->async));
+        if (p->async) { /* where the data moved, from the measured post and wait */
+            const char *m = iok_overlap_moved(p->ph[IOK_PH_POST].rank.max,
+                                              p->ph[IOK_PH_WAIT].rank.max, p->io_window.max);
+            json_object_set_new(j, "data_moved", json_string(m[0] == 'd' ? "computation" : m + 7));
+        }
     }
     if (p->start_state[0])
         json_object_set_new(j, "start_state", iok_json_text(p->start_state));
@@ -315,6 +321,11 @@ build(const struct iok_json_input *in, const char *hosts)
                                   "from_storage_fraction", IOK_FROM_STORAGE_FRACTION));
     json_object_set_new(j, "iterations", iterations_json(res, run->core->iterations));
     json_object_set_new(j, "passes", passes);
+    struct iok_overlap o;
+    if (run->core->async_reference && iok_overlap_of(run, res, &o) == 0) {
+        json_object_set_new(j, "overlap", iok_overlap_json(&o));
+        iok_overlap_free(&o);
+    }
     /* the whole process (every pass; /usr/bin/time sees only the last), per rank */
     if (res->npasses)
         json_object_set_new(j, "peak_rss_process_bytes",

@@ -35,6 +35,38 @@ void iok_describe_kernel(const struct iok_kernel *k, const struct iok_optset *se
  * then taken out of argv (so that --json FILE keeps its meaning). */
 int iok_help_as_json(int *argc, char **argv);
 
+/* The overlap of --async-reference (overlap.c): per iteration, the exposed
+ * I/O of its write passes (the sum of their slowest rank's time in I/O
+ * calls), split by ABBA into async and synchronous iterations; the ratio
+ * exposed async / exposed sync with its interval (sd: Hodges-Lehmann and
+ * Moses, measure/slowdown.c), the overlap 1 - ratio and its call ("hidden",
+ * "no overlap", "more exposed", "untested"); the medians over the async
+ * iterations of the post and the wait and which holds more ("post",
+ * "wait"); per step, the medians of its post + wait on each side. */
+struct iok_overlap {
+    int iterations, n_async, n_sync;
+    int *it_async, *it_sync;
+    double *exposed_async, *exposed_sync;
+    int has_ratio; /* every time positive: sd holds the ratio */
+    struct iok_slowdown sd;
+    const char *call;
+    double post, wait;
+    const char *where;
+    int nsteps; /* 0: the steps were not timed */
+    double *step_async, *step_sync;
+};
+/* Rank 0, from the gathered results; -1 when out of memory. */
+int iok_overlap_of(const struct iok_run *run, const struct iok_result *res, struct iok_overlap *o);
+void iok_overlap_free(struct iok_overlap *o);
+/* The report's line ("overlap: 0.88 [0.80, 0.93] hidden (...)"). */
+void iok_overlap_line(const struct iok_overlap *o, char *buf, size_t len);
+/* The record's "overlap" object (schema: run_record.overlap). */
+json_t *iok_overlap_json(const struct iok_overlap *o);
+/* Where a pass's data moved, from its measured post, wait and window:
+ * "during the computation" when post + wait is under a tenth of the
+ * window, else "in the wait" or "in the post", whichever took longer. */
+const char *iok_overlap_moved(double post, double wait, double window);
+
 /* The generic block printed after every kernel's own report. */
 void iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
                      const struct iok_result *res, FILE *out);

@@ -124,12 +124,33 @@ compute_line(const struct iok_run *run, const struct iok_pass_result *p, FILE *o
             run->core->compute_spread > 0 ? " (the mean over ranks: --compute-spread)" : "",
             p->ph[IOK_PH_COMPUTE].rank.avg, p->ph[IOK_PH_COMPUTE].rank.min,
             p->ph[IOK_PH_COMPUTE].rank.max);
-    if (run->core->async)
+    double post = p->ph[IOK_PH_POST].rank.max, wait = p->ph[IOK_PH_WAIT].rank.max;
+    if (p->async) /* where the data moved: from the measured phases */
         fprintf(out,
                 "; --async: exposed I/O %.4f s of %.4f s I/O (blocked in I/O calls, of the "
-                "window from post to completion), %.2f MiB pending at most",
-                p->io_rank.max, p->io_window.max, p->pending_bytes_max / MiB);
+                "window from post to completion), %.2f MiB pending at most; the post took "
+                "%.3g s, the wait %.3g s: the data moved %s",
+                p->io_rank.max, p->io_window.max, p->pending_bytes_max / MiB, post, wait,
+                iok_overlap_moved(post, wait, p->io_window.max));
+    else if (run->core->async) /* --async-reference's other side */
+        fprintf(out,
+                "; synchronous reference of --async-reference: each wait right after its post, "
+                "exposed I/O %.4f s",
+                p->io_rank.max);
     fputc('\n', out);
+}
+
+/* --async-reference: the overlap against the synchronous iterations. */
+static void
+overlap_line(const struct iok_run *run, const struct iok_result *res, FILE *out)
+{
+    struct iok_overlap o;
+    if (!run->core->async_reference || iok_overlap_of(run, res, &o))
+        return;
+    char line[512];
+    iok_overlap_line(&o, line, sizeof line);
+    fprintf(out, "%s\n", line);
+    iok_overlap_free(&o);
 }
 
 void
@@ -222,4 +243,5 @@ iok_report_core(const struct iok_run *run, const struct iok_plan *plan,
     }
     if (run->core->iterations > 1)
         iok_report_iterations(run, res, out);
+    overlap_line(run, res, out);
 }

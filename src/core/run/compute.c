@@ -88,6 +88,14 @@ iok_compute_settle(const struct iok_run *run, const struct iok_core_opts *o)
                          "%s: ROMIO 3.2.1's MPI_File_iwrite_at_all crashes (segfault) in OpenMPI "
                          "4.1: use --independent or OMPIO",
                          o->async ? "--async" : "--api nonblocking");
+    if (o->async_reference && !o->async)
+        return iok_error(IOK_EUSAGE, "--async-reference measures --async against synchronous "
+                                     "iterations: add --async");
+    if (o->async_reference && (o->iterations < 4 || o->iterations % 2))
+        return iok_error(IOK_EUSAGE,
+                         "--async-reference alternates --async and synchronous iterations in "
+                         "ABBA order: give --iterations 4 or more, an even number (not %d)",
+                         o->iterations);
     if (!o->async)
         return IOK_OK;
     if (!strcmp(be->name, "hdf5"))
@@ -129,10 +137,22 @@ iok_pass_compute(struct iok_pass *p, int step)
         p->hidden += iok_now() - t0;
 }
 
+/* ABBA: pairs (async, sync), (sync, async), (async, sync), ...: iteration
+ * 0 async, 1 and 2 synchronous, 3 and 4 async, ... (as mix.c's alone and
+ * together), so a drift of the machine falls on both sides alike. */
+int
+iok_iteration_async(const struct iok_core_opts *o, int iteration)
+{
+    if (!o->async)
+        return 0;
+    return !o->async_reference || (iteration % 2 == 0) == ((iteration / 2) % 2 == 0);
+}
+
 int
 iok_pass_defers(const struct iok_pass *p, const struct iok_reqlist *target)
 {
-    return p->run->core->async && !p->group && p->op == IOK_OP_WRITE && !target->untimed;
+    return iok_iteration_async(p->run->core, p->iteration) && !p->group && p->op == IOK_OP_WRITE &&
+           !target->untimed;
 }
 
 void

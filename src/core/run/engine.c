@@ -320,6 +320,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     out->op = op;
     out->file = file;
     out->iteration = iteration;
+    out->async = writing && iok_iteration_async(run->core, iteration);
     snprintf(out->path, sizeof out->path, "%s", fp->path);
     int rc = begin(&p, k, kopts, run, plan, iteration, 1, nsteps);
     p.planned = planned;

@@ -97,6 +97,37 @@ per_rank(struct iok_pass *p, struct iok_pass_result *out, double own_span, doubl
     free(all);
 }
 
+/* --async-reference: each step's time blocked in its post and its wait,
+ * the slowest rank's (one reduction of steps_done numbers). The k-th post
+ * and the k-th wait of a file's write pass are step k's, deferred or not;
+ * a rank whose counts differ (an untimed step) adds nothing. */
+static void
+step_exposed(struct iok_pass *p, struct iok_pass_result *out)
+{
+    const struct iok_run *run = p->run;
+    int n = out->steps_done;
+    if (!run->core->async_reference || p->group || p->op != IOK_OP_WRITE || n < 1)
+        return;
+    double *own = calloc((size_t)n, sizeof *own);
+    out->step_exposed = malloc((size_t)n * sizeof *out->step_exposed);
+    int ok = own && out->step_exposed, all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, run->comm);
+    if (!all) {
+        free(own);
+        free(out->step_exposed);
+        out->step_exposed = NULL;
+        return;
+    }
+    const struct iok_timeline *tl = &p->tl;
+    if (tl->n[IOK_PH_POST] == n && tl->n[IOK_PH_WAIT] == n)
+        for (int i = 0; i < n; i++)
+            own[i] = tl->t[IOK_PH_POST][2 * i + 1] - tl->t[IOK_PH_POST][2 * i] +
+                     tl->t[IOK_PH_WAIT][2 * i + 1] - tl->t[IOK_PH_WAIT][2 * i];
+    MPI_Allreduce(own, out->step_exposed, n, MPI_DOUBLE, MPI_MAX, run->comm);
+    out->nstep_exposed = n;
+    free(own);
+}
+
 void
 iok_pass_reduce(struct iok_pass *p, const struct iok_osbytes *os0, const struct iok_osbytes *os1,
                 struct iok_pass_result *out)
@@ -134,6 +165,7 @@ iok_pass_reduce(struct iok_pass *p, const struct iok_osbytes *os0, const struct 
     out->peak_rss = iok_stat_reduce((double)iok_mem_peak_bytes(), comm);
     out->peak_rss_proc = iok_stat_reduce((double)iok_mem_process_peak_bytes(), comm);
     MPI_Allreduce(&p->pending_max, &out->pending_bytes_max, 1, MPI_INT64_T, MPI_MAX, comm);
+    step_exposed(p, out);
     per_rank(p, out, own_span, steps_common);
 }
 

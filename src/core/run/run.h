@@ -228,6 +228,10 @@ double iok_compute_at(const char *text, int step);
 int iok_compute_settle(const struct iok_run *run, const struct iok_core_opts *o);
 void iok_pass_compute(struct iok_pass *p, int step);
 int iok_pass_defers(const struct iok_pass *p, const struct iok_reqlist *target);
+/* Whether write passes of `iteration` defer their waits: --async, and with
+ * --async-reference the iterations ABBA puts on the async side (0, 3, 4,
+ * 7, 8, ...; the others run each wait right after its post). Pure. */
+int iok_iteration_async(const struct iok_core_opts *o, int iteration);
 void iok_pass_hold(struct iok_pass *p, struct iok_pass_file *pf, struct iok_reqlist **target,
                    const struct iok_schema *s);
 int iok_pass_complete(struct iok_pass *p);
