@@ -120,6 +120,9 @@ enum iok_kernel_flags {
      * reads no sample of the values back (write_sample.c); --verify reads
      * what was written */
     IOK_KERNEL_NO_READBACK = 1u << 3,
+    /* its lists carry traced gaps (iok_reqlist.gap, a replay's): --compute
+     * traced computes each after its step; refused on other kernels */
+    IOK_KERNEL_TRACED_GAPS = 1u << 4,
 };
 
 struct iok_kernel_hint {

@@ -78,6 +78,10 @@ struct iok_reqlist {
      * is the suite's own time, outside the timed phases). < 0: no wait. */
     int paced;
     double pace_at;
+    /* --compute traced (kernels with IOK_KERNEL_TRACED_GAPS): the seconds
+     * this rank computes after the step, the traced gap between its
+     * operation and its next; 0: none */
+    double gap;
 };
 
 void iok_reqlist_init(struct iok_reqlist *r);

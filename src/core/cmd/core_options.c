@@ -89,8 +89,9 @@ const struct iok_option iok_core_options[] = {
     {"compute", 0, IOK_OPT_STRING, offsetof(struct core_flags, o.compute), NULL,
      "emulated computation after each step of a write pass (and after the last, before close), "
      "outside the timed I/O, recorded as the compute phase: seconds, one number for every step "
-     "or a comma list (step i the i-th, the last repeats)",
-     .metavar = "SECONDS[,SECONDS...]", .size = IOK_OPT_HEAP},
+     "or a comma list (step i the i-th, the last repeats); traced (the replay): after each "
+     "traced write, the gap the trace shows before the rank's next operation (cut to --max-gap)",
+     .metavar = "SECONDS[,SECONDS...]|traced", .size = IOK_OPT_HEAP},
     {"compute-kind", 0, IOK_OPT_CHOICE, offsetof(struct core_flags, o.compute_kind), "sleep",
      "sleep: the computation leaves the core free (nanosleep); spin: a busy loop on the clock "
      "keeps it, as a solver does",

@@ -116,11 +116,15 @@ compute_line(const struct iok_run *run, const struct iok_pass_result *p, FILE *o
 {
     if (p->op != IOK_OP_WRITE || (!run->core->compute[0] && !run->core->async))
         return;
+    const int traced = !strcmp(run->core->compute, "traced"); /* the replay's gaps */
     fprintf(out,
-            "       compute (not I/O, %s): %s s after each step%s, %.4f s per rank (min %.4f "
+            "       compute (not I/O, %s): %s%s after each step%s, %.4f s per rank (min %.4f "
             "max %.4f)",
             iok_choice_name(IOK_COMPUTE_KIND_CHOICES, run->core->compute_kind).s,
-            run->core->compute[0] ? run->core->compute : "0",
+            traced                  ? "its traced gap"
+            : run->core->compute[0] ? run->core->compute
+                                    : "0",
+            traced ? "" : " s",
             run->core->compute_spread > 0 ? " (the mean over ranks: --compute-spread)" : "",
             p->ph[IOK_PH_COMPUTE].rank.avg, p->ph[IOK_PH_COMPUTE].rank.min,
             p->ph[IOK_PH_COMPUTE].rank.max);

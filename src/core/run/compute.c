@@ -46,6 +46,13 @@ iok_compute_at(const char *text, int step)
     return text && text[0] ? nth(text, step) : 0;
 }
 
+/* --compute traced: each step's traced gap (iok_reqlist.gap), the kernel's. */
+int
+iok_compute_traced(const struct iok_core_opts *o)
+{
+    return o->compute && !strcmp(o->compute, "traced");
+}
+
 /* A list's length, or -1 when some item is no number of seconds. */
 static int
 list_ok(const char *text)
@@ -80,7 +87,13 @@ int
 iok_compute_settle(const struct iok_run *run, const struct iok_core_opts *o)
 {
     const struct iok_backend *be = run->backend;
-    if (o->compute[0] && list_ok(o->compute) < 0)
+    if (iok_compute_traced(o) && !(run->kernel_flags & IOK_KERNEL_TRACED_GAPS))
+        return iok_error(IOK_EUSAGE,
+                         "--compute traced: only the replay has traced gaps; give seconds");
+    if (iok_compute_traced(o) && o->compute_spread > 0)
+        return iok_error(IOK_EUSAGE, "--compute-spread: --compute traced computes each rank's "
+                                     "own traced gaps; give seconds to spread");
+    if (o->compute[0] && !iok_compute_traced(o) && list_ok(o->compute) < 0)
         return iok_error(IOK_EUSAGE, "--compute %s: give seconds >= 0, one number or a comma list",
                          o->compute);
     if (romio_collective(run))
@@ -121,7 +134,8 @@ void
 iok_pass_compute(struct iok_pass *p, int step)
 {
     const struct iok_run *run = p->run;
-    double s = iok_compute_at(run->core->compute, step), f = run->core->compute_spread;
+    double s = iok_compute_traced(run->core) ? p->gap : iok_compute_at(run->core->compute, step);
+    double f = run->core->compute_spread;
     if (f > 0 && run->nprocs > 1) /* unequal ranks, the mean kept */
         s *= 1 - f + 2 * f * run->rank / (run->nprocs - 1);
     if (s <= 0)
@@ -151,8 +165,9 @@ iok_iteration_async(const struct iok_core_opts *o, int iteration)
 int
 iok_pass_defers(const struct iok_pass *p, const struct iok_reqlist *target)
 {
-    return iok_iteration_async(p->run->core, p->iteration) && !p->group && p->op == IOK_OP_WRITE &&
-           !target->untimed;
+    /* asked of a write step (a file's write pass or an interleaved group's);
+     * with --async-reference only in the ABBA order's async iterations */
+    return iok_iteration_async(p->run->core, p->iteration) && !target->untimed;
 }
 
 void

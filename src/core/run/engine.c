@@ -405,6 +405,7 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
     else
         p.nfiles = 0;
     out->op = p.writes ? IOK_OP_WRITE : IOK_OP_READ;
+    out->async = p.writes && iok_iteration_async(run->core, iteration);
     out->file = p.f && p.nfiles ? p.f[0].file : 0;
     out->agree_every = p.every;
     return run_pass(&p, out, rc);

@@ -233,6 +233,8 @@ iok_pass_step(struct iok_pass *p, int i, int *outcome)
     struct iok_reqlist *target = &p->rl;
     int agreed = 0; /* a collective exchange's agreement before it failed: every rank knows */
     int rc = exchange_out(p, st, s, build(p, st, s), &target, &agreed);
+    p->gap = p->rl.gap; /* --compute traced: the kernel's, before the lists move on */
+    const int app_step = !target->untimed; /* not the suite's own (a replay's fill) */
     if (agreed)
         return rc;
     /* one agreement per step, untimed: the lists, the call counts, the deadline */
@@ -258,7 +260,7 @@ iok_pass_step(struct iok_pass *p, int i, int *outcome)
         return IOK_OK;
     }
     double posted, waited;
-    const int defer = iok_pass_defers(p, target);
+    const int defer = writing && iok_pass_defers(p, target);
     transfer(p, pf, writing, target, defer, &posted, &waited);
     if (defer) /* its buffers stay alive until its wait */
         iok_pass_hold(p, pf, &target, s);
@@ -288,7 +290,9 @@ iok_pass_step(struct iok_pass *p, int i, int *outcome)
         iok_pass_stop(p, IOK_PH_CHECK);
     }
     count(p, pf, st, s, target);
-    if (writing && !p->group) /* --compute: after the step, outside the timed I/O */
+    /* --compute: after each of the application's write steps (an
+     * interleaved group's too), outside the timed I/O */
+    if (writing && app_step)
         iok_pass_compute(p, st->step);
     *outcome = IOK_STEP_DONE;
     progress(p, st->op, &p->plan->files[st->file], st->step);

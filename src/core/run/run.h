@@ -184,6 +184,7 @@ struct iok_pass {
     struct iok_pass_file *pending_file;
     int64_t pending_max;
     double hidden; /* the computation while a step was pending */
+    double gap;    /* --compute traced: the current step's gap (iok_reqlist.gap) */
 };
 
 /* engine.c. A test's view of the timed regions (tests/unit/test_engine.c):
@@ -225,6 +226,7 @@ int iok_pass_mismatches(struct iok_pass *p, struct iok_pass_result *out);
  * of a step posting `target`; holding the posted list (*target becomes the
  * held one); the held step's wait, timed (nothing when none). */
 double iok_compute_at(const char *text, int step);
+int iok_compute_traced(const struct iok_core_opts *o); /* --compute traced */
 int iok_compute_settle(const struct iok_run *run, const struct iok_core_opts *o);
 void iok_pass_compute(struct iok_pass *p, int step);
 int iok_pass_defers(const struct iok_pass *p, const struct iok_reqlist *target);

@@ -63,6 +63,8 @@ struct replay_state {
     struct rp_plan rp;
     int verify, pace;
     double max_gap; /* --max-gap */
+    double *gap;    /* --compute traced: per op, the traced gap after it (its rank's next
+                       operation's start less its end, cut to --max-gap); NULL otherwise */
     int cuts;       /* traced gaps this rank cut to it */
     int rank;
     double tmin;      /* --pace traced: the earliest traced start over every rank's operations */
@@ -83,6 +85,7 @@ free_state(void *priv)
     rp_groups_free(&st->groups);
     rp_fidelity_free(&st->fid);
     free(st->file_traced);
+    free(st->gap);
     free(st);
 }
 
@@ -125,6 +128,9 @@ replay_configure(void *kopts, struct iok_core_opts *core, int (*given)(const cha
                                      "(docs/kernels/replay.md says how to make one)");
     if (!(o->max_gap > 0)) /* an open lower bound: the table's ranges are closed */
         return iok_error(IOK_EUSAGE, "--max-gap must be above 0 seconds, not %g", o->max_gap);
+    if (!strcmp(core->compute, "traced") && o->pace == REPLAY_PACE_TRACED)
+        return iok_error(IOK_EUSAGE, "--compute traced and --pace traced both spend the traced "
+                                     "gaps (as computation, as waits): give one");
     if (!given("backend"))
         strcpy(core->backend, "mpiio");
     if (!given("mode"))
@@ -197,6 +203,36 @@ plan_groups(const struct replay_opts *o, const struct iok_run *run, struct repla
     return IOK_OK;
 }
 
+/* --compute traced: per op, the gap the trace shows after it before its
+ * rank's next operation (in the replay file's order, the order the rank
+ * runs them), the computation the rank does there; 0 after its last, or
+ * where a start or an end is unknown; cut to --max-gap as a pace's wait. */
+static int
+traced_gaps(struct replay_state *st)
+{
+    const struct rp_trace *t = &st->trace;
+    st->gap = calloc((size_t)t->nops + 1, sizeof *st->gap);
+    int *last = malloc(((size_t)t->ranks + 1) * sizeof *last);
+    if (!st->gap || !last) {
+        free(last);
+        return iok_error(IOK_EIO, "out of memory for the traced gaps");
+    }
+    for (int r = 0; r < t->ranks; r++)
+        last[r] = -1;
+    for (int64_t i = 0; i < t->nops; i++) {
+        const struct iok_logop *op = &t->ops[i];
+        int prev = op->rank >= 0 && op->rank < t->ranks ? last[op->rank] : -1;
+        if (prev >= 0 && op->start >= 0 && t->ops[prev].end >= 0) {
+            double g = op->start - t->ops[prev].end;
+            st->gap[prev] = g < 0 ? 0 : g > st->max_gap ? st->max_gap : g;
+        }
+        if (op->rank >= 0 && op->rank < t->ranks)
+            last[op->rank] = (int)i;
+    }
+    free(last);
+    return IOK_OK;
+}
+
 static int
 replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
 {
@@ -228,6 +264,10 @@ replay_plan(const void *kopts, const struct iok_run *run, struct iok_plan *plan)
     st->max_gap = o->max_gap;
     st->rank = run->rank;
     st->tmin = -1;
+    if (!strcmp(run->core->compute, "traced") && traced_gaps(st) != IOK_OK) {
+        free(schemas); /* the state, the plan's, is freed with it */
+        return IOK_EIO;
+    }
     for (int64_t i = 0; i < st->trace.nops; i++)
         if (st->trace.ops[i].start >= 0 && (st->tmin < 0 || st->trace.ops[i].start < st->tmin))
             st->tmin = st->trace.ops[i].start;
@@ -346,6 +386,7 @@ trace_step(struct replay_state *st, const struct rp_fileplan *fp, const struct r
     out->idle = !op;
     out->paced = st->pace; /* idle too: every rank's origin is the same step's */
     out->pace_at = pace_at;
+    out->gap = op && op->write && st->gap ? st->gap[oi] : 0; /* --compute traced */
     return rc;
 }
 
@@ -521,7 +562,7 @@ replay_json(const void *kopts, const struct iok_run *run, const struct iok_plan 
 
 const struct iok_kernel iok_kernel_replay = {
     .name = "replay",
-    .flags = IOK_KERNEL_REQLOG | IOK_KERNEL_NO_READBACK,
+    .flags = IOK_KERNEL_REQLOG | IOK_KERNEL_NO_READBACK | IOK_KERNEL_TRACED_GAPS,
     .summary = "any application's I/O from a replay file (a Darshan DXT trace, a kernel's "
                "--export-replay), with a fidelity score",
     .options = replay_options,
