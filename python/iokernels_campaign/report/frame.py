@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..spec import rules
-from . import timing, verdict
+from . import overlap, timing, verdict
 from .aggregate import shown_fraction
 from .palette import WORDS, series_name  # noqa: F401 (series_name: the one naming)
 
@@ -239,6 +239,9 @@ def compare(runs_a, runs_b):
                 "n_b": len(vb),
                 "mark": MARKS[ratio.call] if ratio else "na",
                 "cached": any(r.get("read_from_storage") == 0 for r in ga + gb),
+                # (overlap, lo, hi, call) of async runs with --async-reference, else None
+                "a_overlap": overlap.summary(ga),
+                "b_overlap": overlap.summary(gb),
             }
         )
     common = len(rows)
