@@ -254,7 +254,9 @@ RUN_EXPORT = (
     "round position started "
     "io api nprocs host nodes date fs_type fsync iokernels_version backend_version mpi_version "
     "read_from_storage verify_ok hostnames ranks_per_node slurm_job_id slurm_step_id "
-    "lustre_stripe_count lustre_stripe_size_bytes lustre_status env"
+    "lustre_stripe_count lustre_stripe_size_bytes lustre_status env "
+    "compute_seconds async_write exposed_io_seconds exposed_sync_seconds "
+    "overlap overlap_lo overlap_hi overlap_call overlap_where"
 ).split()
 
 

@@ -23,8 +23,11 @@ DESIGN = (
     "ratio, the ratio the record gives of the exposed I/O (time blocked in I/O calls) of the "
     "asynchronous iterations over that of the synchronous ones, with its 95% interval (none "
     "where the record calls it untested); the call and where (post or wait: where the "
-    "asynchronous write's time fell) are the record's. Synchronous cases (async = false) "
-    "show their exposed I/O only."
+    "asynchronous write's time fell) are the record's. Exposed I/O: the median over a run's "
+    "iterations (of an async case: its asynchronous ones) of the time each rank spent blocked "
+    "in the write passes' I/O calls, the ranks' average; the binary records it with --compute "
+    "or --async only ('-' for a run with neither). Synchronous cases (async = false) show "
+    "their exposed I/O only."
 )
 
 
@@ -143,8 +146,8 @@ def table_rows(mine):
                 c["series"] + (f" n{c['ranks']}" if several else ""),
                 _num(c["compute"], "g"),
                 "on" if c["async"] else "off",
-                _num(c["exposed"]),
-                _num(c["exposed_sync"]),
+                _num(c["exposed"], ".3g"),
+                _num(c["exposed_sync"], ".3g"),
                 interval_text(c["overlap"], c["lo"], c["hi"]) if c["async"] else "-",
                 c["call"] or "-",
                 c["where"] or "-",
