@@ -362,10 +362,17 @@ def test_compare_shows_both_sides_overlap(tmp_path, records):
     assert "ABBA in one job" in lines[head]
     row = next(x for x in lines[head:] if x.startswith("btio pnetcdf n1"))
     assert "0.78 [0.73, 0.82] hidden" in row and "-0.01 [-0.08, 0.05] no overlap" in row
+    p = cli("compare", "a.jsonl", "b.jsonl", "--html", "c.html", cwd=tmp_path)
+    page = (tmp_path / "c.html").read_text()
+    assert "<th>A overlap</th><th>B overlap</th>" in page
+    assert '<td class="overlap">0.78 [0.73, 0.82] hidden</td>' in page
+    assert '<td class="overlap">-0.01 [-0.08, 0.05] no overlap</td>' in page
     # a side without overlap figures: no overlap lines
     (tmp_path / "c.jsonl").write_text(json.dumps(records[0]) + "\n")
     p = cli("compare", "c.jsonl", "c.jsonl", cwd=tmp_path)
     assert "overlap of the async cases" not in p.stdout
+    p = cli("compare", "c.jsonl", "c.jsonl", "--html", "d.html", cwd=tmp_path)
+    assert "A overlap" not in (tmp_path / "d.html").read_text()
 
 
 def test_interval_text():

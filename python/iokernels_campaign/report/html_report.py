@@ -513,6 +513,14 @@ def _write(store, st, campaign, title):
     return pngs, summaries
 
 
+def _overlap_text(summary):
+    """overlap.summary's (overlap, lo, hi, call) as "0.78 [0.73, 0.82] hidden", or "-"."""
+    if not summary:
+        return "-"
+    ov, lo, hi, call = summary
+    return f"{overlap.interval_text(ov, lo, hi)} {call or ''}".strip()
+
+
 def write_compare(runs_a, runs_b, html_path, name_a, name_b):
     """The compare page: per case in both, B/A with better / worse / same.
     Returns (path, number of cases in both)."""
@@ -541,6 +549,8 @@ def write_compare(runs_a, runs_b, html_path, name_a, name_b):
             "mark": r["mark"],
             "word": words[r["mark"]],
             "cached": bool(r["cached"]),
+            "a_overlap": _overlap_text(r.get("a_overlap")),
+            "b_overlap": _overlap_text(r.get("b_overlap")),
         }
         for r in df.to_dict("records")
     ]
@@ -553,6 +563,8 @@ def write_compare(runs_a, runs_b, html_path, name_a, name_b):
         counts=counts,
         only_a=only_a,
         only_b=only_b,
+        # async cases with their synchronous reference (ABBA in one job) on both sides
+        overlaps=any(r["a_overlap"] != "-" and r["b_overlap"] != "-" for r in rows),
     )
     staged.write_text(html_path, page)
     return html_path, len(rows)
