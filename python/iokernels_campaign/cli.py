@@ -320,6 +320,8 @@ def cmd_run(a):
         )
     inv = _load_inventory(a.bin)
     campaign = spec.load(a.campaign, inv)
+    for note in campaign.notes:
+        print(f"note: {note}")
     earlier = None
     if a.resume and Path(a.db).exists():
         earlier = resumed.latest(_open("--db", a.db), campaign)
@@ -399,6 +401,8 @@ def _run_interleaved(a):
         _launcher_on_path(a.launcher)
     inv = _load_inventory(a.bin)
     campaigns = [spec.load(f, inv) for f in a.campaigns]
+    for note in (n for c in campaigns for n in c.notes):
+        print(f"note: {note}")
     names = [c.name for c in campaigns]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:

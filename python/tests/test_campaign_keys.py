@@ -48,6 +48,8 @@ VALUES = {
     ("[[kernel]]", "timeout"): "timeout = 30",
     ("[[kernel]]", "options"): 'options = { grid = "8,8,8" }',
     ("[[kernel]]", "sweep"): "sweep = { dumps = [1, 2] }",
+    ("[[kernel]]", "compute"): "compute = [0, 0.01]",
+    ("[[kernel]]", "async"): "async = [false]",
     ("[[kernel]]", "backend"): None,
     ("[[kernel]]", "input"): 'input = "inputbt.data"',
     ("[[kernel]]", "env"): None,
@@ -120,6 +122,7 @@ def test_a_campaign_with_every_declared_key_loads(tmp_path, inv):
     mpiio = [x for x in c.cases if x.backend == "mpiio"]
     assert {x.ranks for x in mpiio} == {1, 4} and {x.iterations for x in mpiio} == {2}
     assert ("seed", "7") in mpiio[0].args and mpiio[0].label == "btio-small"
+    assert {dict(x.args).get("compute") for x in mpiio} == {False, "0.01"}
     assert dict(mpiio[0].env) == {"IOK_TEST_DIR": "{rundir}/x", "IOK_TEST_MODE": "{mode}"}
     assert mpiio[0].lustre_settings["stripe_count"] == 2
     assert "null" not in {x.backend for x in c.cases}

@@ -424,7 +424,8 @@ def test_a_version_2_store_gains_the_new_columns(tmp_path):
     cols = {r["name"] for r in rows(db, "PRAGMA table_info(runs)")}
     assert {"env", "hostnames", "slurm_job_id", "round", "position"} <= cols
     assert {"case_index"} <= cols
-    assert rows(db, "SELECT value FROM meta")[0]["value"] == "5"  # and version 5's
+    assert {"overlap", "overlap_call", "async_write"} <= cols  # and version 6's
+    assert rows(db, "SELECT value FROM meta")[0]["value"] == "6"
 
 
 BLOCK = """

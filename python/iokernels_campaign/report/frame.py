@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..spec import rules
-from . import timing, verdict
+from . import overlap, timing, verdict
 from .aggregate import shown_fraction
 from .palette import WORDS, series_name  # noqa: F401 (series_name: the one naming)
 
@@ -239,6 +239,9 @@ def compare(runs_a, runs_b):
                 "n_b": len(vb),
                 "mark": MARKS[ratio.call] if ratio else "na",
                 "cached": any(r.get("read_from_storage") == 0 for r in ga + gb),
+                # (overlap, lo, hi, call) of async runs with --async-reference, else None
+                "a_overlap": overlap.summary(ga),
+                "b_overlap": overlap.summary(gb),
             }
         )
     common = len(rows)
@@ -251,7 +254,9 @@ RUN_EXPORT = (
     "round position started "
     "io api nprocs host nodes date fs_type fsync iokernels_version backend_version mpi_version "
     "read_from_storage verify_ok hostnames ranks_per_node slurm_job_id slurm_step_id "
-    "lustre_stripe_count lustre_stripe_size_bytes lustre_status env"
+    "lustre_stripe_count lustre_stripe_size_bytes lustre_status env "
+    "compute_seconds async_write exposed_io_seconds exposed_sync_seconds "
+    "overlap overlap_lo overlap_hi overlap_call overlap_where"
 ).split()
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import jinja2
 
 from ..spec import rules
-from . import frame, interference, palette, plots, staged, verdict
+from . import frame, interference, overlap, palette, plots, staged, verdict
 from .aggregate import cache_rule, fraction_text, kernels, mislabelled_phases, summarize
 from .tables import MIB, fmt, source
 
@@ -365,6 +365,22 @@ def _kernel_sections(stats, pdir, bw=None, order=None):
     return out
 
 
+def _overlap_sections(runs, pdir, order):
+    """The overlap section's parts per kernel (overlap.py), figures drawn
+    by plots.overlap_figure, tables in the template's form."""
+    out = []
+    for o in overlap.sections(runs, pdir, plots.overlap_figure, order):
+        numeric = {"compute s/step", "exposed I/O s", "synchronous reference s", "runs"}
+        out.append(
+            o
+            | {
+                "table": _table(o["headers"], o["rows"], numeric, o["classes"]),
+                "figure": _png(o["png"]) if o["png"] else None,
+            }
+        )
+    return out
+
+
 def _null_table(stats):
     nulls = stats[stats["null"]] if not stats.empty else stats
     if nulls.empty:
@@ -464,6 +480,7 @@ def _write(store, st, campaign, title):
     bw = frame.bandwidths(runs)
     stats = frame.case_stats(bw)
     sections = _kernel_sections(stats, pdir, bw, kernels(summaries))
+    overlaps = _overlap_sections(runs, pdir, kernels(summaries))
     figures = plots.draw_all(summaries, pdir)
     camp_table, env_table = _environment_html(camps, runs)
     page = ENV.get_template("report.html").render(
@@ -487,10 +504,21 @@ def _write(store, st, campaign, title):
         environment=env_table,
         cases=_cases_html(summaries),
         tunes=_tune_sections(store.tunes(campaign)),
+        overlaps=overlaps,
+        overlap_design=overlap.DESIGN,
     )
     st.page.write_text(page)
     pngs = [k["png"] for k in sections if k["png"]] + [p for _, p in figures]
+    pngs += [o["png"] for o in overlaps if o["png"]]
     return pngs, summaries
+
+
+def _overlap_text(summary):
+    """overlap.summary's (overlap, lo, hi, call) as "0.78 [0.73, 0.82] hidden", or "-"."""
+    if not summary:
+        return "-"
+    ov, lo, hi, call = summary
+    return f"{overlap.interval_text(ov, lo, hi)} {call or ''}".strip()
 
 
 def write_compare(runs_a, runs_b, html_path, name_a, name_b):
@@ -521,6 +549,8 @@ def write_compare(runs_a, runs_b, html_path, name_a, name_b):
             "mark": r["mark"],
             "word": words[r["mark"]],
             "cached": bool(r["cached"]),
+            "a_overlap": _overlap_text(r.get("a_overlap")),
+            "b_overlap": _overlap_text(r.get("b_overlap")),
         }
         for r in df.to_dict("records")
     ]
@@ -533,6 +563,8 @@ def write_compare(runs_a, runs_b, html_path, name_a, name_b):
         counts=counts,
         only_a=only_a,
         only_b=only_b,
+        # async cases with their synchronous reference (ABBA in one job) on both sides
+        overlaps=any(r["a_overlap"] != "-" and r["b_overlap"] != "-" for r in rows),
     )
     staged.write_text(html_path, page)
     return html_path, len(rows)

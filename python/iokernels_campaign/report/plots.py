@@ -370,6 +370,68 @@ def kernel_figure(stats, label, path):
     return path
 
 
+def overlap_figure(label, points, path):
+    """One kernel's "overlap by compute time": per async case (overlap.cases
+    dicts with point_series), the record's overlap against the seconds of
+    computation per step, its 95% interval as error bars, one line per
+    series; the calls other than hidden written beside their point.
+    Returns (path, [the labels written]), or (None, []) with no point."""
+    if not points:
+        return None, []
+    names = palette.ordered(c["point_series"] for c in points)
+    width_in = min(MAX_WIDTH_PX / DPI, 7.0)
+    fig, ax = plt.subplots(figsize=(width_in, 4.2))
+    labelled = []
+    for name in names:
+        mine = sorted((c for c in points if c["point_series"] == name), key=lambda c: c["compute"])
+        xs = [c["compute"] for c in mine]
+        ys = [c["overlap"] for c in mine]
+        err = [
+            [c["overlap"] - c["lo"] if c["lo"] is not None else 0.0 for c in mine],
+            [c["hi"] - c["overlap"] if c["hi"] is not None else 0.0 for c in mine],
+        ]
+        _, line, marker = palette.style(name.split(" [")[0])
+        ax.errorbar(
+            xs,
+            ys,
+            yerr=err,
+            capsize=3,
+            color=palette.colour(name),
+            linestyle=line,
+            marker=marker,
+            label=name,
+        )
+        for c in mine:
+            if c["call"] in LABELLED_CALLS:
+                text = c["call"]
+                ax.annotate(
+                    text,
+                    (c["compute"], c["overlap"]),
+                    xytext=(5, -10),
+                    textcoords="offset points",
+                    fontsize=7,
+                    color=palette.colour(name),
+                )
+                labelled.append(f"{text}: {name} at {c['compute']:g} s")
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xlabel("computation per write step (s)")
+    ax.set_ylabel("overlap (1 - exposed async / synchronous)")
+    ax.set_title(f"{label}: overlap by compute time")
+    ax.grid(alpha=0.3)
+    _fit_axes_legend(ax, 8, min(3, len(names)))
+    note = "error bars: 95% interval of the record's ratio (ABBA in one job); 1: all hidden"
+    fig.text(0.5, 0.01, _wrapped(note, fig), ha="center", va="bottom", fontsize=8)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path, labelled
+
+
+# an overlap figure's calls written beside their point (hidden needs no word)
+LABELLED_CALLS = ("no overlap", "more exposed", "untested")
+
+
 def draw_all(summaries, directory):
     """[(title, path)] of the figures drawn into directory: per kernel, so
     that one kernel's long phases do not flatten another's; the scaling

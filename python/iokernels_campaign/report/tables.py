@@ -195,6 +195,36 @@ def _over(text, oversubscribed):
     return f"{text}, {oversubscribed}" if oversubscribed else text
 
 
+def _overlap_lines(df, name_a, name_b):
+    """The overlap of the cases whose runs carry one on both sides (async
+    runs with --async-reference), as lines under compare's table; ""
+    when none does."""
+    from .overlap import interval_text
+
+    both = [
+        r
+        for r in (df.to_dict("records") if not df.empty else [])
+        if r.get("a_overlap") and r.get("b_overlap")
+    ]
+    if not both:
+        return ""
+    rows = []
+    for r in both:
+        (ao, alo, ahi, acall), (bo, blo, bhi, bcall) = r["a_overlap"], r["b_overlap"]
+        rows.append(
+            [
+                f"{r['kernel']} {r['series']} n{r['ranks']}",
+                f"{interval_text(ao, alo, ahi)} {acall or ''}".strip(),
+                f"{interval_text(bo, blo, bhi)} {bcall or ''}".strip(),
+            ]
+        )
+    head = (
+        "\noverlap of the async cases (1 - exposed I/O async / synchronous, interleaved ABBA "
+        "in one job against its synchronous reference; 95% interval, the records' call):\n"
+    )
+    return head + render(["case", f"{name_a} overlap", f"{name_b} overlap"], rows)
+
+
 def compare_table(runs_a, runs_b, name_a="A", name_b="B"):
     """Cases present in both (frame.case_key), medians side by side, B/A as
     the call sees it (the Hodges-Lehmann ratio, its 95% interval, the exact
@@ -225,6 +255,7 @@ def compare_table(runs_a, runs_b, name_a="A", name_b="B"):
     headers = ["case", "mode", f"{name_a} MiB/s", f"{name_b} MiB/s", f"{name_b}/{name_a}"]
     headers += ["95% interval", "p", "runs", "call"]
     text = render(headers, rows, right=set(headers[2:8]))
+    text += _overlap_lines(df, name_a, name_b)
     for why in dict.fromkeys(n.split(": ", 1)[1] for n in notes):
         cases = [n.split(": ", 1)[0] for n in notes if n.split(": ", 1)[1] == why]
         shown = ", ".join(cases[:3]) + (f" and {len(cases) - 3} more" if len(cases) > 3 else "")

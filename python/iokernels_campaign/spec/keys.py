@@ -192,6 +192,22 @@ _ROWS = (
         "`{}`",
         "option = [values]: every combination is a case",
     ),
+    (
+        "[[kernel]]",
+        "compute",
+        "number or list of numbers",
+        "none",
+        "seconds of computation after each write step (`--compute`), each a case; 0 passes "
+        "no `--compute` ([Computation and asynchronous writes](../compute-async.md))",
+    ),
+    (
+        "[[kernel]]",
+        "async",
+        "boolean or list of booleans",
+        "`false`",
+        "true runs `--async --async-reference`: asynchronous and synchronous iterations "
+        "interleaved (ABBA) in one job, at least 8 (`--iterations` raised to 8, even)",
+    ),
     ("[[kernel]]", "backend", "table of tables", "`{}`", "see `[kernel.backend.NAME]`"),
     (
         "[[kernel]]",

@@ -11,7 +11,7 @@ ALL_APIS = {"blocking", "nonblocking", "varn"}
 # backend -> (API flavours it has, moves no data)
 CAPS = {
     "null": (ALL_APIS, True),
-    "mpiio": ({"blocking"}, False),
+    "mpiio": ({"blocking", "nonblocking"}, False),
     "pnetcdf": (ALL_APIS, False),
     "hdf5": ({"blocking"}, False),
     "netcdf4": ({"blocking"}, False),
@@ -23,6 +23,14 @@ def _from_words(words):
     """(API flavours, moves no data) from `--list` capability words."""
     apis = {"blocking"} | {a for a in ("nonblocking", "varn") if a in words}
     return apis, "noio" in words
+
+
+def apis(backend, caps=None):
+    """The API flavours of `backend` (the binary's caps when known, else
+    CAPS), or None for a backend neither knows."""
+    if caps and backend in caps:
+        return _from_words(caps[backend])[0]
+    return CAPS[backend][0] if backend in CAPS else None
 
 
 def refusal(backend, args, caps=None):

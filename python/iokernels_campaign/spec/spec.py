@@ -24,6 +24,8 @@
     exclude = ["null"]              # backends of "all" left out (those built)
     options = { grid = "32,32,32", verify = true }   # --grid 32,32,32 --verify
     sweep = { independent = [false, true] }          # every combination is a case
+    compute = [0, 0.05, 0.2]        # --compute SECONDS after each write step (0: none)
+    async = [false, true]           # true: --async --async-reference, >= 8 iterations (ABBA)
     [kernel.backend.null]           # over the options, for that backend only
     verify = false
     [kernel.env]                    # over [campaign.env], for this block
@@ -38,7 +40,7 @@ import itertools
 import json
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import envvars, keys, lustre, mixcase, optcheck, rules, slurm
@@ -178,6 +180,7 @@ class Campaign:
     slurm: slurm.Slurm
     order: str = "interleaved"  # or "blocked" (run/order.py)
     seed: int | None = None  # None: drawn when it runs, recorded in the store
+    notes: list = field(default_factory=list)  # lines run prints before its plan (async)
 
 
 def _fail(where, msg):
@@ -307,6 +310,8 @@ def _block_cases(where, block, defaults, inventory, asked):
         if not isinstance(values, list) or not values:
             _fail(where, f"sweep {key} must be a non-empty list, got {values!r}")
         sweep[key] = [_option_value(where, opt, v) for v in values]
+    for key, values in _compute_async_axes(where, block, known, base, sweep).items():
+        sweep[key] = values
     per_backend = {}
     every = block.get("backends", "all") == "all"
     for b, table in _table(where, "backend", block.get("backend", {})).items():
@@ -327,6 +332,9 @@ def _block_cases(where, block, defaults, inventory, asked):
         for combo in itertools.product(*sweep.values()):
             swept = dict(zip(sweep, combo, strict=True))
             args = {**base, **swept, **per_backend.get(backend, {})}
+            variant = " ".join(_show(k, v) for k, v in swept.items())
+            if args.get("async") is True:
+                _async_case(where, kernel, backend, args, known, inventory, variant, defaults)
             why = rules.refusal(backend, args, inventory.caps)
             shift = args.get("shift-ranks", "0")
             if shift != "0" and info and "shiftable" not in info.get("flags", ()):
@@ -335,7 +343,6 @@ def _block_cases(where, block, defaults, inventory, asked):
                 _fail(
                     where, f"kernel {kernel} cannot use backend {backend} with these options: {why}"
                 )
-            variant = " ".join(_show(k, v) for k, v in swept.items())
             for n in ranks:
                 cases.append(
                     Case(
@@ -355,6 +362,89 @@ def _block_cases(where, block, defaults, inventory, asked):
                 )
     asked.append((where, cases))  # for the binary's verdict, asked once for all (build)
     return cases
+
+
+# async = true: each case carries its own synchronous reference, iterations
+# alternating async and synchronous in ABBA order in one job (--async-reference),
+# at least this many (an even number: whole ABBA quartets)
+ASYNC_ITERATIONS = 8
+
+
+def _compute_async_axes(where, block, known, base, sweep):
+    """The block's compute = [...] and async = [...] as swept option values:
+    compute as the command line takes it (0: False, no --compute), async as
+    a flag. Each may be given once: as the axis, an option or a sweep."""
+    axes = {}
+    for key in ("compute", "async"):
+        if key not in block:
+            continue
+        if key in base or key in sweep:
+            _fail(where, f"{key} is given twice: as {key} = [...] and in options or sweep")
+        if key not in known:
+            _fail(where, f"{key} = ...: this binary has no --{key} (see iokernels --help)")
+        raw = block[key]
+        values = raw if isinstance(raw, list) else [raw]
+        if not values:
+            _fail(where, f"{key} must be a non-empty list, got {raw!r}")
+        if key == "async":
+            if not all(isinstance(v, bool) for v in values):
+                _fail(where, f"async must be true, false or a list of them, got {raw!r}")
+            axes[key] = list(dict.fromkeys(values))
+            continue
+        out = []
+        for v in values:
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                if v < 0 or v != v or v == float("inf"):
+                    _fail(where, f"compute = {v!r}: seconds must be a finite number, at least 0")
+                out.append(False if v == 0 else (str(v) if isinstance(v, int) else repr(v)))
+            elif isinstance(v, str):  # "0.1,0.5": a time per step, as --compute takes it
+                out.append(_option_value(where, known["compute"], v))
+            else:
+                _fail(where, f"compute must be seconds (a number or a list of them), got {v!r}")
+        axes[key] = list(dict.fromkeys(out))
+    return axes
+
+
+def _async_case(where, kernel, backend, args, known, inventory, variant, defaults):
+    """An async case: refused at once on a backend without an asynchronous
+    write (naming the case and the fix); otherwise given --async-reference
+    and at least ASYNC_ITERATIONS iterations, an even number (a note says so)."""
+    name = f"{kernel} {backend}" + (f" {variant}" if variant else "")
+    apis = rules.apis(backend, inventory.caps)
+    if apis is not None and "nonblocking" not in apis:
+        _fail(
+            where,
+            f"case '{name}': backend {backend} has no asynchronous write (no nonblocking API; "
+            f"iokernels refuses --async on it): give this block async = [false], or move "
+            f"{backend} to a block without async = true",
+        )
+    if "async-reference" not in known:
+        _fail(
+            where,
+            f"case '{name}': async = true runs --async --async-reference (the synchronous "
+            f"reference, interleaved ABBA in the same job), which {inventory.binary} lacks: "
+            "build a newer iokernels, or give async = [false]",
+        )
+    args["async-reference"] = True
+    given = _whole_iterations(where, args.get("iterations", "1"))
+    want = max(given, ASYNC_ITERATIONS)
+    want += want % 2
+    if want != given:
+        args["iterations"] = str(want)
+        note = (
+            f"{where}: async cases run --iterations {want} (they had {given}): "
+            f"asynchronous and synchronous iterations alternate ABBA in one job, at least "
+            f"{ASYNC_ITERATIONS} and an even number"
+        )
+        if note not in defaults.setdefault("notes", []):
+            defaults["notes"].append(note)
+
+
+def _whole_iterations(where, value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        _fail(where, f"iterations = {value!r}: a whole number")
 
 
 def _binary_check(binary, asked):
@@ -385,6 +475,8 @@ def _input(where, value, base):
 
 
 def _show(key, value):
+    if key == "compute" and value is False:
+        return "compute=0"
     if isinstance(value, bool):
         return f"{key}={'on' if value else 'off'}"
     return f"{key}={value}"
@@ -467,6 +559,7 @@ def build(path, data, inventory):
         "dir": path.resolve().parent,  # where relative input paths start
         "env": campaign_env,
         "lustre": campaign_lustre if "lustre" in head else {},
+        "notes": [],  # what the tool changed in a case, said before it runs
     }
     blocks = data.get("kernel", [])
     mixes = data.get("mix", [])
@@ -511,6 +604,7 @@ def build(path, data, inventory):
         slurm=settings,
         order=order,
         seed=seed,
+        notes=defaults["notes"],
     )
 
 

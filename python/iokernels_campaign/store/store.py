@@ -26,6 +26,7 @@ from pathlib import Path
 from ..base import interrupt, limits
 from ..base.paths import show
 from .record import (
+    OVERLAP_COLUMNS,
     PASS_COLUMNS,
     PHASE_COLUMNS,
     RUN_COLUMNS,
@@ -41,9 +42,12 @@ from .record import (
     what_ran,
 )
 
-STORE_VERSION = 5  # 2: JSON record schema 2, read_from_storage; 3: env, lustre, Slurm ids;
+STORE_VERSION = 6  # 2: JSON record schema 2, read_from_storage; 3: env, lustre, Slurm ids;
 # 4: the order of the runs (runs.round, runs.position; campaigns.run_order, seed, joint);
-# 5: runs.case_index (the case's place in its campaign file)
+# 5: runs.case_index (the case's place in its campaign file);
+# 6: the computation and the overlap (record.OVERLAP_COLUMNS: compute_seconds, async_write,
+# exposed I/O, overlap with its interval, call and where)
+EARLIER_VERSIONS = ("2", "3", "4", "5")  # versions 3 to 6 only added columns
 # columns store version 3 added to runs: a version 2 store gains them on open
 EXTRA_COLUMNS = {
     "env": "TEXT",  # JSON object: the variables exported to the run (secrets redacted)
@@ -60,6 +64,7 @@ EXTRA_COLUMNS = {
     # the case's place in the campaign as written, 1 first: reports list
     # kernels in the file's order, not in the order an interleaved session ran them
     "case_index": "INTEGER",
+    **OVERLAP_COLUMNS,
 }
 # columns store version 4 added to campaigns (NULL in a store from before: blocked)
 CAMPAIGN_COLUMNS = {
@@ -253,7 +258,7 @@ class Store:
                     f"{show(self.path)} is not an iokernels results store (no table {missing[0]})"
                 )
             got = self.db.execute("SELECT value FROM meta WHERE key='store_version'").fetchone()
-            if got is None or got[0] not in ("2", "3", "4", str(STORE_VERSION)):
+            if got is None or got[0] not in (*EARLIER_VERSIONS, str(STORE_VERSION)):
                 raise StoreError(
                     f"{show(self.path)}: store version {got[0] if got else 'missing'}, "
                     f"this tool reads {STORE_VERSION}"
@@ -272,7 +277,7 @@ class Store:
                 "INSERT OR IGNORE INTO meta VALUES ('store_version', ?)", (str(STORE_VERSION),)
             )
             got = self.db.execute("SELECT value FROM meta WHERE key='store_version'").fetchone()
-            if got[0] in ("2", "3", "4"):  # versions 3, 4 and 5 only added columns
+            if got[0] in EARLIER_VERSIONS:
                 for table, added in (("runs", EXTRA_COLUMNS), ("campaigns", CAMPAIGN_COLUMNS)):
                     have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
                     for col, kind in added.items():
