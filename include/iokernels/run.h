@@ -216,6 +216,10 @@ struct iok_pass_result {
     /* write passes: the steps' waits were deferred past the computation
      * (--async; 0 in a synchronous iteration of --async-reference) */
     int async;
+    /* a synchronous iteration's write pass of --async-reference: the
+     * overlap's reference, left out of the run's summaries (the bandwidth
+     * and the iterations' statistics are those of the --async iterations) */
+    int reference;
     /* write passes with --async-reference: per step posted, the time
      * blocked in its post and its wait, max over ranks, at [step]
      * (nstep_exposed of them; NULL when not measured). Freed by the core. */

@@ -101,7 +101,9 @@ def test_originals_refuses_a_non_square_count_for_btio():
     )
 
 
-@pytest.mark.parametrize("script", ["btio", "overhead", "write-check", "replay", "agreements"])
+@pytest.mark.parametrize(
+    "script", ["btio", "overhead", "write-check", "replay", "agreements", "overlap"]
+)
 def test_btio_benches_refuse_non_square(script):
     p = bench(script, "--ranks", "1,3", cores=2)
     assert p.returncode != 0
@@ -109,6 +111,27 @@ def test_btio_benches_refuse_non_square(script):
         f"bench/{script}: --ranks 1,3: BTIO runs on square rank counts only (1, 4, 9, 16, ...), "
         "not 3: give square counts, e.g. --ranks 1"
     )
+
+
+def test_overlap_rows_labelled_and_measured(tmp_path):
+    """A real (tiny) bench/overlap on a pretended 1-core machine: each job's
+    row carries an overlap from its ABBA record (4 iterations: untested),
+    the 4-rank rows the oversubscribed label and the 1-rank rows none."""
+    p = bench(
+        "overlap", "--grid", "8,8,8", "--dumps", "2", "--iterations", "4", "--configs",
+        "ompio-indep", "--ranks", "1,4", "--dir", str(tmp_path), cores=1,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert (
+        lines[0] == "BTIO write, 1 usable core; rank counts 1,4: oversubscribed (4 ranks on 1 core)"
+    )
+    rows = [x for x in lines if x.split()[1:2] == ["ompio-indep"]]
+    assert len(rows) == 10, lines  # 0x, then 0.5x and 2x, sleep and spin; per rank count
+    for row in rows:
+        assert "[untested]" in row and " untested " in row, row
+        over = row.endswith(" oversubscribed (4 ranks on 1 core)")
+        assert over == (row.split()[0] == "4"), row
 
 
 def test_bad_list_refused():

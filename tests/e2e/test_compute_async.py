@@ -221,6 +221,12 @@ def check_overlap_shape(rec):
     for p in rec["passes"]:
         if p["op"] == "write":
             assert p["async"] is (p["iteration"] in ABBA8[0]), p["iteration"]
+            assert p["reference"] is (p["iteration"] in ABBA8[1]), p["iteration"]
+    # the run's summaries are the --async iterations'; the reference is the overlap's
+    asyncs = [p for p in write_passes(rec) if p["async"]]
+    assert rec["iterations"]["write"]["iterations"] == 4
+    assert rec["summary"]["write_bytes"] == sum(p["bytes"] for p in asyncs)
+    assert rec["summary"]["write_seconds"] == pytest.approx(sum(p["io_seconds"] for p in asyncs))
     # each iteration's exposed I/O is its write passes' slowest rank's
     by_it = {p["iteration"]: p["exposed_io_seconds"]["max"] for p in write_passes(rec)}
     assert o["exposed_async_seconds"] == pytest.approx([by_it[i] for i in ABBA8[0]])

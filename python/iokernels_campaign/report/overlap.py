@@ -59,12 +59,17 @@ def has_axis(runs):
     )
 
 
+# the record's MPI-IO layer of a run that used none, or did not say (adios2)
+UNKNOWN_LAYER = (None, "-", "?")
+
+
 def _series(r, layers):
     """The series of a run without the compute and async axes ("mpiio
     indep"), with its MPI-IO layer when the kernel's runs used several."""
     words = [t for t in (r["variant"] or "").split() if not t.startswith(AXES)]
     name = palette.series_name(r["backend"], " ".join(words))
-    if len(layers) > 1 and r.get("mpiio") not in (None, "-"):
+    known = {x for x in layers if x not in UNKNOWN_LAYER}
+    if len(known) > 1 and r.get("mpiio") not in UNKNOWN_LAYER:
         name += f" [{r['mpiio']}]"
     return name
 
@@ -123,7 +128,7 @@ def cases(runs, order=()):
                 "where": " / ".join(wheres) if wheres else None,
                 "runs": len(rs),
                 "over": next((r["oversubscribed"] for r in rs if r.get("oversubscribed")), None),
-                "layers": sorted(x for x in layers.get(label, set()) if x not in (None, "-")),
+                "layers": sorted(x for x in layers.get(label, set()) if x not in UNKNOWN_LAYER),
                 "index": min((r.get("case_index") or 1 << 30) for r in rs),
             }
         )

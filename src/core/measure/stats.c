@@ -54,7 +54,8 @@ iok_op_iterations(const struct iok_result *res, int iterations, enum iok_op op,
         double bytes = 0, span = 0;
         int any = 0;
         for (int i = 0; i < res->npasses; i++)
-            if (res->pass[i].iteration == it && res->pass[i].op == op) {
+            if (res->pass[i].iteration == it && res->pass[i].op == op &&
+                !res->pass[i].reference) { /* --async-reference's own: not the run's */
                 bytes += (double)res->pass[i].bytes;
                 span += res->pass[i].io_time;
                 any = 1;
@@ -89,8 +90,12 @@ iok_report_iterations(const struct iok_run *run, const struct iok_result *res, F
     iok_cores_words(run->cores, crowd, sizeof crowd);
     fprintf(out,
             "\nSummary of all iterations (each iteration's bytes over its open->close "
-            "span%s%s):\n",
-            crowd[0] ? "; " : "", crowd);
+            "span%s%s%s):\n",
+            crowd[0] ? "; " : "", crowd,
+            run->core->async_reference
+                ? "; writes: the --async iterations, their synchronous reference in the overlap "
+                  "line"
+                : "");
     fprintf(out, "%-9s %10s %10s %10s %10s %11s %10s %10s %10s %10s %10s %6s %4s\n", "Operation",
             "Max(MiB)", "Min(MiB)", "Mean(MiB)", "StdDev", "Median(MiB)", "Max(s)", "Min(s)",
             "Mean(s)", "StdDev(s)", "Median(s)", "#Tasks", "reps");

@@ -137,6 +137,8 @@ pass_json(const struct iok_run *run, const struct iok_pass_result *p)
         json_object_set_new(j, "pending_bytes_max", json_integer((json_int_t)p->pending_bytes_max));
         json_object_set_new(j, "io_window_seconds", stat_json(p->io_window));
         json_object_set_new(j, "async", json_boolean(p->async));
+        if (run->core->async_reference) /* the reference: outside the summaries */
+            json_object_set_new(j, "reference", json_boolean(p->reference));
         if (p->async) { /* where the data moved, from the measured post and wait */
             const char *m = iok_overlap_moved(p->ph[IOK_PH_POST].rank.max,
                                               p->ph[IOK_PH_WAIT].rank.max, p->io_window.max);
@@ -252,7 +254,9 @@ build(const struct iok_json_input *in, const char *hosts)
     for (int i = 0; i < res->npasses; i++) {
         const struct iok_pass_result *p = &res->pass[i];
         json_array_append_new(passes, pass_json(run, p));
-        if (p->op == IOK_OP_WRITE) {
+        if (p->op == IOK_OP_WRITE && p->reference) {
+            /* --async-reference's synchronous passes: the overlap's, not the run's */
+        } else if (p->op == IOK_OP_WRITE) {
             wbytes += p->bytes;
             wtime += p->io_time;
         } else if (p->op == IOK_OP_READ) {

@@ -321,6 +321,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     out->file = file;
     out->iteration = iteration;
     out->async = writing && iok_iteration_async(run->core, iteration);
+    out->reference = writing && run->core->async_reference && !out->async;
     snprintf(out->path, sizeof out->path, "%s", fp->path);
     int rc = begin(&p, k, kopts, run, plan, iteration, 1, nsteps);
     p.planned = planned;
@@ -406,6 +407,7 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
         p.nfiles = 0;
     out->op = p.writes ? IOK_OP_WRITE : IOK_OP_READ;
     out->async = p.writes && iok_iteration_async(run->core, iteration);
+    out->reference = p.writes && run->core->async_reference && !out->async;
     out->file = p.f && p.nfiles ? p.f[0].file : 0;
     out->agree_every = p.every;
     return run_pass(&p, out, rc);
