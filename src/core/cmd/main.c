@@ -292,7 +292,7 @@ run_passes(const struct iok_kernel *k, const void *kopts, const struct iok_run *
         return iok_agree(run->comm, iok_error(IOK_EIO, "the kernel's pass order lists a pass "
                                                        "twice, out of range, or a file's read "
                                                        "before its write (a kernel bug)"));
-    for (int it = 0; it < run->core->iterations; it++) {
+    for (int it = 0; it < iok_iterations_run(run->core); it++) {
         iok_pace_reset(); /* a paced replay keeps its gaps in every iteration */
         for (int i = 0; i < n; i++) {
             int e = plan->npass_order ? plan->pass_order[i] : 2 * (i % nf) + i / nf;

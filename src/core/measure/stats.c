@@ -76,7 +76,9 @@ void
 iok_report_iterations(const struct iok_run *run, const struct iok_result *res, FILE *out)
 {
     static const char *const max_names[3] = {"Max Write:", "Max Read: ", "Max Verify:"};
-    int n = run->core->iterations;
+    int n = 0; /* the iterations run (--async-reference adds a warm-up) */
+    for (int i = 0; i < res->npasses; i++)
+        n = res->pass[i].iteration >= n ? res->pass[i].iteration + 1 : n;
     struct iok_spread bw[3], t[3];
     int seen[3];
     for (int op = 0; op < 3; op++)

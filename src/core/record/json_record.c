@@ -16,6 +16,7 @@
 #include "core/lib/lib.h"
 #include "core/measure/measure.h"
 #include "core/record/record.h"
+#include "core/run/run.h"
 #include "iokernels/error.h"
 
 #define IOK_JSON_SCHEMA 2
@@ -323,7 +324,7 @@ build(const struct iok_json_input *in, const char *hosts)
     json_object_set_new(j, "thresholds",
                         json_pack("{s:f, s:f}", "ceiling_margin", IOK_CEILING_MARGIN,
                                   "from_storage_fraction", IOK_FROM_STORAGE_FRACTION));
-    json_object_set_new(j, "iterations", iterations_json(res, run->core->iterations));
+    json_object_set_new(j, "iterations", iterations_json(res, iok_iterations_run(run->core)));
     json_object_set_new(j, "passes", passes);
     struct iok_overlap o;
     if (run->core->async_reference && iok_overlap_of(run, res, &o) == 0) {

@@ -118,8 +118,8 @@ int
 iok_overlap_of(const struct iok_run *run, const struct iok_result *res, struct iok_overlap *o)
 {
     memset(o, 0, sizeof *o);
-    int n = run->core->iterations;
-    o->iterations = n;
+    int n = iok_iterations_run(run->core); /* with the warm-up, iteration 0 */
+    o->iterations = run->core->iterations;
     o->it_async = calloc((size_t)n + 1, sizeof *o->it_async);
     o->it_sync = calloc((size_t)n + 1, sizeof *o->it_sync);
     o->exposed_async = calloc((size_t)n + 1, sizeof *o->exposed_async);
@@ -131,7 +131,7 @@ iok_overlap_of(const struct iok_run *run, const struct iok_result *res, struct i
         iok_overlap_free(o);
         return -1;
     }
-    for (int it = 0; it < n; it++) {
+    for (int it = 1; it < n; it++) { /* after the warm-up */
         double e, ps, w;
         iteration_sums(res, it, &e, &ps, &w);
         if (iok_iteration_async(run->core, it)) {
@@ -187,7 +187,8 @@ iok_overlap_line(const struct iok_overlap *o, char *buf, size_t len)
     if (!o->has_ratio) {
         snprintf(buf, len,
                  "overlap: untested (exposed I/O %.3g s with --async against %.3g s "
-                 "synchronous, medians: a time of 0 has no ratio; ABBA over %d iterations)",
+                 "synchronous, medians: a time of 0 has no ratio; ABBA over %d iterations after a "
+                 "warm-up)",
                  ea, es, o->iterations);
         return;
     }
@@ -196,7 +197,7 @@ iok_overlap_line(const struct iok_overlap *o, char *buf, size_t len)
         snprintf(buf, len,
                  "overlap: %.2f untested (%d against %d iterations are too few for an interval; "
                  "exposed I/O %.3g s with --async against %.3g s synchronous, medians; ABBA "
-                 "over %d iterations)",
+                 "over %d iterations after a warm-up)",
                  1 - r, o->n_async, o->n_sync, ea, es, o->iterations);
         return;
     }
@@ -204,16 +205,18 @@ iok_overlap_line(const struct iok_overlap *o, char *buf, size_t len)
     if (!strcmp(o->call, "hidden"))
         snprintf(buf, len,
                  "overlap: %.2f [%.2f, %.2f] hidden (exposed I/O %.3g s with --async against "
-                 "%.3g s synchronous, medians; ABBA over %d iterations)",
+                 "%.3g s synchronous, medians; ABBA over %d iterations after a warm-up)",
                  1 - r, lo, hi, ea, es, o->iterations);
     else if (!strcmp(o->call, "no overlap"))
         snprintf(buf, len,
-                 "overlap: %.2f [%.2f, %.2f]: no overlap: %s (%s; ABBA over %d iterations)", 1 - r,
-                 lo, hi, lib, h, o->iterations);
+                 "overlap: %.2f [%.2f, %.2f]: no overlap: %s (%s; ABBA over %d iterations after a "
+                 "warm-up)",
+                 1 - r, lo, hi, lib, h, o->iterations);
     else
         snprintf(buf, len,
                  "overlap: %.2f [%.2f, %.2f]: more exposed with --async than synchronous "
-                 "(exposed I/O %.3g s against %.3g s, medians; %s; ABBA over %d iterations)",
+                 "(exposed I/O %.3g s against %.3g s, medians; %s; ABBA over %d iterations after a "
+                 "warm-up)",
                  1 - r, lo, hi, ea, es, h, o->iterations);
 }
 
@@ -253,6 +256,7 @@ iok_overlap_json(const struct iok_overlap *o)
     const int r = o->has_ratio, ci = r && o->sd.has_interval;
     json_t *j = json_object();
     json_object_set_new(j, "design", json_string("ABBA"));
+    json_object_set_new(j, "warmup_iteration", json_integer(0)); /* synchronous, outside */
     json_object_set_new(j, "iterations_async", ints(o->it_async, o->n_async));
     json_object_set_new(j, "iterations_sync", ints(o->it_sync, o->n_sync));
     json_object_set_new(j, "exposed_async_seconds", reals(o->exposed_async, o->n_async));

@@ -93,6 +93,15 @@ span_lines(const struct iok_run *run, const struct iok_pass_result *p, FILE *out
             "%.4f\n",
             p->span_open_close, p->span_suite.max, p->span_rank.min, p->span_rank.avg,
             p->span_rank.max);
+    if (p->op == IOK_OP_WRITE && p->ph[IOK_PH_COMPUTE].count)
+        fprintf(out, "       %s\n",
+                p->async ? "with --async the computation is left out of the span too, so the "
+                           "headline is the time the ranks were blocked in I/O: the bandwidth "
+                           "the application sees, not the storage's (a write hidden behind the "
+                           "computation costs nothing here; --async-reference measures the "
+                           "synchronous side)"
+                         : "the computation is left out of the span too: the headline is the "
+                           "I/O's time alone");
     fprintf(out,
             "       clocks: one for the job, ranks' offsets against rank 0 spread %.3g s "
             "(estimated within %.2g s), corrected; the ranks' own clocks would give %.4f s\n",

@@ -231,9 +231,12 @@ int iok_compute_settle(const struct iok_run *run, const struct iok_core_opts *o)
 void iok_pass_compute(struct iok_pass *p, int step);
 int iok_pass_defers(const struct iok_pass *p, const struct iok_reqlist *target);
 /* Whether write passes of `iteration` defer their waits: --async, and with
- * --async-reference the iterations ABBA puts on the async side (0, 3, 4,
- * 7, 8, ...; the others run each wait right after its post). Pure. */
+ * --async-reference the iterations ABBA puts on the async side after the
+ * synchronous warm-up, iteration 0 (1, 4, 5, 8, 9, ...; the others run each
+ * wait right after its post). Pure. */
 int iok_iteration_async(const struct iok_core_opts *o, int iteration);
+/* the iterations a run makes: --iterations, and --async-reference's warm-up */
+int iok_iterations_run(const struct iok_core_opts *o);
 void iok_pass_hold(struct iok_pass *p, struct iok_pass_file *pf, struct iok_reqlist **target,
                    const struct iok_schema *s);
 int iok_pass_complete(struct iok_pass *p);
