@@ -18,7 +18,9 @@ TEST_FUZZ_SECONDS ?= 10
 # fault of the tool, not a leak. Thread-local storage then is not a root; our
 # code keeps no heap pointer in it, and the MPI and I/O libraries' objects
 # that only TLS reaches are suppressed by library name (lsan.supp).
-SAN_ENV = ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 \
+# IOK_TEST_DEFAULT_PML=1: this subset runs on OpenMPI's default PML (UCX),
+# the other test runs on ob1 for a faster start (tests/mpi_startup.py).
+SAN_ENV = IOK_TEST_DEFAULT_PML=1 ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp:print_suppressions=0:use_tls=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	LD_PRELOAD=$(CURDIR)/$(SAN_BUILD)/tests/libiok_keep_modules.so

@@ -24,6 +24,9 @@ from iokernels_campaign.run import inventory  # noqa: E402
 # per session, whichever of the three test trees' conftests comes first.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 import declared  # noqa: E402
+import mpi_startup  # noqa: E402
+
+mpi_startup.choose_pml()  # ob1 unless asked otherwise (tests/mpi_startup.py)
 
 
 def pytest_configure(config):

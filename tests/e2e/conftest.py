@@ -18,7 +18,10 @@ import pytest
 # per session, whichever of the three test trees' conftests comes first.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 import declared  # noqa: E402
+import mpi_startup  # noqa: E402
 from declared import missing  # noqa: E402
+
+mpi_startup.choose_pml()  # ob1 unless asked otherwise (tests/mpi_startup.py)
 
 
 def pytest_configure(config):
