@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import time
+import warnings
 
 import pytest
 from conftest import BIN, SHIPPED, assert_ended_quickly, need, run, run_plain
@@ -415,15 +416,32 @@ def test_no_read_the_trace_lacks(tmp_path, kernel):
     wrapper.chmod(0o755)
     out = "btio.mpi>" if kernel == "btio" else "g.nc.mpi>"
 
-    def calls(extra):
+    def traced(args):
         for old in tmp_path.glob("st.*"):
             old.unlink()
+        return run(4, args, tmp_path, binary=wrapper, timeout=240)
+
+    def calls(extra):
         args = ["replay", "bt.replay", "--dir", "r", "--overwrite", *extra]
         try:
-            r = run(4, args, tmp_path, binary=wrapper)
-        except subprocess.TimeoutExpired:  # seen once in ~50 runs: say where each rank was
+            r = traced(args)
+        except subprocess.TimeoutExpired:
+            # Four ranks under strace -f hang now and then (about 1 run in 50,
+            # with either of OpenMPI's PMLs; never seen without strace, which
+            # every other replay test runs): the first hang is reported as a
+            # warning with where each rank was, and the same job runs again;
+            # a second hang fails the test.
             tails = {p.name: p.read_text().splitlines()[-3:] for p in tmp_path.glob("st.*")}
-            raise AssertionError(f"{args} under strace hung; ranks' last calls: {tails}") from None
+            warnings.warn(
+                f"{args} under strace hung once, run again; last calls: {tails}", stacklevel=2
+            )
+            try:
+                r = traced(args)
+            except subprocess.TimeoutExpired:
+                tails = {p.name: p.read_text().splitlines()[-3:] for p in tmp_path.glob("st.*")}
+                raise AssertionError(
+                    f"{args} under strace hung twice; ranks' last calls: {tails}"
+                ) from None
         assert r.rc == 0, r.err
         lines = [line for p in tmp_path.glob("st.*") for line in p.read_text().splitlines()]
         mine = [line for line in lines if out in line]  # -y: the fd's path
