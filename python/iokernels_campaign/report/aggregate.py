@@ -63,7 +63,8 @@ class CaseSummary:
         return series_name(self.backend, self.variant)
 
 
-def _median(values):
+def median_known(values):
+    """The median of the values that are not None, or None."""
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
 
@@ -92,17 +93,17 @@ def summarize(runs, phases_by_run=None):
         s.errors = [(r["exit_code"], r["error"]) for r in rows if r["status"] != "ok"]
         if good:
             s.io, s.api = good[-1]["io"], good[-1]["api"]
-            s.write_bw = _median([r["write_bandwidth"] for r in good if r["write_bytes"]])
-            s.read_bw = _median([r["read_bandwidth"] for r in good if r["read_bytes"]])
+            s.write_bw = median_known([r["write_bandwidth"] for r in good if r["write_bytes"]])
+            s.read_bw = median_known([r["read_bandwidth"] for r in good if r["read_bytes"]])
             key = "ceiling_read_bandwidth" if s.mode == "read" else "ceiling_bandwidth"
             s.ceilings = [r.get(key) for r in good if r.get(key)]
             s.ceiling_above = next(
                 (r["ceiling_above"] for r in good if r.get("ceiling_above")), None
             )
             s.ceiling_margin = margin_of(good)
-            s.rss_min = _median([r["peak_rss_min"] for r in good])
-            s.rss_avg = _median([r["peak_rss_avg"] for r in good])
-            s.rss_max = _median([r["peak_rss_max"] for r in good])
+            s.rss_min = median_known([r["peak_rss_min"] for r in good])
+            s.rss_avg = median_known([r["peak_rss_avg"] for r in good])
+            s.rss_max = median_known([r["peak_rss_max"] for r in good])
             s.bytes = good[-1]["write_bytes"] or good[-1]["read_bytes"]
             if all(r["verify_enabled"] for r in good):
                 s.verified = all(r["verify_ok"] for r in good)
@@ -119,7 +120,7 @@ def summarize(runs, phases_by_run=None):
                 for n, (_, io) in phases_by_run.get(r["id"], {}).items():
                     s.phase_io[n] = io
             s.phases = {
-                n: _median([phases_by_run.get(r["id"], {}).get(n, (0.0, io))[0] for r in good])
+                n: median_known([phases_by_run.get(r["id"], {}).get(n, (0.0, io))[0] for r in good])
                 for n, io in s.phase_io.items()
             }
         out.append(s)

@@ -9,9 +9,8 @@ record's own: an --async-reference run interleaves its asynchronous and
 synchronous iterations (ABBA) in one job and writes the ratio of their
 exposed I/O; this module computes none of it."""
 
-import statistics
-
 from . import palette
+from .aggregate import median_known
 
 # the campaign's axes, left out of a series' name (they are the figure's x and filter)
 AXES = ("compute=", "async=")
@@ -42,7 +41,7 @@ def summary(runs):
     tested = len(lows) == len(with_ov) and len(highs) == len(with_ov)
     calls = list(dict.fromkeys(r["overlap_call"] for r in with_ov if r.get("overlap_call")))
     return (
-        _median([r["overlap"] for r in with_ov]),
+        median_known([r["overlap"] for r in with_ov]),
         min(lows) if tested else None,
         max(highs) if tested else None,
         " / ".join(calls) if calls else None,
@@ -72,11 +71,6 @@ def _series(r, layers):
     if len(known) > 1 and r.get("mpiio") not in UNKNOWN_LAYER:
         name += f" [{r['mpiio']}]"
     return name
-
-
-def _median(values):
-    xs = [v for v in values if v is not None]
-    return statistics.median(xs) if xs else None
 
 
 def _num(v, spec=".3f"):
@@ -119,8 +113,8 @@ def cases(runs, order=()):
                 "ranks": first["ranks"],
                 "compute": first.get("compute_seconds") or 0.0,
                 "async": bool(first.get("async_write")),
-                "exposed": _median([r.get("exposed_io_seconds") for r in rs]),
-                "exposed_sync": _median([r.get("exposed_sync_seconds") for r in with_ov]),
+                "exposed": median_known([r.get("exposed_io_seconds") for r in rs]),
+                "exposed_sync": median_known([r.get("exposed_sync_seconds") for r in with_ov]),
                 "overlap": ov,  # several runs of a case: the median, the span of intervals
                 "lo": lo,
                 "hi": hi,

@@ -307,16 +307,6 @@ iok_mix_print_summary(const struct iok_mix *mx, FILE *out)
 }
 
 static json_t *
-numbers(const double *v, int n)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        if (!isnan(v[i]))
-            json_array_append_new(a, json_real(v[i]));
-    return a;
-}
-
-static json_t *
 member_json(const struct iok_mix *mx, const struct iok_mix_member *mb)
 {
     double a[mx->iterations], t[mx->iterations];
@@ -346,8 +336,8 @@ member_json(const struct iok_mix *mx, const struct iok_mix_member *mb)
     return json_pack("{s:i, s:s, s:i, s:i, s:f, s:o, s:o, s:o, s:o, s:f, s:o, s:O}", "index",
                      mb->index, "kernel", mb->kernel->name, "nprocs", mb->nranks, "first_rank",
                      mb->first, "start_seconds", mb->start, "argv", argv, "alone_seconds",
-                     numbers(mb->alone, mx->iterations), "together_seconds",
-                     numbers(mb->together, mx->iterations), "slowdown", sd, "together_bytes",
+                     iok_json_reals(mb->alone, mx->iterations), "together_seconds",
+                     iok_json_reals(mb->together, mx->iterations), "slowdown", sd, "together_bytes",
                      mb->together_bytes, "overlap", ov, "runs", mb->runs);
 }
 

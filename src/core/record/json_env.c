@@ -4,6 +4,7 @@
  * library), the hints asked for and where they came from, the options as
  * typed values. See schema/record.schema.json. */
 #include <ctype.h>
+#include <math.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,16 @@ slurm_id(const char *name)
         if (!isdigit((unsigned char)*c))
             return json_null();
     return json_integer(strtoll(v, NULL, 10));
+}
+
+json_t *
+iok_json_reals(const double *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            json_array_append_new(a, json_real(v[i]));
+    return a;
 }
 
 json_t *

@@ -227,15 +227,6 @@ num_or_null(int known, double v)
 }
 
 static json_t *
-reals(const double *v, int n)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_real(v[i]));
-    return a;
-}
-
-static json_t *
 ints(const int *v, int n)
 {
     json_t *a = json_array();
@@ -259,8 +250,8 @@ iok_overlap_json(const struct iok_overlap *o)
     json_object_set_new(j, "warmup_iteration", json_integer(0)); /* synchronous, outside */
     json_object_set_new(j, "iterations_async", ints(o->it_async, o->n_async));
     json_object_set_new(j, "iterations_sync", ints(o->it_sync, o->n_sync));
-    json_object_set_new(j, "exposed_async_seconds", reals(o->exposed_async, o->n_async));
-    json_object_set_new(j, "exposed_sync_seconds", reals(o->exposed_sync, o->n_sync));
+    json_object_set_new(j, "exposed_async_seconds", iok_json_reals(o->exposed_async, o->n_async));
+    json_object_set_new(j, "exposed_sync_seconds", iok_json_reals(o->exposed_sync, o->n_sync));
     json_object_set_new(j, "ratio", num_or_null(r, o->sd.hl));
     json_object_set_new(j, "ratio_ci95", pair(ci, o->sd.low, o->sd.high));
     json_object_set_new(j, "overlap", num_or_null(r, 1 - o->sd.hl));

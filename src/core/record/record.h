@@ -100,6 +100,9 @@ int iok_json_line(const struct iok_json_input *in, char **line);
 /* A JSON string of text that may not be UTF-8 (a path's bytes): as it is
  * when it is, else every byte outside ASCII written as \xNN. */
 json_t *iok_json_text(const char *s);
+/* A JSON array of n numbers (seconds, ...), a NaN (an iteration that did
+ * not run) left out. */
+json_t *iok_json_reals(const double *v, int n);
 /* environment: host names of all ranks (as gathered), nodes, ranks per
  * node, each node's cores (NULL: none gathered), Slurm ids, the MPI library. */
 json_t *iok_env_json(const char *hosts, int nprocs, const struct iok_cores *cores);

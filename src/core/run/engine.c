@@ -306,6 +306,15 @@ begin(struct iok_pass *p, const struct iok_kernel *k, const void *kopts, const s
                : iok_error(IOK_EIO, "out of memory for the pass of %s", plan->files[0].path);
 }
 
+/* Which side of --async-reference a write pass ran on: --async, or the
+ * synchronous reference (its warm-up too), left out of the summaries. */
+static void
+mark_side(struct iok_pass_result *out, const struct iok_run *run, int writing, int iteration)
+{
+    out->async = writing && iok_iteration_async(run->core, iteration);
+    out->reference = writing && run->core->async_reference && !out->async;
+}
+
 int
 iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run *run,
              const struct iok_plan *plan, int file, enum iok_op op, int iteration, int max_steps,
@@ -320,8 +329,7 @@ iok_run_pass(const struct iok_kernel *k, const void *kopts, const struct iok_run
     out->op = op;
     out->file = file;
     out->iteration = iteration;
-    out->async = writing && iok_iteration_async(run->core, iteration);
-    out->reference = writing && run->core->async_reference && !out->async;
+    mark_side(out, run, writing, iteration);
     snprintf(out->path, sizeof out->path, "%s", fp->path);
     int rc = begin(&p, k, kopts, run, plan, iteration, 1, nsteps);
     p.planned = planned;
@@ -406,8 +414,7 @@ iok_run_filegroup(const struct iok_kernel *k, const void *kopts, const struct io
     else
         p.nfiles = 0;
     out->op = p.writes ? IOK_OP_WRITE : IOK_OP_READ;
-    out->async = p.writes && iok_iteration_async(run->core, iteration);
-    out->reference = p.writes && run->core->async_reference && !out->async;
+    mark_side(out, run, p.writes, iteration);
     out->file = p.f && p.nfiles ? p.f[0].file : 0;
     out->agree_every = p.every;
     return run_pass(&p, out, rc);
